@@ -1,0 +1,75 @@
+// The media formats the document lists, with their limits. Used by `svc media types`, by the
+// checks before `svc send --media-file` and `svc media upload`, and by the sandbox.
+
+export type MediaKind = 'Image' | 'Video' | 'Audio' | 'Document';
+
+export interface MediaFormat {
+  kind: MediaKind;
+  extensions: readonly string[];
+  contentType: string;
+}
+
+export const MEDIA_FORMATS: readonly MediaFormat[] = [
+  { kind: 'Image', extensions: ['.jpg', '.jpeg'], contentType: 'image/jpeg' },
+  { kind: 'Image', extensions: ['.png'], contentType: 'image/png' },
+  { kind: 'Image', extensions: ['.gif'], contentType: 'image/gif' },
+  { kind: 'Image', extensions: ['.webp'], contentType: 'image/webp' },
+  { kind: 'Video', extensions: ['.mp4'], contentType: 'video/mp4' },
+  { kind: 'Video', extensions: ['.mov'], contentType: 'video/quicktime' },
+  { kind: 'Video', extensions: ['.avi'], contentType: 'video/x-msvideo' },
+  { kind: 'Audio', extensions: ['.mp3'], contentType: 'audio/mpeg' },
+  { kind: 'Audio', extensions: ['.wav'], contentType: 'audio/wav' },
+  { kind: 'Audio', extensions: ['.aac'], contentType: 'audio/aac' },
+  { kind: 'Document', extensions: ['.pdf'], contentType: 'application/pdf' },
+  { kind: 'Document', extensions: ['.txt'], contentType: 'text/plain' },
+  { kind: 'Document', extensions: ['.vcf'], contentType: 'text/vcard' },
+];
+
+/** 5 MB, read as 5 MiB: the larger reading, so that nothing the service takes is refused here. */
+export const MAX_MEDIA_BYTES = 5 * 1024 * 1024;
+export const MAX_MEDIA_TOTAL_BYTES = 5 * 1024 * 1024;
+export const MAX_MEDIA_PER_MESSAGE = 10;
+
+/** The document's two media error texts. */
+export const MEDIA_TOO_LARGE_TEXT = 'The file exceeds the maximum size of 5MB';
+export function unsupportedMediaTypeText(contentType: string): string {
+  return `Unsupported media type: ${contentType}`;
+}
+
+export function formatForExtension(fileName: string): MediaFormat | undefined {
+  const dot = fileName.lastIndexOf('.');
+  if (dot < 0) return undefined;
+  const ext = fileName.slice(dot).toLowerCase();
+  return MEDIA_FORMATS.find((f) => f.extensions.includes(ext));
+}
+
+export function formatForContentType(contentType: string): MediaFormat | undefined {
+  const bare = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+  return MEDIA_FORMATS.find((f) => f.contentType === bare);
+}
+
+/**
+ * The content type the first bytes of a file show, for the formats that have a signature.
+ * Returns undefined when the bytes say nothing (plain text, vCard, AAC without ADTS, ...).
+ */
+export function sniffContentType(head: Uint8Array): string | undefined {
+  const at = (offset: number, ...bytes: number[]): boolean =>
+    bytes.every((b, i) => head[offset + i] === b);
+  const ascii = (offset: number, text: string): boolean =>
+    at(offset, ...Array.from(text, (c) => c.charCodeAt(0)));
+  if (at(0, 0xff, 0xd8, 0xff)) return 'image/jpeg';
+  if (at(0, 0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a)) return 'image/png';
+  if (ascii(0, 'GIF87a') || ascii(0, 'GIF89a')) return 'image/gif';
+  if (ascii(0, 'RIFF') && ascii(8, 'WEBP')) return 'image/webp';
+  if (ascii(0, 'RIFF') && ascii(8, 'WAVE')) return 'audio/wav';
+  if (ascii(0, 'RIFF') && ascii(8, 'AVI ')) return 'video/x-msvideo';
+  if (ascii(4, 'ftyp')) return ascii(8, 'qt  ') ? 'video/quicktime' : 'video/mp4';
+  if (ascii(4, 'moov') || ascii(4, 'mdat') || ascii(4, 'wide')) return 'video/quicktime';
+  if (ascii(0, '%PDF-')) return 'application/pdf';
+  if (ascii(0, 'ID3') || (head[0] === 0xff && head[1] !== undefined && (head[1] & 0xe6) === 0xe2)) {
+    return 'audio/mpeg';
+  }
+  if (head[0] === 0xff && head[1] !== undefined && (head[1] & 0xf6) === 0xf0) return 'audio/aac';
+  if (ascii(0, 'BEGIN:VCARD')) return 'text/vcard';
+  return undefined;
+}
