@@ -1,0 +1,66 @@
+// Request bodies and JSON answers on bare node:http, kept lean for the POST /messages hot path.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ApiError } from './errors.js';
+
+/**
+ * Reads a request body up to `limit` bytes. A larger body is drained (so that the client reads
+ * our answer instead of a reset) and refused with 413.
+ */
+export function readBody(req: IncomingMessage, limit: number, tooLargeText: string): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length']);
+    let tooLarge = Number.isFinite(declared) && declared > limit;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      if (tooLarge) return;
+      size += chunk.length;
+      if (size > limit) {
+        tooLarge = true;
+        chunks.length = 0;
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (tooLarge) reject(new ApiError(413, 'FILE_TOO_LARGE', tooLargeText));
+      else resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+    });
+    req.on('error', reject);
+  });
+}
+
+/** Parses a JSON object body; invalid JSON is INVALID_JSON, anything but an object is a field error. */
+export function parseJsonObject(raw: Buffer): Record<string, unknown> {
+  if (raw.length === 0) throw new ApiError(400, 'INVALID_JSON', 'A JSON request body is required');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw.toString('utf8'));
+  } catch (error) {
+    const detail = error instanceof Error ? `: ${error.message}` : '';
+    throw new ApiError(400, 'INVALID_JSON', `The request body is not valid JSON${detail}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new ApiError(400, 'VALIDATION_ERROR', 'The request body must be a JSON object');
+  }
+  return parsed as Record<string, unknown>;
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {
+  const text = JSON.stringify(body);
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  if (headers) for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  res.end(text);
+}
+
+export function sendEmpty(res: ServerResponse, status: number): void {
+  res.statusCode = status;
+  res.end();
+}
+
+export function sendError(res: ServerResponse, error: ApiError): void {
+  sendJson(res, error.status, error.body(), error.headers);
+}

@@ -1,0 +1,335 @@
+// Phone numbers: provisioning orders, the active list, read and update by number.
+
+import {
+  BILLING_PLAN_NAMES,
+  ORDER_ACTIONS,
+  PLATFORM_TYPES,
+  PROVISION_CLASSES,
+  PROVISION_TYPES,
+  isE164,
+  type ProvisionClass,
+  type ProvisionType,
+} from '../../domain/validate.js';
+import type { ApiCall } from '../call.js';
+import { conflict, notFound, validationError } from '../errors.js';
+import {
+  isObject,
+  isSandboxAcceptedUrl,
+  optionalBoolean,
+  optionalEnum,
+  optionalString,
+  requiredE164,
+  requiredEnum,
+  requiredGuid,
+  type JsonObject,
+} from '../fields.js';
+import { sendEmpty, sendJson } from '../http-io.js';
+import { mergeNumberSettings } from '../number-settings.js';
+import type { NumberRecord, OrderEntry, OrderRecord } from '../state.js';
+
+/** Entries per order: the document sets no limit; this keeps one request's work bounded. */
+export const MAX_ORDER_ENTRIES = 100;
+const PROVIDER = 'Sandbox';
+
+/** NANP numbers display as (555) 010-1234; others as their E.164 form. */
+export function friendlyName(e164: string): string {
+  const m = /^\+1(\d{3})(\d{3})(\d{4})$/.exec(e164);
+  return m ? `(${m[1]}) ${m[2]}-${m[3]}` : e164;
+}
+
+interface ProvisionEntry {
+  number: string;
+  email: string | null;
+  description: string | null;
+  domain: string | null;
+  platformType: NumberRecord['platformType'];
+  campaignId: string | null;
+  brandId: string | null;
+  loaUrl: string | null;
+  billingPlan: string | null;
+  provisionType: ProvisionType;
+  provisionClass: ProvisionClass;
+  settings: Record<string, unknown>;
+}
+
+function optionalLink(body: JsonObject, field: string, label: string): string | null {
+  const value = optionalString(body, field, label);
+  if (value === undefined || value === '') return null;
+  if (!isSandboxAcceptedUrl(value)) throw validationError(`${label} must be an https:// URL, got "${value}"`);
+  return value;
+}
+
+function optionalEmail(body: JsonObject, field: string, label: string): string | null {
+  const value = optionalString(body, field, label);
+  if (value === undefined || value === '') return null;
+  if (!/^[^\s@]+@[^\s@]+$/.test(value)) throw validationError(`${label} must be an email address, got "${value}"`);
+  return value;
+}
+
+function parseProvisionEntry(raw: unknown, index: number): ProvisionEntry {
+  const at = `phoneNumbers[${index}]`;
+  if (!isObject(raw)) throw validationError(`${at} must be an object`);
+  const number = requiredE164(raw, 'number', `${at}.number`);
+  const feature = raw['messagingFeature'];
+  if (!isObject(feature)) {
+    throw validationError(`${at}.messagingFeature is required, with provisionType and provisionClass`);
+  }
+  const provisionType = requiredEnum(feature, 'provisionType', PROVISION_TYPES, `${at}.messagingFeature.provisionType`);
+  const provisionClass = requiredEnum(feature, 'provisionClass', PROVISION_CLASSES, `${at}.messagingFeature.provisionClass`);
+  const campaignId = optionalString(raw, 'campaignId', `${at}.campaignId`) || null;
+  const brandId = optionalString(raw, 'brandId', `${at}.brandId`) || null;
+  if (provisionClass === 'A2P' && (campaignId === null || brandId === null)) {
+    throw validationError(`${at}: an A2P number needs campaignId and brandId`);
+  }
+  const email = optionalEmail(raw, 'email', `${at}.email`);
+  const settings = raw['settings'] === undefined || raw['settings'] === null ? {} : mergeNumberSettings(raw['settings'], {});
+  return {
+    number,
+    email,
+    description: optionalString(raw, 'description', `${at}.description`) ?? null,
+    domain: optionalString(raw, 'domain', `${at}.domain`) ?? (email ? (email.split('@')[1] ?? null) : null),
+    platformType: optionalEnum(raw, 'platformType', PLATFORM_TYPES, `${at}.platformType`) ?? null,
+    campaignId,
+    brandId,
+    loaUrl: optionalLink(raw, 'loaUrl', `${at}.loaUrl`),
+    billingPlan: optionalString(raw, 'billingPlan', `${at}.billingPlan`) ?? null,
+    provisionType,
+    provisionClass,
+    settings,
+  };
+}
+
+function entryNumbers(body: JsonObject): unknown[] {
+  const list = body['phoneNumbers'];
+  if (!Array.isArray(list) || list.length === 0) throw validationError('phoneNumbers is required: a non-empty array');
+  if (list.length > MAX_ORDER_ENTRIES) {
+    throw validationError(`phoneNumbers holds at most ${MAX_ORDER_ENTRIES} entries per order, got ${list.length}`);
+  }
+  return list;
+}
+
+function refuseDuplicates(numbers: string[]): void {
+  const seen = new Set<string>();
+  for (const n of numbers) {
+    if (seen.has(n)) throw validationError(`phoneNumbers lists ${n} twice`);
+    seen.add(n);
+  }
+}
+
+export async function provisionNumbers(call: ApiCall): Promise<void> {
+  const body = await call.readJson();
+  const engine = call.engine;
+  const store = engine.store;
+  const action = requiredEnum(body, 'action', ORDER_ACTIONS);
+  const tenantIdGiven = requiredGuid(body, 'tenantId');
+  const list = entryNumbers(body);
+  const now = engine.nowIso();
+  const orderId = store.nextOrderId;
+
+  let order: OrderRecord;
+  if (action === 'Provision') {
+    const entries = list.map(parseProvisionEntry);
+    refuseDuplicates(entries.map((e) => e.number));
+    const first = entries[0] as ProvisionEntry;
+    for (const e of entries) {
+      if (e.provisionClass !== first.provisionClass || e.provisionType !== first.provisionType) {
+        throw validationError('Every entry of one order must have the same messagingFeature (provisionType and provisionClass)');
+      }
+    }
+    const tenant = engine.ownTenant(call.owner, tenantIdGiven);
+    for (const e of entries) {
+      const existing = store.numbers.get(e.number);
+      if (existing && (existing.status === 'Active' || existing.status === 'Pending')) {
+        throw conflict(`Phone number ${e.number} is already provisioned or being provisioned`);
+      }
+    }
+    const records: NumberRecord[] = entries.map((e) => ({
+      phoneNumberId: engine.newId(),
+      phoneNumber: e.number,
+      owner: call.owner,
+      billableOwner: call.owner,
+      provider: PROVIDER,
+      tenantId: tenant.tenantId,
+      friendlyName: friendlyName(e.number),
+      email: e.email,
+      description: e.description,
+      domain: e.domain,
+      status: 'Pending',
+      provisionType: e.provisionType,
+      provisionClass: e.provisionClass,
+      platformType: e.platformType,
+      campaignId: e.campaignId,
+      brandId: e.brandId,
+      loaUrl: e.loaUrl,
+      billingPlan: e.billingPlan,
+      billingPlanName: null,
+      userId: null,
+      externalId: null,
+      isActivated: false,
+      isMMSEnabled: e.provisionType !== 'SMS',
+      settings: e.settings,
+      createdAt: now,
+      activatedAt: null,
+      releasedAt: null,
+      pendingOrderId: orderId,
+    }));
+    for (const r of records) store.putNumber(r);
+    order = {
+      orderId,
+      owner: call.owner,
+      status: 'Pending',
+      action,
+      tenantId: tenant.tenantId,
+      provisionClass: first.provisionClass,
+      provisionType: first.provisionType,
+      createDate: now,
+      completionDate: null,
+      phoneNumbers: records.map((r): OrderEntry => ({
+        number: r.phoneNumber,
+        phoneNumberId: r.phoneNumberId,
+        status: 'Pending',
+        email: r.email,
+      })),
+      nextStepAt: null,
+    };
+  } else {
+    const numbers = list.map((raw, index) => {
+      if (!isObject(raw)) throw validationError(`phoneNumbers[${index}] must be an object`);
+      return requiredE164(raw, 'number', `phoneNumbers[${index}].number`);
+    });
+    refuseDuplicates(numbers);
+    const tenant = engine.ownTenant(call.owner, tenantIdGiven);
+    const records = numbers.map((n) => {
+      const record = engine.ownNumber(call.owner, n);
+      if (record.tenantId !== tenant.tenantId) throw notFound(`Phone number ${n} was not found in tenant ${tenant.tenantId}`);
+      if (record.status !== 'Active' || record.pendingOrderId !== null) {
+        throw conflict(`Phone number ${n} cannot be unprovisioned while it is ${record.pendingOrderId !== null ? 'in an order' : record.status}`);
+      }
+      return record;
+    });
+    for (const r of records) r.pendingOrderId = orderId;
+    const first = records[0] as NumberRecord;
+    order = {
+      orderId,
+      owner: call.owner,
+      status: 'Pending',
+      action,
+      tenantId: tenant.tenantId,
+      provisionClass: first.provisionClass,
+      provisionType: first.provisionType,
+      createDate: now,
+      completionDate: null,
+      phoneNumbers: records.map((r): OrderEntry => ({
+        number: r.phoneNumber,
+        phoneNumberId: r.phoneNumberId,
+        status: 'Pending',
+        email: r.email,
+      })),
+      nextStepAt: null,
+    };
+  }
+  store.nextOrderId = orderId + 1;
+  engine.startOrder(order);
+  sendJson(call.res, 202, engine.orderView(order), { Location: `/api/v1/phone-numbers/orders/${orderId}` });
+}
+
+export function getOrder(call: ApiCall): void {
+  const raw = call.param(0);
+  if (!/^\d{1,15}$/.test(raw)) throw validationError(`orderId must be an integer, got "${raw}"`);
+  const order = call.engine.store.orders.get(Number(raw));
+  if (!order || order.owner !== call.owner) throw notFound(`Order ${raw} was not found`);
+  sendJson(call.res, 200, call.engine.orderView(order));
+}
+
+function positiveIntegerQuery(call: ApiCall, name: string, fallback: number): number {
+  const raw = call.query.get(name);
+  if (raw === null || raw === '') return fallback;
+  if (!/^\d{1,9}$/.test(raw) || Number(raw) < 1) {
+    throw validationError(`${name} must be a positive integer, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+export const DEFAULT_PAGE_LIMIT = 20;
+export const MAX_PAGE_LIMIT = 100;
+
+export function listActiveNumbers(call: ApiCall): void {
+  const page = positiveIntegerQuery(call, 'page', 1);
+  const limit = Math.min(positiveIntegerQuery(call, 'limit', DEFAULT_PAGE_LIMIT), MAX_PAGE_LIMIT);
+  const active: NumberRecord[] = [];
+  for (const n of call.engine.store.numbers.values()) {
+    if (n.owner === call.owner && n.status === 'Active') active.push(n);
+  }
+  active.sort((a, b) => (a.phoneNumber < b.phoneNumber ? -1 : a.phoneNumber > b.phoneNumber ? 1 : 0));
+  const items = active.slice((page - 1) * limit, page * limit).map((n) => call.engine.numberView(n));
+  sendJson(call.res, 200, { items, page, limit, total: active.length });
+}
+
+function pathNumber(call: ApiCall): string {
+  const value = call.param(0);
+  if (!isE164(value)) {
+    throw validationError(`The path must hold an E.164 number, URL-encoded (+ as %2B), got "${value}"`);
+  }
+  return value;
+}
+
+export function getNumber(call: ApiCall): void {
+  const record = call.engine.ownNumber(call.owner, pathNumber(call));
+  sendJson(call.res, 200, call.engine.numberView(record));
+}
+
+const IMMUTABLE_FIELDS = ['owner', 'billableOwner', 'provider', 'number', 'phoneNumber'];
+const UPDATABLE_FIELDS = [
+  'userId',
+  'platformType',
+  'description',
+  'externalId',
+  'campaignId',
+  'brandId',
+  'loaUrl',
+  'isActivated',
+  'isMMSEnabled',
+  'billingPlanName',
+  'settings',
+];
+
+export async function updateNumber(call: ApiCall): Promise<void> {
+  const record = call.engine.ownNumber(call.owner, pathNumber(call));
+  const body = await call.readJson();
+  for (const key of Object.keys(body)) {
+    if (IMMUTABLE_FIELDS.includes(key)) throw validationError(`${key} is immutable after provisioning`);
+    if (!UPDATABLE_FIELDS.includes(key)) {
+      throw validationError(`${key} is not an updatable field (updatable: ${UPDATABLE_FIELDS.join(', ')})`);
+    }
+  }
+  // Everything is checked before anything is changed, so that a refused update changes nothing.
+  const next: NumberRecord = { ...record };
+  const text = (field: 'userId' | 'description' | 'externalId' | 'campaignId' | 'brandId'): void => {
+    if (field in body) next[field] = optionalString(body, field) || null;
+  };
+  text('userId');
+  text('description');
+  text('externalId');
+  text('campaignId');
+  text('brandId');
+  if ('platformType' in body) next.platformType = optionalEnum(body, 'platformType', PLATFORM_TYPES) ?? null;
+  if ('loaUrl' in body) next.loaUrl = optionalLink(body, 'loaUrl', 'loaUrl');
+  if ('billingPlanName' in body) next.billingPlanName = optionalEnum(body, 'billingPlanName', BILLING_PLAN_NAMES) ?? null;
+  const activated = optionalBoolean(body, 'isActivated');
+  if (activated !== undefined) next.isActivated = activated;
+  const mms = optionalBoolean(body, 'isMMSEnabled');
+  if (mms !== undefined) {
+    if (mms && record.provisionType === 'SMS') {
+      throw validationError('isMMSEnabled cannot be true for a number provisioned for SMS only');
+    }
+    next.isMMSEnabled = mms;
+  }
+  if (next.provisionClass === 'A2P' && (next.campaignId === null || next.brandId === null)) {
+    throw validationError('An A2P number needs campaignId and brandId');
+  }
+  if ('settings' in body && body['settings'] !== null) next.settings = mergeNumberSettings(body['settings'], record.settings);
+  Object.assign(record, next);
+  call.engine.markChanged();
+  sendEmpty(call.res, 204);
+}
+

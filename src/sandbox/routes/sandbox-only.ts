@@ -1,0 +1,87 @@
+// Endpoints that exist only in the sandbox (decisions.md): simulate an inbound message, and look
+// at and replay webhook deliveries. Each shows only the caller's own tenants.
+
+import { createHash } from 'node:crypto';
+import { formatForExtension } from '../../domain/media-formats.js';
+import type { ApiCall } from '../call.js';
+import { notFound, validationError } from '../errors.js';
+import { optionalMediaUrls, requiredE164 } from '../fields.js';
+import { sendJson } from '../http-io.js';
+import { countSegments } from '../segments.js';
+
+/** A stable thread id for a conversation between two numbers, whichever way it goes. */
+function threadOf(a: string, b: string): { threadId: string; threadKey: string } {
+  const threadKey = a < b ? `${a}|${b}` : `${b}|${a}`;
+  const h = createHash('sha256').update(threadKey).digest('hex');
+  return { threadKey, threadId: `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}` };
+}
+
+export async function simulateInbound(call: ApiCall): Promise<void> {
+  const body = await call.readJson();
+  const engine = call.engine;
+  const to = requiredE164(body, 'to');
+  const from = requiredE164(body, 'from');
+  const mediaUrls = optionalMediaUrls(body);
+  const text = body['body'];
+  if (text !== undefined && text !== null && typeof text !== 'string') throw validationError('body must be a string');
+  const message = typeof text === 'string' ? text : '';
+  if (message === '' && mediaUrls.length === 0) throw validationError('body is required (it may be empty only with mediaUrls)');
+  const number = engine.activeNumberOf(call.owner, to);
+  if (!number) throw validationError(`to ${to} must be an active provisioned number of yours`);
+
+  const attachments = mediaUrls.map((url) => {
+    const hosted = engine.hostedMediaFor(url);
+    const name = hosted?.fileName ?? decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '') ?? '';
+    return {
+      name,
+      url,
+      contentType: hosted?.contentType ?? formatForExtension(name)?.contentType ?? 'application/octet-stream',
+      size: hosted?.bytes.length ?? 0,
+    };
+  });
+  const payload = {
+    messageId: engine.newId(),
+    from,
+    tos: [to],
+    message,
+    type: 0,
+    tenantId: number.tenantId,
+    sentDate: engine.nowIso(),
+    targetNumber: to,
+    phoneNumberId: number.phoneNumberId,
+    ...threadOf(to, from),
+    dlrId: engine.newId(),
+    segmentCount: countSegments(message).segments,
+    tag: null,
+    attachments,
+  };
+  const deliveryId = engine.emit(number.tenantId, 'MessageReceived', payload);
+  sendJson(call.res, 202, { deliveryId, payload });
+}
+
+function ownTenantIds(call: ApiCall): Set<string> {
+  const ids = new Set<string>();
+  for (const t of call.engine.store.tenants.values()) if (t.owner === call.owner) ids.add(t.tenantId);
+  return ids;
+}
+
+export function listDeliveries(call: ApiCall): void {
+  const mine = ownTenantIds(call);
+  sendJson(call.res, 200, call.engine.dispatcher.deliveries().filter((d) => mine.has(d.tenantId)));
+}
+
+export function listFailedEvents(call: ApiCall): void {
+  const mine = ownTenantIds(call);
+  sendJson(call.res, 200, call.engine.dispatcher.failed().filter((f) => mine.has(f.tenantId)));
+}
+
+export function replayFailedEvent(call: ApiCall): void {
+  const id = call.param(0);
+  const engine = call.engine;
+  const event = engine.dispatcher.failed().find((f) => f.deliveryId === id);
+  const tenant = event ? engine.store.tenants.get(event.tenantId) : undefined;
+  if (!event || !tenant || tenant.owner !== call.owner) throw notFound(`Failed event ${id} was not found`);
+  if (!engine.dispatcher.replay(id, engine.targetFor(tenant))) throw notFound(`Failed event ${id} was not found`);
+  engine.markChanged();
+  sendJson(call.res, 202, { deliveryId: id, replayed: true });
+}

@@ -1,0 +1,135 @@
+// Tenants: list, create, read, update. Webhook fields are accepted inside `settings` and at the
+// top level of the body (the document shows both) and are kept in `settings`.
+
+import { isGuid, WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../domain/validate.js';
+import type { ApiCall } from '../call.js';
+import { conflict, validationError } from '../errors.js';
+import { HIDDEN_SECRET } from '../engine.js';
+import { isObject, isSandboxAcceptedUrl, optionalString, type JsonObject } from '../fields.js';
+import { sendEmpty, sendJson } from '../http-io.js';
+import type { TenantRecord, TenantSettings } from '../state.js';
+
+const SETTING_KEYS = [
+  'webhookPrimaryUri',
+  'webhookSecondaryUri',
+  'webhookSecret',
+  'webhookBasicAuthUsername',
+  'webhookBasicAuthPassword',
+  'webhookEventType',
+] as const;
+type SettingKey = (typeof SETTING_KEYS)[number];
+
+function isSettingKey(key: string): key is SettingKey {
+  return (SETTING_KEYS as readonly string[]).includes(key);
+}
+
+function webhookUri(key: string, value: string): string {
+  if (!isSandboxAcceptedUrl(value)) {
+    throw validationError(`settings.${key} must be an https:// URL (http:// is accepted only for a loopback host), got "${value}"`);
+  }
+  return value;
+}
+
+/** Applies the settings of a create or update body onto `current`, returning the new settings. */
+export function mergeTenantSettings(body: JsonObject, current: TenantSettings): TenantSettings {
+  const given: Record<string, unknown> = {};
+  for (const key of SETTING_KEYS) if (key in body) given[key] = body[key];
+  const nested = body['settings'];
+  if (nested !== undefined && nested !== null) {
+    if (!isObject(nested)) throw validationError('settings must be an object');
+    for (const [key, value] of Object.entries(nested)) {
+      if (!isSettingKey(key)) {
+        throw validationError(`settings.${key} is not a tenant setting (known: ${SETTING_KEYS.join(', ')})`);
+      }
+      given[key] = value;
+    }
+  }
+  const next: TenantSettings = { ...current };
+  for (const [key, value] of Object.entries(given)) {
+    if (!isSettingKey(key)) continue;
+    if (value === null || value === '') {
+      delete next[key];
+      continue;
+    }
+    if (typeof value !== 'string') throw validationError(`settings.${key} must be a string`);
+    switch (key) {
+      case 'webhookPrimaryUri':
+      case 'webhookSecondaryUri':
+        next[key] = webhookUri(key, value);
+        break;
+      case 'webhookSecret':
+      case 'webhookBasicAuthPassword':
+        // The hidden marker a GET shows means "unchanged", so that a read-modify-write keeps secrets.
+        if (value !== HIDDEN_SECRET) next[key] = value;
+        break;
+      case 'webhookBasicAuthUsername':
+        next[key] = value;
+        break;
+      case 'webhookEventType':
+        if (!(WEBHOOK_EVENT_TYPES as readonly string[]).includes(value)) {
+          throw validationError(`settings.webhookEventType must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}, got "${value}"`);
+        }
+        next[key] = value as WebhookEventType;
+        break;
+    }
+  }
+  return next;
+}
+
+function refuseOwnerFields(body: JsonObject, tenant: TenantRecord | undefined): void {
+  for (const field of ['owner', 'billableOwner'] as const) {
+    const value = body[field];
+    if (value === undefined) continue;
+    // A read-modify-write may send back the unchanged value; any other value is an attempt to set it.
+    if (tenant && typeof value === 'string' && value.toLowerCase() === tenant[field]) continue;
+    throw validationError(`${field} is read-only: it is set from the credentials`);
+  }
+}
+
+export function listTenants(call: ApiCall): void {
+  const tenants = [...call.engine.store.tenants.values()].filter((t) => t.owner === call.owner);
+  sendJson(call.res, 200, tenants.map((t) => call.engine.tenantView(t)));
+}
+
+export async function createTenant(call: ApiCall): Promise<void> {
+  const body = await call.readJson();
+  refuseOwnerFields(body, undefined);
+  const engine = call.engine;
+  const givenId = optionalString(body, 'tenantId');
+  if (givenId !== undefined && !isGuid(givenId)) throw validationError(`tenantId must be a GUID, got "${givenId}"`);
+  const tenantId = (givenId ?? engine.newId()).toLowerCase();
+  const domain = optionalString(body, 'domain') ?? null;
+  const settings = mergeTenantSettings(body, {});
+  if (engine.store.tenants.has(tenantId)) throw conflict(`Tenant ${tenantId} already exists`);
+  const tenant: TenantRecord = {
+    tenantId,
+    owner: call.owner,
+    billableOwner: call.owner,
+    domain,
+    createdDate: engine.nowIso(),
+    settings,
+  };
+  engine.store.tenants.set(tenantId, tenant);
+  engine.markChanged();
+  sendJson(call.res, 201, engine.tenantView(tenant), { Location: `/api/v1/tenants/${tenantId}` });
+}
+
+export function getTenant(call: ApiCall): void {
+  const tenant = call.engine.ownTenant(call.owner, call.param(0));
+  sendJson(call.res, 200, call.engine.tenantView(tenant));
+}
+
+export async function updateTenant(call: ApiCall): Promise<void> {
+  const tenant = call.engine.ownTenant(call.owner, call.param(0));
+  const body = await call.readJson();
+  refuseOwnerFields(body, tenant);
+  const bodyId = optionalString(body, 'tenantId');
+  if (bodyId !== undefined && bodyId.toLowerCase() !== tenant.tenantId) {
+    throw validationError('tenantId cannot be changed');
+  }
+  const settings = mergeTenantSettings(body, tenant.settings);
+  if ('domain' in body) tenant.domain = optionalString(body, 'domain') ?? null;
+  tenant.settings = settings;
+  call.engine.markChanged();
+  sendEmpty(call.res, 204);
+}

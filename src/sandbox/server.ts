@@ -1,0 +1,325 @@
+// startSandbox: the local emulator of the whole service on bare node:http.
+
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { BasicAuthenticator, DEFAULT_USER, type SandboxUser } from './auth.js';
+import { ApiCall, type RouteHandler } from './call.js';
+import { SandboxEngine } from './engine.js';
+import { ApiError } from './errors.js';
+import { sendError } from './http-io.js';
+import { getMessage, sendMessage } from './routes/messages.js';
+import { health } from './routes/health.js';
+import { serveMedia, uploadLoa, uploadMedia } from './routes/media.js';
+import {
+  getNumber,
+  getOrder,
+  listActiveNumbers,
+  provisionNumbers,
+  updateNumber,
+} from './routes/numbers.js';
+import { listDeliveries, listFailedEvents, replayFailedEvent, simulateInbound } from './routes/sandbox-only.js';
+import { createTenant, getTenant, listTenants, updateTenant } from './routes/tenants.js';
+import { TickScheduler } from './scheduler.js';
+import { SandboxStore } from './state.js';
+import { DebouncedStateWriter, readStateFile, removeStaleTempFiles } from './state-file.js';
+import type { WebhookDispatcher, WebhookDispatcherOptions } from './webhooks/types.js';
+
+export const DEFAULT_SANDBOX_PORT = 4010;
+export const DEFAULT_SANDBOX_HOST = '127.0.0.1';
+export const DEFAULT_ORDER_DELAY_MS = 2000;
+export const DEFAULT_MESSAGE_STEP_MS = 300;
+export const API_PREFIX = '/api/v1';
+
+export interface SandboxOptions {
+  /** Default 4010; 0 picks a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Persist everything to this JSON file and reload it on start. */
+  stateFile?: string;
+  /** Time for a P2P order to complete (A2P takes 5x). Default 2000. */
+  orderDelayMs?: number;
+  /** Time between two message status steps. Default 300. */
+  messageStepMs?: number;
+  /** Divides every sandbox delay (orders, messages, webhook retries). Default 1. */
+  timeScale?: number;
+  /** Share (0..1) of API requests answered 500, 503, 429 or dropped. Default 0. */
+  faults?: number;
+  /** Extra accounts; the default sandbox@example.com / sandbox is always present. */
+  users?: SandboxUser[];
+  /** Injected webhook dispatcher (tests); otherwise the sandbox's own is created. */
+  dispatcher?: WebhookDispatcher;
+  /** One line per request and per problem; never carries credentials or secrets. */
+  log?: (line: string) => void;
+  /** Random source for fault injection (tests). */
+  random?: () => number;
+}
+
+export interface RunningSandbox {
+  /** Base URL without /api/v1, e.g. http://127.0.0.1:4010. */
+  url: string;
+  /** `url` + /api/v1. */
+  apiUrl: string;
+  port: number;
+  host: string;
+  users: SandboxUser[];
+  dispatcher: WebhookDispatcher;
+  close(): Promise<void>;
+}
+
+interface Route {
+  method: string;
+  /** Path segments after /api/v1; null marks a parameter. */
+  segments: (string | null)[];
+  handler: RouteHandler;
+}
+
+function route(method: string, path: string, handler: RouteHandler): Route {
+  return { method, segments: path.split('/').filter(Boolean).map((s) => (s.startsWith('{') ? null : s)), handler };
+}
+
+const FAULT_KINDS = ['500', '503', '429', 'drop'] as const;
+
+function checkOptions(o: SandboxOptions): void {
+  const nonNegative = (name: string, v: number | undefined): void => {
+    if (v !== undefined && !(Number.isFinite(v) && v >= 0)) throw new RangeError(`${name} must be a number >= 0, got ${v}`);
+  };
+  nonNegative('orderDelayMs', o.orderDelayMs);
+  nonNegative('messageStepMs', o.messageStepMs);
+  if (o.timeScale !== undefined && !(Number.isFinite(o.timeScale) && o.timeScale > 0)) {
+    throw new RangeError(`timeScale must be a number > 0, got ${o.timeScale}`);
+  }
+  if (o.faults !== undefined && !(o.faults >= 0 && o.faults <= 1)) {
+    throw new RangeError(`faults must be between 0 and 1, got ${o.faults}`);
+  }
+  if (o.port !== undefined && !(Number.isInteger(o.port) && o.port >= 0 && o.port <= 65535)) {
+    throw new RangeError(`port must be an integer from 0 to 65535, got ${o.port}`);
+  }
+}
+
+/** Parses a `--user EMAIL:PASSWORD` value. */
+export function parseUserSpec(spec: string): SandboxUser {
+  const colon = spec.indexOf(':');
+  if (colon <= 0 || colon === spec.length - 1) throw new RangeError('a user is EMAIL:PASSWORD');
+  return { email: spec.slice(0, colon), password: spec.slice(colon + 1) };
+}
+
+async function createDefaultDispatcher(options: WebhookDispatcherOptions): Promise<WebhookDispatcher> {
+  // Loaded lazily: the dispatcher is built beside the API and only needed when none is injected.
+  const specifier = './webhooks/dispatcher.js';
+  const loaded: unknown = await import(specifier);
+  const factory = (loaded as { createWebhookDispatcher?: unknown }).createWebhookDispatcher;
+  if (typeof factory !== 'function') throw new Error('the sandbox webhook dispatcher is missing createWebhookDispatcher');
+  return (factory as (o: WebhookDispatcherOptions) => WebhookDispatcher)(options);
+}
+
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
+  checkOptions(options);
+  const host = options.host ?? DEFAULT_SANDBOX_HOST;
+  const timeScale = options.timeScale ?? 1;
+  const faults = options.faults ?? 0;
+  const random = options.random ?? Math.random;
+  const log = options.log;
+  const users = [...(options.users ?? [])];
+  if (!users.some((u) => u.email.toLowerCase() === DEFAULT_USER.email)) users.unshift({ ...DEFAULT_USER });
+  const auth = new BasicAuthenticator(users);
+
+  const store = new SandboxStore();
+  let writer: DebouncedStateWriter | undefined;
+  const markDirty = (): void => writer?.markDirty();
+
+  const scheduler = new TickScheduler((error) => log?.(`scheduler task failed: ${String(error)}`));
+  const dispatcher = options.dispatcher ?? (await createDefaultDispatcher({ timeScale, onChange: markDirty }));
+
+  const engine = new SandboxEngine(
+    store,
+    scheduler,
+    dispatcher,
+    {
+      orderDelayMs: (options.orderDelayMs ?? DEFAULT_ORDER_DELAY_MS) / timeScale,
+      messageStepMs: (options.messageStepMs ?? DEFAULT_MESSAGE_STEP_MS) / timeScale,
+    },
+    markDirty,
+  );
+
+  let stateExisted = false;
+  if (options.stateFile) {
+    const file = options.stateFile;
+    await removeStaleTempFiles(file);
+    const saved = await readStateFile(file);
+    if (saved) {
+      stateExisted = true;
+      store.load(saved);
+      if (saved.dispatcher) dispatcher.restore(saved.dispatcher);
+    }
+    writer = new DebouncedStateWriter(
+      file,
+      () => JSON.stringify(store.serialize(dispatcher.snapshot())),
+      (error) => log?.(`could not write the state file: ${error instanceof Error ? error.message : String(error)}`),
+    );
+  }
+
+  const routes: Route[] = [
+    route('GET', '/health', (call) => health(call, () => scheduler.size)),
+    route('GET', '/tenants', listTenants),
+    route('POST', '/tenants', createTenant),
+    route('GET', '/tenants/{tenantId}', getTenant),
+    route('PUT', '/tenants/{tenantId}', updateTenant),
+    route('POST', '/phone-numbers/provision', provisionNumbers),
+    route('POST', '/phone-numbers/loa', uploadLoa),
+    route('GET', '/phone-numbers/orders/{orderId}', getOrder),
+    route('GET', '/phone-numbers/active', listActiveNumbers),
+    route('GET', '/phone-numbers/{phoneNumber}', getNumber),
+    route('PUT', '/phone-numbers/{phoneNumber}', updateNumber),
+    route('POST', '/messages', sendMessage),
+    route('GET', '/messages/{messageId}', getMessage),
+    route('POST', '/media', uploadMedia),
+    route('POST', '/sandbox/inbound', simulateInbound),
+    route('GET', '/sandbox/webhooks/deliveries', listDeliveries),
+    route('GET', '/sandbox/webhooks/failed', listFailedEvents),
+    route('POST', '/sandbox/webhooks/failed/{deliveryId}/replay', replayFailedEvent),
+  ];
+
+  let faultCounter = 0;
+
+  /** Answers a fault instead of the request; true when it did. */
+  function injectFault(req: IncomingMessage, res: ServerResponse): boolean {
+    if (faults <= 0 || random() >= faults) return false;
+    const kind = FAULT_KINDS[faultCounter++ % FAULT_KINDS.length];
+    if (kind === 'drop') {
+      req.socket.destroy();
+    } else if (kind === '429') {
+      sendError(res, new ApiError(429, 'RATE_LIMITED', 'Too many requests (sandbox fault injection)', { 'Retry-After': '1' }));
+    } else if (kind === '503') {
+      sendError(res, new ApiError(503, 'SERVICE_UNAVAILABLE', 'The service is unavailable (sandbox fault injection)'));
+    } else {
+      sendError(res, new ApiError(500, 'INTERNAL_ERROR', 'Internal error (sandbox fault injection)'));
+    }
+    return true;
+  }
+
+  async function handleApi(req: IncomingMessage, res: ServerResponse, rest: string, query: string): Promise<void> {
+    const owner = auth.authenticate(req.headers.authorization);
+    const parts = rest.split('/').filter(Boolean);
+    let pathMatched = false;
+    for (const r of routes) {
+      if (r.segments.length !== parts.length) continue;
+      const params: string[] = [];
+      let ok = true;
+      for (let i = 0; i < parts.length; i++) {
+        const want = r.segments[i];
+        const part = parts[i] as string;
+        if (want === null) params.push(part);
+        else if (want !== part) {
+          ok = false;
+          break;
+        }
+      }
+      if (!ok) continue;
+      pathMatched = true;
+      if (r.method !== req.method && !(r.method === 'GET' && req.method === 'HEAD')) continue;
+      const decoded = params.map((p) => {
+        try {
+          return decodeURIComponent(p);
+        } catch {
+          throw new ApiError(400, 'VALIDATION_ERROR', `The path segment "${p}" is not valid URL encoding`);
+        }
+      });
+      await r.handler(new ApiCall(req, res, engine, owner, decoded, query));
+      return;
+    }
+    if (pathMatched) {
+      const allowed = routes
+        .filter((r) => r.segments.length === parts.length && r.segments.every((s, i) => s === null || s === parts[i]))
+        .map((r) => r.method);
+      throw new ApiError(405, 'METHOD_NOT_ALLOWED', `${req.method ?? ''} is not allowed on ${API_PREFIX}${rest}`, {
+        Allow: [...new Set(allowed)].join(', '),
+      });
+    }
+    throw new ApiError(404, 'NOT_FOUND', `No endpoint ${req.method ?? ''} ${API_PREFIX}${rest}`);
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    let path = q < 0 ? url : url.slice(0, q);
+    const query = q < 0 ? '' : url.slice(q + 1);
+    if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
+    if (path.startsWith('/media/')) {
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        throw new ApiError(405, 'METHOD_NOT_ALLOWED', 'Media links answer GET and HEAD only', { Allow: 'GET, HEAD' });
+      }
+      serveMedia(engine, req, res, path.slice('/media/'.length).split('/')[0] ?? '', query);
+      return;
+    }
+    if (path !== API_PREFIX && !path.startsWith(`${API_PREFIX}/`)) {
+      throw new ApiError(404, 'NOT_FOUND', `No endpoint at ${path}; the API is under ${API_PREFIX}`);
+    }
+    const rest = path.slice(API_PREFIX.length);
+    // The sandbox's own control endpoints stay reliable so that tests and the CLI can drive it.
+    if (!rest.startsWith('/sandbox/') && injectFault(req, res)) return;
+    await handleApi(req, res, rest, query);
+  }
+
+  const server: Server = createServer((req, res) => {
+    const started = log ? performance.now() : 0;
+    if (log) {
+      res.on('finish', () => {
+        const path = (req.url ?? '').split('?')[0];
+        log(`${req.method ?? ''} ${path} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`);
+      });
+    }
+    handle(req, res).catch((error: unknown) => {
+      if (res.headersSent || res.destroyed) {
+        res.destroy();
+        return;
+      }
+      if (error instanceof ApiError) {
+        sendError(res, error);
+        return;
+      }
+      log?.(`internal error on ${req.method ?? ''} ${(req.url ?? '').split('?')[0]}: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+      sendError(res, new ApiError(500, 'INTERNAL_ERROR', 'Internal error in the sandbox'));
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? DEFAULT_SANDBOX_PORT, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  }).catch(async (error: unknown) => {
+    scheduler.close();
+    await dispatcher.close();
+    throw error;
+  });
+
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${urlHost(host)}:${port}`;
+  engine.baseUrl = url;
+  engine.resumeInFlight();
+  if (writer && !stateExisted) writer.markDirty();
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      scheduler.close();
+      await closed;
+      await writer?.close();
+      await dispatcher.close();
+    })();
+    return closing;
+  };
+
+  return { url, apiUrl: `${url}${API_PREFIX}`, port, host, users: users.map((u) => ({ ...u })), dispatcher, close };
+}

@@ -1,0 +1,196 @@
+// The sandbox's whole state: plain records in maps, with a JSON form for `--state FILE`.
+// Secrets are held in clear here (the sandbox must sign and authenticate its webhook calls);
+// they are hidden only in API answers.
+
+import { randomBytes } from 'node:crypto';
+import type { OrderAction, PlatformType, ProvisionClass, ProvisionType, WebhookEventType } from '../domain/validate.js';
+import type { WebhookDispatcherState } from './webhooks/types.js';
+import type { SmsEncoding } from './segments.js';
+
+export interface TenantSettings {
+  webhookPrimaryUri?: string;
+  webhookSecondaryUri?: string;
+  webhookSecret?: string;
+  webhookBasicAuthUsername?: string;
+  webhookBasicAuthPassword?: string;
+  webhookEventType?: WebhookEventType;
+}
+
+export interface TenantRecord {
+  tenantId: string;
+  owner: string;
+  billableOwner: string;
+  domain: string | null;
+  createdDate: string;
+  settings: TenantSettings;
+}
+
+export type NumberStatus = 'Pending' | 'Active' | 'Failed' | 'Released';
+
+export interface NumberRecord {
+  phoneNumberId: string;
+  phoneNumber: string;
+  owner: string;
+  billableOwner: string;
+  provider: string;
+  tenantId: string;
+  friendlyName: string;
+  email: string | null;
+  description: string | null;
+  domain: string | null;
+  status: NumberStatus;
+  provisionType: ProvisionType;
+  provisionClass: ProvisionClass;
+  platformType: PlatformType | null;
+  campaignId: string | null;
+  brandId: string | null;
+  loaUrl: string | null;
+  billingPlan: string | null;
+  billingPlanName: string | null;
+  userId: string | null;
+  externalId: string | null;
+  isActivated: boolean;
+  isMMSEnabled: boolean;
+  settings: Record<string, unknown>;
+  createdAt: string;
+  activatedAt: string | null;
+  releasedAt: string | null;
+  /** The order still working on this number (provision or unprovision), if any. */
+  pendingOrderId: number | null;
+}
+
+export type OrderStatus = 'Pending' | 'Processing' | 'Completed' | 'Failed';
+export type OrderEntryStatus = 'Pending' | 'Active' | 'Failed' | 'Released';
+
+export interface OrderEntry {
+  number: string;
+  phoneNumberId: string;
+  status: OrderEntryStatus;
+  email: string | null;
+  errorMessage?: string;
+}
+
+export interface OrderRecord {
+  orderId: number;
+  owner: string;
+  status: OrderStatus;
+  action: OrderAction;
+  tenantId: string;
+  provisionClass: ProvisionClass;
+  provisionType: ProvisionType;
+  createDate: string;
+  completionDate: string | null;
+  phoneNumbers: OrderEntry[];
+  /** Wall-clock ms of the next status step; null once final. */
+  nextStepAt: number | null;
+}
+
+export type MessageStatus = 'queued' | 'sending' | 'sent' | 'delivered' | 'failed';
+
+export interface MessageRecord {
+  messageId: string;
+  owner: string;
+  tenantId: string;
+  from: string;
+  to: string;
+  body: string;
+  mediaUrls: string[];
+  status: MessageStatus;
+  segmentCount: number;
+  encoding: SmsEncoding;
+  queuedAt: string;
+  sentAt: string | null;
+  deliveredAt: string | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  nextStepAt: number | null;
+}
+
+export interface MediaRecord {
+  mediaId: string;
+  kind: 'media' | 'loa';
+  owner: string;
+  tenantId: string | null;
+  phoneNumber: string | null;
+  fileName: string;
+  contentType: string;
+  bytes: Buffer;
+  createdAt: string;
+  expiresAt: string;
+}
+
+export const STATE_VERSION = 1;
+
+export interface SerializedState {
+  version: number;
+  mediaSigningKey: string;
+  nextOrderId: number;
+  tenants: TenantRecord[];
+  numbers: NumberRecord[];
+  orders: OrderRecord[];
+  messages: MessageRecord[];
+  media: (Omit<MediaRecord, 'bytes'> & { bytes: string })[];
+  dispatcher: WebhookDispatcherState | null;
+}
+
+export class SandboxStore {
+  readonly tenants = new Map<string, TenantRecord>();
+  /** Keyed by E.164 number: a number exists once, whoever holds it. */
+  readonly numbers = new Map<string, NumberRecord>();
+  readonly numbersById = new Map<string, NumberRecord>();
+  readonly orders = new Map<number, OrderRecord>();
+  readonly messages = new Map<string, MessageRecord>();
+  readonly media = new Map<string, MediaRecord>();
+  mediaSigningKey: Buffer = randomBytes(32);
+  nextOrderId = 1001;
+
+  putNumber(record: NumberRecord): void {
+    const previous = this.numbers.get(record.phoneNumber);
+    if (previous) this.numbersById.delete(previous.phoneNumberId);
+    this.numbers.set(record.phoneNumber, record);
+    this.numbersById.set(record.phoneNumberId, record);
+  }
+
+  serialize(dispatcher: WebhookDispatcherState | null): SerializedState {
+    return {
+      version: STATE_VERSION,
+      mediaSigningKey: this.mediaSigningKey.toString('base64'),
+      nextOrderId: this.nextOrderId,
+      tenants: [...this.tenants.values()],
+      numbers: [...this.numbers.values()],
+      orders: [...this.orders.values()],
+      messages: [...this.messages.values()],
+      media: [...this.media.values()].map((m) => ({ ...m, bytes: m.bytes.toString('base64') })),
+      dispatcher,
+    };
+  }
+
+  /** Loads a serialized state into this (empty) store; throws when the shape is not ours. */
+  load(state: SerializedState): void {
+    if (state.version !== STATE_VERSION) {
+      throw new Error(`unsupported state file version ${String(state.version)} (expected ${STATE_VERSION})`);
+    }
+    this.mediaSigningKey = Buffer.from(state.mediaSigningKey, 'base64');
+    this.nextOrderId = state.nextOrderId;
+    for (const t of state.tenants) this.tenants.set(t.tenantId, t);
+    for (const n of state.numbers) this.putNumber(n);
+    for (const o of state.orders) this.orders.set(o.orderId, o);
+    for (const m of state.messages) this.messages.set(m.messageId, m);
+    for (const m of state.media) this.media.set(m.mediaId, { ...m, bytes: Buffer.from(m.bytes, 'base64') });
+  }
+}
+
+export function isSerializedState(value: unknown): value is SerializedState {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return (
+    typeof v['version'] === 'number' &&
+    typeof v['mediaSigningKey'] === 'string' &&
+    typeof v['nextOrderId'] === 'number' &&
+    Array.isArray(v['tenants']) &&
+    Array.isArray(v['numbers']) &&
+    Array.isArray(v['orders']) &&
+    Array.isArray(v['messages']) &&
+    Array.isArray(v['media'])
+  );
+}
