@@ -1,0 +1,611 @@
+// Reading the recipients of a bulk send (`svc send --to-file FILE`), as decisions.md describes:
+// a text file with one number a line, or a CSV file (RFC 4180) with a header row whose number
+// column is named phone, number, to or recipient (any case), else the first column.
+//
+// The file is streamed in chunks and never held whole, so memory stays flat for any length:
+// the only state that grows is the duplicate index (about 24 bytes per distinct number, see
+// PhoneNumberMap) and the capped lists of reported problems.
+//
+// Two entry points share one scanner:
+//   checkRecipientsFile  a validating pass that reports every bad line, every duplicate and the
+//                        counts, so that the command can refuse (exit 2) before sending anything;
+//   readRecipients       the streaming iterator the sender consumes, one row per unique recipient.
+
+import { createReadStream } from 'node:fs';
+import { TextDecoder } from 'node:util';
+import { isE164 } from '../domain/validate.js';
+import { PhoneNumberMap } from './phone-number-map.js';
+
+/** Header names that mark the number column, in the order they are looked for. */
+export const NUMBER_COLUMN_NAMES = ['phone', 'number', 'to', 'recipient'] as const;
+
+export type RecipientsFormat = 'text' | 'csv';
+
+export interface RecipientRow {
+  /** Line of the file where the record starts (1-based; the header is line 1 of a CSV file). */
+  line: number;
+  /** The E.164 number, trimmed. */
+  to: string;
+  /** Every column of the row by its header name (empty for a text file). */
+  fields: Record<string, string>;
+}
+
+export interface RecipientProblem {
+  /** The line at fault, or null for a problem with the file as a whole. */
+  line: number | null;
+  /** Ready to print, prefixed with `file:line: `. */
+  message: string;
+}
+
+export interface DuplicateRecipient {
+  to: string;
+  line: number;
+  firstLine: number;
+  /** Ready to print as a warning, prefixed with `file:line: `. */
+  message: string;
+}
+
+export interface RecipientsOptions {
+  /** How the file is named in messages; defaults to the path as given. */
+  displayName?: string;
+  /** Use this column (case-insensitive) for the number instead of the default choice. */
+  numberColumn?: string;
+  /** Read size in bytes; small values exercise chunk boundaries in tests. */
+  highWaterMark?: number;
+}
+
+export interface CheckRecipientsOptions extends RecipientsOptions {
+  /** At most this many problems and duplicates are kept in the result (all are counted). */
+  maxReported?: number;
+}
+
+export interface RecipientsCheck {
+  file: string;
+  format: RecipientsFormat;
+  /** Header names of a CSV file, trimmed, in order; empty for a text file. */
+  columns: string[];
+  /** The header name of the number column; null for a text file. */
+  numberColumn: string | null;
+  /** Non-blank data records, the header excluded. */
+  rows: number;
+  /** Valid, distinct numbers: the recipients a send will reach. */
+  recipients: number;
+  problems: RecipientProblem[];
+  problemCount: number;
+  duplicates: DuplicateRecipient[];
+  duplicateCount: number;
+}
+
+export interface ReadRecipientsOptions extends RecipientsOptions {
+  /** Told about each number listed again; the repeat is skipped either way. */
+  onDuplicate?: (duplicate: DuplicateRecipient) => void;
+}
+
+/** A recipients file that cannot be read or has bad lines; the command reports it as exit 2. */
+export class RecipientsFileError extends Error {
+  readonly file: string;
+  readonly line: number | null;
+  readonly problems: RecipientProblem[];
+
+  constructor(file: string, problems: RecipientProblem[], message = problems[0]?.message ?? `${file}: unreadable`) {
+    super(message);
+    this.name = 'RecipientsFileError';
+    this.file = file;
+    this.line = problems[0]?.line ?? null;
+    this.problems = problems;
+  }
+}
+
+/**
+ * Reads the whole file once and reports every problem, duplicate and count, without keeping rows.
+ * Throws RecipientsFileError only when the file cannot be read at all.
+ */
+export async function checkRecipientsFile(
+  path: string,
+  options: CheckRecipientsOptions = {},
+): Promise<RecipientsCheck> {
+  const file = options.displayName ?? path;
+  const maxReported = options.maxReported ?? 100;
+  const result: RecipientsCheck = {
+    file,
+    format: 'text',
+    columns: [],
+    numberColumn: null,
+    rows: 0,
+    recipients: 0,
+    problems: [],
+    problemCount: 0,
+    duplicates: [],
+    duplicateCount: 0,
+  };
+  const scanner = new RecipientScanner(file, options.numberColumn, {
+    row() {
+      result.recipients++;
+    },
+    problem(problem) {
+      result.problemCount++;
+      if (result.problems.length < maxReported) result.problems.push(problem);
+    },
+    duplicate(duplicate) {
+      result.duplicateCount++;
+      if (result.duplicates.length < maxReported) result.duplicates.push(duplicate);
+    },
+  });
+  for await (const text of decodeFile(path, file, options.highWaterMark)) scanner.push(text);
+  scanner.end();
+  result.format = scanner.format;
+  result.columns = scanner.columns;
+  result.numberColumn = scanner.numberColumnName;
+  result.rows = scanner.dataRecords;
+  return result;
+}
+
+/**
+ * Yields each valid, first-seen recipient in file order. Repeats are skipped (and passed to
+ * `onDuplicate`); a bad line throws RecipientsFileError, since `checkRecipientsFile` is meant
+ * to have been run first. Stopping early (break, return) closes the file.
+ */
+export async function* readRecipients(
+  path: string,
+  options: ReadRecipientsOptions = {},
+): AsyncGenerator<RecipientRow, void, undefined> {
+  const file = options.displayName ?? path;
+  const pending: RecipientRow[] = [];
+  let failure: RecipientProblem | undefined;
+  const scanner = new RecipientScanner(file, options.numberColumn, {
+    row(row) {
+      if (failure === undefined) pending.push(row);
+    },
+    problem(problem) {
+      failure ??= problem;
+    },
+    duplicate(duplicate) {
+      if (failure === undefined) options.onDuplicate?.(duplicate);
+    },
+  });
+
+  for await (const text of decodeFile(path, file, options.highWaterMark)) {
+    scanner.push(text);
+    for (const row of pending) yield row;
+    pending.length = 0;
+    if (failure !== undefined) throw new RecipientsFileError(file, [failure]);
+  }
+  scanner.end();
+  for (const row of pending) yield row;
+  pending.length = 0;
+  if (failure !== undefined) throw new RecipientsFileError(file, [failure]);
+}
+
+/**
+ * The file as text chunks. Decoded as UTF-8 unless it starts with a UTF-16 byte-order mark
+ * (spreadsheets save "Unicode text" that way); the mark itself is dropped by TextDecoder.
+ */
+async function* decodeFile(path: string, file: string, highWaterMark = 64 * 1024): AsyncGenerator<string> {
+  const stream = createReadStream(path, { highWaterMark });
+  let decoder: TextDecoder | undefined;
+  // The first two bytes decide the encoding, even when reads are smaller than that.
+  let firstBytes: Buffer | undefined = Buffer.alloc(0);
+  try {
+    for await (const read of stream as AsyncIterable<Buffer>) {
+      let chunk = read;
+      if (decoder === undefined) {
+        chunk = Buffer.concat([firstBytes ?? Buffer.alloc(0), read]);
+        if (chunk.length < 2) {
+          firstBytes = chunk;
+          continue;
+        }
+        firstBytes = undefined;
+        decoder = new TextDecoder(detectEncoding(chunk));
+      }
+      const text = decoder.decode(chunk, { stream: true });
+      if (text !== '') yield text;
+    }
+  } catch (error) {
+    throw new RecipientsFileError(file, [{ line: null, message: `${file}: ${describeReadError(error)}` }]);
+  } finally {
+    stream.destroy();
+  }
+  decoder ??= new TextDecoder('utf-8');
+  const rest = decoder.decode(firstBytes);
+  if (rest !== '') yield rest;
+}
+
+function detectEncoding(start: Buffer): string {
+  if (start[0] === 0xff && start[1] === 0xfe) return 'utf-16le';
+  if (start[0] === 0xfe && start[1] === 0xff) return 'utf-16be';
+  return 'utf-8';
+}
+
+function describeReadError(error: unknown): string {
+  const code = error instanceof Error && 'code' in error ? error.code : undefined;
+  if (code === 'ENOENT') return 'no such file';
+  if (code === 'EISDIR') return 'is a directory, not a file';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  return error instanceof Error ? error.message : String(error);
+}
+
+interface ScanSink {
+  row(row: RecipientRow): void;
+  problem(problem: RecipientProblem): void;
+  duplicate(duplicate: DuplicateRecipient): void;
+}
+
+/** Receives each non-blank record: its fields, the line it starts on, and a parse error if any. */
+type RecordHandler = (fields: string[], line: number, error: string | null) => void;
+
+interface RecordParser {
+  push(text: string): void;
+  end(): void;
+}
+
+/** A first line longer than this is judged on what was read, not buffered further. */
+const MAX_FIRST_LINE = 1024 * 1024;
+
+/** Turns decoded text into recipients: format detection, header, validation, duplicates. */
+class RecipientScanner {
+  format: RecipientsFormat = 'text';
+  columns: string[] = [];
+  numberColumnName: string | null = null;
+  dataRecords = 0;
+
+  private parser: RecordParser | undefined;
+  private head = '';
+  private numberIndex = 0;
+  private headerSeen = false;
+  private readonly seen = new PhoneNumberMap();
+
+  constructor(
+    private readonly file: string,
+    private readonly requestedColumn: string | undefined,
+    private readonly sink: ScanSink,
+  ) {}
+
+  push(text: string): void {
+    if (this.parser !== undefined) {
+      this.parser.push(text);
+      return;
+    }
+    this.head += text;
+    const firstLine = completeFirstLine(this.head);
+    if (firstLine === undefined && this.head.length < MAX_FIRST_LINE) return;
+    this.startParser(firstLine ?? this.head);
+  }
+
+  end(): void {
+    if (this.parser === undefined) {
+      this.startParser(this.head);
+    }
+    this.parser!.end();
+    if (this.format === 'csv' && !this.headerSeen) {
+      this.sink.problem({ line: null, message: `${this.file}: empty file, no header row` });
+    }
+  }
+
+  private startParser(firstLine: string): void {
+    const handler: RecordHandler = (fields, line, error) => this.onRecord(fields, line, error);
+    // A header row has a comma between names, or is a lone name: a line without a digit.
+    const isCsv = firstLine.includes(',') || (firstLine.trim() !== '' && !/\d/.test(firstLine));
+    this.format = isCsv ? 'csv' : 'text';
+    this.parser = isCsv ? new CsvRecordParser(handler) : new TextLineParser(handler);
+    if (!isCsv && this.requestedColumn !== undefined) {
+      this.sink.problem({
+        line: null,
+        message: `${this.file}: a column "${this.requestedColumn}" was asked for, but this is a text file with one number a line`,
+      });
+    }
+    const head = this.head;
+    this.head = '';
+    this.parser.push(head.charCodeAt(0) === 0xfeff ? head.slice(1) : head);
+  }
+
+  private onRecord(values: string[], line: number, error: string | null): void {
+    if (this.format === 'csv' && !this.headerSeen) {
+      this.onHeader(values, line, error);
+      return;
+    }
+    this.dataRecords++;
+    const where = `${this.file}:${line}`;
+    if (error !== null) {
+      this.sink.problem({ line, message: `${where}: ${error}` });
+      return;
+    }
+
+    let fields: Record<string, string>;
+    if (this.format === 'csv') {
+      if (values.length !== this.columns.length) {
+        this.sink.problem({
+          line,
+          message:
+            `${where}: ${values.length} fields where the header has ${this.columns.length}` +
+            (values.length > this.columns.length ? ' (a field that contains a comma must be in double quotes)' : ''),
+        });
+        return;
+      }
+      fields = Object.create(null) as Record<string, string>;
+      for (let i = 0; i < values.length; i++) fields[this.columns[i]!] = values[i]!;
+    } else {
+      fields = {};
+    }
+
+    const to = values[this.numberIndex]!.trim();
+    if (to === '') {
+      this.sink.problem({ line, message: `${where}: no number in column "${this.numberColumnName}"` });
+      return;
+    }
+    if (!isE164(to)) {
+      this.sink.problem({ line, message: `${where}: ${quote(to)} is not an E.164 number` });
+      return;
+    }
+    const firstLine = this.seen.get(to);
+    if (firstLine !== undefined) {
+      this.sink.duplicate({
+        to,
+        line,
+        firstLine,
+        message: `${where}: ${to} is listed again (first on line ${firstLine}); it is sent once`,
+      });
+      return;
+    }
+    this.seen.set(to, line);
+    this.sink.row({ line, to, fields });
+  }
+
+  private onHeader(values: string[], line: number, error: string | null): void {
+    this.headerSeen = true;
+    const where = `${this.file}:${line}`;
+    if (error !== null) this.sink.problem({ line, message: `${where}: ${error}` });
+    this.columns = values.map((value) => value.trim());
+
+    const byLowerCase = new Map<string, string>();
+    for (const name of this.columns) {
+      const lower = name.toLowerCase();
+      const earlier = byLowerCase.get(lower);
+      if (earlier !== undefined) {
+        this.sink.problem({ line, message: `${where}: the header names a column twice: ${quote(earlier)} and ${quote(name)}` });
+      } else {
+        byLowerCase.set(lower, name);
+      }
+    }
+
+    const lowered = this.columns.map((name) => name.toLowerCase());
+    if (this.requestedColumn !== undefined) {
+      this.numberIndex = lowered.indexOf(this.requestedColumn.trim().toLowerCase());
+      if (this.numberIndex < 0) {
+        this.sink.problem({
+          line,
+          message: `${where}: no column named ${quote(this.requestedColumn)}; the columns are ${this.columns.map(quote).join(', ')}`,
+        });
+        this.numberIndex = 0;
+      }
+    } else {
+      const named = lowered.findIndex((name) => (NUMBER_COLUMN_NAMES as readonly string[]).includes(name));
+      this.numberIndex = named < 0 ? 0 : named;
+    }
+    this.numberColumnName = this.columns[this.numberIndex] ?? '';
+
+    if (this.columns.some((name) => isE164(name))) {
+      this.sink.problem({
+        line,
+        message: `${where}: the first line holds a phone number, but a CSV file needs a header row first (for example "phone,name")`,
+      });
+    }
+  }
+}
+
+function quote(value: string): string {
+  return JSON.stringify(value.length > 80 ? `${value.slice(0, 77)}...` : value);
+}
+
+/** The first non-blank line of `text` when a line break ends it, else undefined. */
+function completeFirstLine(text: string): string | undefined {
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code !== LF && code !== CR) continue;
+    const line = text.slice(start, i);
+    if (line.trim() !== '') return line;
+    start = i + 1;
+  }
+  return undefined;
+}
+
+const LF = 0x0a;
+const CR = 0x0d;
+const QUOTE = 0x22;
+const COMMA = 0x2c;
+const SPACE = 0x20;
+const TAB = 0x09;
+
+/** One number a line; surrounding whitespace trimmed, blank lines skipped; LF, CRLF or CR. */
+class TextLineParser implements RecordParser {
+  private partial = '';
+  private line = 1;
+  private previousWasCR = false;
+
+  constructor(private readonly onRecord: RecordHandler) {}
+
+  push(text: string): void {
+    let start = 0;
+    for (let i = 0; i < text.length; i++) {
+      const code = text.charCodeAt(i);
+      if (code !== LF && code !== CR) continue;
+      if (code === LF && this.previousWasCR && i === start && this.partial === '') {
+        // The LF of a CRLF whose CR ended the previous line.
+        this.previousWasCR = false;
+        start = i + 1;
+        continue;
+      }
+      this.emit(this.partial + text.slice(start, i));
+      this.partial = '';
+      this.line++;
+      this.previousWasCR = code === CR;
+      start = i + 1;
+    }
+    if (start < text.length) {
+      this.partial += text.slice(start);
+      this.previousWasCR = false;
+    }
+  }
+
+  end(): void {
+    if (this.partial !== '') this.emit(this.partial);
+    this.partial = '';
+  }
+
+  private emit(raw: string): void {
+    const value = raw.trim();
+    if (value !== '') this.onRecord([value], this.line, null);
+  }
+}
+
+const FIELD_START = 0;
+const UNQUOTED = 1;
+const QUOTED = 2;
+const QUOTE_IN_QUOTED = 3;
+const AFTER_QUOTED = 4;
+
+/**
+ * RFC 4180 records, fed in arbitrary chunks: quoted fields may hold commas, doubled quotes and
+ * line breaks; whitespace around a field is dropped (inside quotes it is kept); a record whose
+ * fields are all empty is a blank line and skipped. Lenient where RFC 4180 is silent: a quote
+ * inside an unquoted field is literal. Text after a closing quote, or a quote never closed, is
+ * reported as an error of the record.
+ */
+class CsvRecordParser implements RecordParser {
+  private state = FIELD_START;
+  /** The current field's text gathered from earlier chunks (or before a doubled quote). */
+  private field = '';
+  private fields: string[] = [];
+  private recordLine = 1;
+  private recordStarted = false;
+  private error: string | null = null;
+  private line = 1;
+  private previousWasCR = false;
+  private quoteLine = 0;
+
+  constructor(private readonly onRecord: RecordHandler) {}
+
+  push(text: string): void {
+    const length = text.length;
+    // Start of the run of field text inside this chunk still to be copied into `field`.
+    let run = 0;
+    for (let i = 0; i < length; i++) {
+      const code = text.charCodeAt(i);
+      if (code === LF) {
+        if (!this.previousWasCR) this.line++;
+        this.previousWasCR = false;
+      } else if (code === CR) {
+        this.line++;
+        this.previousWasCR = true;
+      } else {
+        this.previousWasCR = false;
+      }
+      const lineBreak = code === LF || code === CR;
+
+      if (this.state === QUOTE_IN_QUOTED) {
+        if (code === QUOTE) {
+          // A doubled quote: one literal quote, and the field goes on.
+          this.field += '"';
+          this.state = QUOTED;
+          run = i + 1;
+          continue;
+        }
+        // The previous quote closed the field.
+        this.state = AFTER_QUOTED;
+      }
+
+      switch (this.state) {
+        case FIELD_START:
+          if (code === SPACE || code === TAB) break;
+          if (lineBreak) {
+            if (this.fields.length > 0) this.fields.push('');
+            this.endRecord();
+            break;
+          }
+          this.startRecord(this.line);
+          if (code === COMMA) {
+            this.fields.push('');
+          } else if (code === QUOTE) {
+            this.state = QUOTED;
+            this.quoteLine = this.line;
+            run = i + 1;
+          } else {
+            this.state = UNQUOTED;
+            run = i;
+          }
+          break;
+
+        case UNQUOTED:
+          if (code === COMMA || lineBreak) {
+            this.fields.push((this.field + text.slice(run, i)).trimEnd());
+            this.field = '';
+            this.state = FIELD_START;
+            if (lineBreak) this.endRecord();
+          }
+          break;
+
+        case QUOTED:
+          if (code === QUOTE) {
+            this.field += text.slice(run, i);
+            this.state = QUOTE_IN_QUOTED;
+          }
+          break;
+
+        case AFTER_QUOTED:
+          if (code === SPACE || code === TAB) break;
+          if (code === COMMA || lineBreak) {
+            this.fields.push(this.field);
+            this.field = '';
+            this.state = FIELD_START;
+            if (lineBreak) this.endRecord();
+            break;
+          }
+          this.error ??= 'unexpected text after a closing quote (a quote inside a quoted field is written twice: "")';
+          this.state = UNQUOTED;
+          run = i;
+          break;
+      }
+    }
+    if (this.state === UNQUOTED || this.state === QUOTED) this.field += text.slice(run);
+  }
+
+  end(): void {
+    switch (this.state) {
+      case QUOTED:
+        this.error ??= `a quoted field opened on line ${this.quoteLine} is never closed`;
+        this.fields.push(this.field);
+        break;
+      case UNQUOTED:
+        this.fields.push(this.field.trimEnd());
+        break;
+      case QUOTE_IN_QUOTED:
+      case AFTER_QUOTED:
+        this.fields.push(this.field);
+        break;
+      case FIELD_START:
+        if (this.fields.length > 0) this.fields.push('');
+        break;
+    }
+    this.field = '';
+    this.state = FIELD_START;
+    this.endRecord();
+  }
+
+  private startRecord(line: number): void {
+    if (this.recordStarted) return;
+    this.recordStarted = true;
+    this.recordLine = line;
+  }
+
+  private endRecord(): void {
+    const fields = this.fields;
+    this.fields = [];
+    const started = this.recordStarted;
+    this.recordStarted = false;
+    const error = this.error;
+    this.error = null;
+    if (!started) return;
+    if (error === null && fields.every((value) => value === '')) return;
+    this.onRecord(fields, this.recordLine, error);
+  }
+}

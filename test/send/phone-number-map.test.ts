@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { PhoneNumberMap } from '../../src/send/phone-number-map.js';
+
+describe('PhoneNumberMap', () => {
+  it('stores and replaces values by number', () => {
+    const map = new PhoneNumberMap();
+    expect(map.get('+15550100001')).toBeUndefined();
+    map.set('+15550100001', 7);
+    map.set('+15550100001', 9);
+    map.set('+447700900123', 0);
+    expect(map.get('+15550100001')).toBe(9);
+    expect(map.get('+447700900123')).toBe(0);
+    expect(map.has('+447700900123')).toBe(true);
+    expect(map.has('+447700900124')).toBe(false);
+    expect(map.size).toBe(2);
+  });
+
+  it('keeps the longest E.164 numbers apart (15 digits fit a float64 exactly)', () => {
+    const map = new PhoneNumberMap();
+    map.set('+999999999999999', 1);
+    map.set('+999999999999998', 2);
+    map.set('+100000000000000', 3);
+    expect(map.get('+999999999999999')).toBe(1);
+    expect(map.get('+999999999999998')).toBe(2);
+    expect(map.get('+100000000000000')).toBe(3);
+  });
+
+  it('keeps strings that are not E.164 in a side map', () => {
+    const map = new PhoneNumberMap();
+    map.set('not a number', 1);
+    map.set('+0123456789', 2);
+    map.set('+15550100001', 3);
+    expect(map.get('not a number')).toBe(1);
+    expect(map.get('+0123456789')).toBe(2);
+    // '+0123456789' and '+123456789' must not collide on their digits.
+    expect(map.get('+123456789')).toBeUndefined();
+    expect(map.size).toBe(3);
+  });
+
+  it('grows past its initial capacity without losing anything', () => {
+    const map = new PhoneNumberMap();
+    const total = 50_000;
+    for (let i = 0; i < total; i++) map.set(`+1555${String(i).padStart(7, '0')}`, i);
+    expect(map.size).toBe(total);
+    for (let i = 0; i < total; i += 7) expect(map.get(`+1555${String(i).padStart(7, '0')}`)).toBe(i);
+    let sum = 0;
+    let visited = 0;
+    map.forEachValue((v) => {
+      sum += v;
+      visited++;
+    });
+    expect(visited).toBe(total);
+    expect(sum).toBe((total * (total - 1)) / 2);
+  });
+});
