@@ -211,6 +211,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions & Disp
     const attempt = item.attempts + 1;
     const refusal = targetRefusal(item.target);
     if (refusal !== null) {
+      inFlight.delete(item);
       if (item.firstAttemptAtMs === null) item.firstAttemptAtMs = startedAt;
       item.lastAttemptAtMs = startedAt;
       item.lastStatus = null;
@@ -252,6 +253,9 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions & Disp
       if (outcome.error === null) break;
     }
 
+    // Out of the in-flight set before its state changes, so that a snapshot taken by onChange
+    // sees the event once, as it now is.
+    inFlight.delete(item);
     const endedAt = now();
     item.attempts = attempt;
     if (item.firstAttemptAtMs === null) item.firstAttemptAtMs = startedAt;
