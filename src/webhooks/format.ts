@@ -1,0 +1,157 @@
+// How listener reports look: one readable line per event for a person at a terminal, or one JSON
+// object per line for scripts. Colour is passed in (the command owns the TTY question), so this
+// module stays free of terminal libraries.
+
+import type { AcceptedWebhookEvent, ForwardResult, RejectedWebhookRequest } from './listener.js';
+import type { WebhookEventKind } from './payloads.js';
+
+export interface Palette {
+  dim(text: string): string;
+  bold(text: string): string;
+  green(text: string): string;
+  yellow(text: string): string;
+  red(text: string): string;
+  cyan(text: string): string;
+}
+
+const same = (text: string): string => text;
+export const plainPalette: Palette = { dim: same, bold: same, green: same, yellow: same, red: same, cyan: same };
+
+export interface LineFormatOptions {
+  palette?: Palette;
+  /** Clock times in local time (default, for a person) or UTC (stable in tests and logs). */
+  timeZone?: 'local' | 'utc';
+  /** Longest message text shown before it is cut with an ellipsis (default 80 characters). */
+  maxTextLength?: number;
+}
+
+const KIND_LABELS: Record<WebhookEventKind, string> = {
+  MessageReceived: 'message',
+  DeliveryReceipt: 'receipt',
+  OrderStatus: 'order',
+  unknown: 'unknown',
+};
+
+/** The short label a line shows for each kind. */
+export function kindLabel(kind: WebhookEventKind): string {
+  return KIND_LABELS[kind];
+}
+
+// Payload text comes from whoever can reach the port: control characters (ANSI escapes, C1 CSI,
+// bidirectional overrides) are shown escaped so that an event cannot rewrite the terminal.
+const UNSAFE_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+export function terminalSafe(text: string): string {
+  return text.replace(UNSAFE_CHARACTERS, (character) => {
+    if (character === '\n') return '\\n';
+    if (character === '\r') return '\\r';
+    if (character === '\t') return '\\t';
+    return `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  });
+}
+
+function clip(text: string, max: number): string {
+  const characters = Array.from(text);
+  return characters.length <= max ? text : `${characters.slice(0, Math.max(1, max - 1)).join('')}…`;
+}
+
+function clockTime(date: Date, timeZone: 'local' | 'utc'): string {
+  const two = (value: number): string => String(value).padStart(2, '0');
+  return timeZone === 'utc'
+    ? `${two(date.getUTCHours())}:${two(date.getUTCMinutes())}:${two(date.getUTCSeconds())}`
+    : `${two(date.getHours())}:${two(date.getMinutes())}:${two(date.getSeconds())}`;
+}
+
+function statusColour(status: string, palette: Palette): string {
+  const lower = status.toLowerCase();
+  if (/^(delivered|completed|active|sent)$/.test(lower)) return palette.green(status);
+  if (/(fail|error|reject|cancel|undeliver)/.test(lower)) return palette.red(status);
+  return palette.yellow(status);
+}
+
+function describeForward(forward: ForwardResult, answered: number, palette: Palette): string {
+  if (forward.status === null) {
+    return palette.red(`-> app unreachable (${terminalSafe(forward.error ?? 'no answer')}), answered ${answered}`);
+  }
+  const text = `-> app ${forward.status} in ${Math.round(forward.durationMs)} ms`;
+  return forward.status >= 200 && forward.status < 300 ? palette.dim(text) : palette.red(text);
+}
+
+/** One readable line: time, kind, who, status, text; then delivery id, duplicate and relay notes. */
+export function formatEventLine(event: AcceptedWebhookEvent, options: LineFormatOptions = {}): string {
+  const palette = options.palette ?? plainPalette;
+  const maxText = options.maxTextLength ?? 80;
+  const { summary } = event;
+  const parts: string[] = [palette.dim(clockTime(event.receivedAt, options.timeZone ?? 'local'))];
+  parts.push(event.duplicate ? palette.dim(`${kindLabel(event.kind)} (duplicate)`) : palette.bold(kindLabel(event.kind).padEnd(7)));
+
+  if (event.duplicate) {
+    parts.push(palette.dim(`already acknowledged, answered ${event.status}`));
+  } else {
+    if (event.kind === 'OrderStatus' && summary.id !== undefined) parts.push(`#${terminalSafe(summary.id)}`);
+    else if (summary.from === undefined && summary.id !== undefined) parts.push(terminalSafe(summary.id));
+    if (summary.from !== undefined || summary.to !== undefined) {
+      const to = summary.to === undefined ? '?' : summary.to.map(terminalSafe).join(',');
+      parts.push(`${terminalSafe(summary.from ?? '?')} -> ${to}`);
+    }
+    if (summary.status !== undefined) parts.push(statusColour(terminalSafe(summary.status), palette));
+    if (summary.text !== undefined) {
+      const shown = terminalSafe(clip(summary.text, maxText));
+      parts.push(event.kind === 'MessageReceived' ? `"${shown}"` : shown);
+    }
+    if (summary.attachments !== undefined) {
+      parts.push(palette.dim(`(${summary.attachments} attachment${summary.attachments === 1 ? '' : 's'})`));
+    }
+    if (event.kind === 'unknown' && summary.id === undefined && summary.text === undefined) {
+      parts.push(palette.dim(terminalSafe(clip(event.raw.replace(/\s+/g, ' ').trim(), maxText))));
+    }
+  }
+  if (event.deliveryId !== null) parts.push(palette.dim(`[${terminalSafe(clip(event.deliveryId, 64))}]`));
+  if (event.forward !== null) parts.push(describeForward(event.forward, event.status, palette));
+  return parts.join('  ');
+}
+
+/** A warning line for a refused request (the command writes it to stderr). */
+export function formatRejectionLine(rejection: RejectedWebhookRequest, options: LineFormatOptions = {}): string {
+  const palette = options.palette ?? plainPalette;
+  const where = `${terminalSafe(rejection.method)} ${terminalSafe(clip(rejection.path, 80))}`;
+  const from = rejection.remoteAddress === null ? '' : ` from ${rejection.remoteAddress}`;
+  const delivery = rejection.deliveryId === null ? '' : ` [${terminalSafe(clip(rejection.deliveryId, 64))}]`;
+  return `${palette.dim(clockTime(rejection.receivedAt, options.timeZone ?? 'local'))}  ${palette.yellow(
+    `rejected ${rejection.status}`,
+  )}  ${where}${from}${delivery}: ${terminalSafe(rejection.reason)}`;
+}
+
+/**
+ * One JSON object (no newline inside) per event. The payload is embedded as the bytes received,
+ * so that large numbers and key order survive; a newline in valid JSON can only be whitespace
+ * between tokens, so replacing it keeps the document valid and the object on one line.
+ */
+export function formatEventJsonLine(event: AcceptedWebhookEvent): string {
+  const head = JSON.stringify({
+    receivedAt: event.receivedAt.toISOString(),
+    kind: event.kind,
+    event: event.eventHeader,
+    deliveryId: event.deliveryId,
+    duplicate: event.duplicate,
+    signature: event.signature,
+    status: event.status,
+    summary: event.summary,
+    forward: event.forward,
+  });
+  const payload = event.raw.replace(/[\r\n]+/g, ' ').trim();
+  return `${head.slice(0, -1)},"payload":${payload}}`;
+}
+
+export function formatRejectionJsonLine(rejection: RejectedWebhookRequest): string {
+  return JSON.stringify({
+    receivedAt: rejection.receivedAt.toISOString(),
+    rejected: true,
+    status: rejection.status,
+    reason: rejection.reason,
+    method: rejection.method,
+    path: rejection.path,
+    remoteAddress: rejection.remoteAddress,
+    deliveryId: rejection.deliveryId,
+  });
+}

@@ -1,0 +1,114 @@
+// Recognises the three webhook payloads of the API document from their shape, or from the
+// `X-Svc-Event` header when the sender names the event. Anything else is still an event: the
+// listener accepts it and shows it as `unknown`, because the document leaves shapes open.
+
+export const EVENT_HEADER = 'x-svc-event';
+export const DELIVERY_HEADER = 'x-svc-delivery';
+
+export type WebhookEventKind = 'MessageReceived' | 'DeliveryReceipt' | 'OrderStatus' | 'unknown';
+
+const KNOWN_EVENT_NAMES: readonly WebhookEventKind[] = ['MessageReceived', 'DeliveryReceipt', 'OrderStatus'];
+
+/** The few fields a person wants to see at a glance; every value comes from the payload. */
+export interface WebhookEventSummary {
+  /** messageId for messages and receipts, orderId for orders. */
+  id?: string;
+  from?: string;
+  to?: string[];
+  status?: string;
+  /** Message text, or the reason/error of a receipt, or the numbers of an order. */
+  text?: string;
+  tenantId?: string;
+  attachments?: number;
+}
+
+export interface ClassifiedEvent {
+  kind: WebhookEventKind;
+  summary: WebhookEventSummary;
+}
+
+type JsonObject = Record<string, unknown>;
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function text(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return undefined;
+}
+
+function has(payload: JsonObject, key: string): boolean {
+  return payload[key] !== undefined;
+}
+
+/** Shape first; the header, when it names a known event, overrides a guess. */
+export function classifyEvent(payload: unknown, eventHeader?: string | null): ClassifiedEvent {
+  const named = KNOWN_EVENT_NAMES.find((name) => name.toLowerCase() === eventHeader?.trim().toLowerCase());
+  const kind = named ?? kindFromShape(payload);
+  return { kind, summary: isObject(payload) ? summarise(kind, payload) : {} };
+}
+
+function kindFromShape(payload: unknown): WebhookEventKind {
+  if (!isObject(payload)) return 'unknown';
+  if (has(payload, 'from') && (has(payload, 'tos') || has(payload, 'message'))) return 'MessageReceived';
+  if (has(payload, 'messageId') && has(payload, 'status') && !has(payload, 'from')) return 'DeliveryReceipt';
+  if (has(payload, 'orderId')) return 'OrderStatus';
+  return 'unknown';
+}
+
+function summarise(kind: WebhookEventKind, payload: JsonObject): WebhookEventSummary {
+  const summary: WebhookEventSummary = {};
+  const put = <K extends keyof WebhookEventSummary>(key: K, value: WebhookEventSummary[K] | undefined): void => {
+    if (value !== undefined) summary[key] = value;
+  };
+  put('tenantId', text(payload['tenantId']));
+  switch (kind) {
+    case 'MessageReceived': {
+      put('id', text(payload['messageId']));
+      put('from', text(payload['from']));
+      const tos = payload['tos'] ?? payload['to'];
+      if (Array.isArray(tos)) summary.to = tos.map((entry) => text(entry) ?? JSON.stringify(entry));
+      else if (text(tos) !== undefined) summary.to = [text(tos) ?? ''];
+      put('text', text(payload['message']) ?? text(payload['body']));
+      const attachments = payload['attachments'];
+      if (Array.isArray(attachments) && attachments.length > 0) summary.attachments = attachments.length;
+      break;
+    }
+    case 'DeliveryReceipt': {
+      put('id', text(payload['messageId']));
+      put('status', text(payload['status']));
+      put('to', typeof payload['to'] === 'string' ? [payload['to']] : undefined);
+      const details = [payload['statusReason'], payload['errorCode'], payload['errorMessage']]
+        .map(text)
+        .filter((part): part is string => part !== undefined && part !== '');
+      if (details.length > 0) summary.text = details.join(': ');
+      break;
+    }
+    case 'OrderStatus': {
+      put('id', text(payload['orderId']));
+      put('status', text(payload['status']));
+      const numbers = payload['phoneNumbers'];
+      if (Array.isArray(numbers) && numbers.length > 0) {
+        summary.text = numbers
+          .map((entry) => {
+            if (!isObject(entry)) return text(entry) ?? '?';
+            const number = text(entry['number']) ?? text(entry['phoneNumber']) ?? '?';
+            const status = text(entry['status']);
+            return status === undefined ? number : `${number} ${status}`;
+          })
+          .join(', ');
+      }
+      break;
+    }
+    case 'unknown': {
+      put('id', text(payload['id']) ?? text(payload['messageId']) ?? text(payload['orderId']));
+      put('status', text(payload['status']));
+      put('from', text(payload['from']));
+      put('text', text(payload['event']) ?? text(payload['type']));
+      break;
+    }
+  }
+  return summary;
+}
