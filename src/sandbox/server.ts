@@ -22,7 +22,8 @@ import { createTenant, getTenant, listTenants, updateTenant } from './routes/ten
 import { TickScheduler } from './scheduler.js';
 import { SandboxStore } from './state.js';
 import { DebouncedStateWriter, readStateFile, removeStaleTempFiles } from './state-file.js';
-import type { WebhookDispatcher, WebhookDispatcherOptions } from './webhooks/types.js';
+import { createWebhookDispatcher } from './webhooks/dispatcher.js';
+import type { WebhookDispatcher } from './webhooks/types.js';
 
 export const DEFAULT_SANDBOX_PORT = 4010;
 export const DEFAULT_SANDBOX_HOST = '127.0.0.1';
@@ -104,15 +105,6 @@ export function parseUserSpec(spec: string): SandboxUser {
   return { email: spec.slice(0, colon), password: spec.slice(colon + 1) };
 }
 
-async function createDefaultDispatcher(options: WebhookDispatcherOptions): Promise<WebhookDispatcher> {
-  // Loaded lazily: the dispatcher is built beside the API and only needed when none is injected.
-  const specifier = './webhooks/dispatcher.js';
-  const loaded: unknown = await import(specifier);
-  const factory = (loaded as { createWebhookDispatcher?: unknown }).createWebhookDispatcher;
-  if (typeof factory !== 'function') throw new Error('the sandbox webhook dispatcher is missing createWebhookDispatcher');
-  return (factory as (o: WebhookDispatcherOptions) => WebhookDispatcher)(options);
-}
-
 function urlHost(host: string): string {
   if (host === '0.0.0.0' || host === '') return '127.0.0.1';
   if (host === '::') return '[::1]';
@@ -135,7 +127,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const markDirty = (): void => writer?.markDirty();
 
   const scheduler = new TickScheduler((error) => log?.(`scheduler task failed: ${String(error)}`));
-  const dispatcher = options.dispatcher ?? (await createDefaultDispatcher({ timeScale, onChange: markDirty }));
+  const dispatcher = options.dispatcher ?? createWebhookDispatcher({ timeScale, onChange: markDirty });
 
   const engine = new SandboxEngine(
     store,

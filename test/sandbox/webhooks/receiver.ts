@@ -22,6 +22,8 @@ export type Responder = (request: ReceivedRequest, index: number) => ReceiverAns
 export interface Receiver {
   url: string;
   received: ReceivedRequest[];
+  /** TCP connections accepted so far (keep-alive reuse shows as few connections). */
+  connections(): number;
   /** Resolves once `count` requests have arrived. */
   waitForRequests(count: number): Promise<void>;
   close(): Promise<void>;
@@ -31,6 +33,7 @@ export async function startReceiver(respond: Responder = () => ({ status: 200 })
   const received: ReceivedRequest[] = [];
   const waiters: Array<{ count: number; resolve: () => void }> = [];
   const sockets = new Set<Socket>();
+  let connectionCount = 0;
 
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -54,6 +57,7 @@ export async function startReceiver(respond: Responder = () => ({ status: 200 })
     });
   });
   server.on('connection', (socket) => {
+    connectionCount += 1;
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
@@ -64,6 +68,7 @@ export async function startReceiver(respond: Responder = () => ({ status: 200 })
   return {
     url: `http://127.0.0.1:${address.port}`,
     received,
+    connections: () => connectionCount,
     waitForRequests(count) {
       if (received.length >= count) return Promise.resolve();
       return new Promise<void>((resolve) => waiters.push({ count, resolve }));
