@@ -241,7 +241,8 @@ function parseJson(body: Buffer): { raw: string; payload: unknown } {
   }
 }
 
-function checkForwardUrl(value: string): URL {
+/** The forward target: https, or http on a loopback host; anything else throws a TypeError saying so. */
+export function checkForwardUrl(value: string): URL {
   let url: URL;
   try {
     url = new URL(value);
