@@ -1,0 +1,374 @@
+import type { Dispatcher } from 'undici';
+import { ApiError, AuthError, CliError, InterruptedError, NetworkError, NotFoundError, UsageError } from '../errors.js';
+import { redactJsonText, redactText } from './redact.js';
+
+// The only module that imports undici. It knows the base URL, Basic auth, JSON in and out,
+// timeouts, retries (decisions.md, "CLI behaviour"), the error bodies of the document, and the
+// --debug trace. It never prints for people; callers render what it returns.
+
+export type QueryValue = string | number | boolean | undefined | null | readonly string[];
+
+export interface ApiRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'HEAD' | 'PATCH';
+  /** Relative to `{base_url}/api/v1`; path segments must already be encoded. */
+  path: string;
+  query?: Record<string, QueryValue> | undefined;
+  /** Sent as JSON. */
+  json?: unknown;
+  /** Sent as is, with the given content type (multipart uploads). */
+  raw?: { body: Uint8Array | string; contentType: string } | undefined;
+  signal?: AbortSignal | undefined;
+  /** Overrides the per-request timeout. */
+  timeoutMs?: number | undefined;
+  /** Overrides whether failures are retried (default: by method, see decisions.md). */
+  retry?: boolean | undefined;
+  /** Error statuses returned as answers instead of thrown (a health check's 503, say). */
+  accept?: readonly number[] | undefined;
+}
+
+export interface ApiResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** The parsed JSON body; undefined when the answer had no body. */
+  data: unknown;
+  /** The body as text ('' when empty). */
+  text: string;
+}
+
+export interface Clock {
+  now(): number;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export interface ApiClientOptions {
+  root: URL;
+  username: string;
+  password: string;
+  timeoutMs: number;
+  clock: Clock;
+  env: Readonly<Record<string, string | undefined>>;
+  /** Ctrl-C: aborts requests in flight and waits between retries. */
+  signal?: AbortSignal | undefined;
+  /** Receives the --debug trace, one line at a time. */
+  debug?: ((line: string) => void) | undefined;
+  /** An undici dispatcher to use instead of our own (tests inject a MockAgent). */
+  dispatcher?: Dispatcher | undefined;
+  /** Extra secrets to scrub from the debug trace (webhook secrets the command is sending). */
+  secrets?: readonly string[] | undefined;
+  /** Most sockets kept per origin (bulk sends raise it to their concurrency). */
+  connections?: number | undefined;
+  userAgent?: string | undefined;
+}
+
+const RETRY_STATUSES = new Set([429, 500, 502, 503, 504]);
+const IDEMPOTENT = new Set(['GET', 'PUT', 'HEAD', 'DELETE']);
+export const MAX_ATTEMPTS = 4;
+export const MAX_RETRY_AFTER_MS = 30_000;
+/** Network error codes that mean the request never left this machine, so a POST may be retried. */
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+export class ApiClient {
+  private readonly authorization: string;
+  private dispatcherPromise: Promise<Dispatcher> | undefined;
+  private ownDispatcher: Dispatcher | undefined;
+  private readonly secrets: string[];
+
+  constructor(private readonly options: ApiClientOptions) {
+    this.authorization = `Basic ${Buffer.from(`${options.username}:${options.password}`, 'utf8').toString('base64')}`;
+    this.secrets = [options.password, ...(options.secrets ?? [])].filter((s) => s.length >= 3);
+  }
+
+  get baseUrl(): string {
+    return this.options.root.href.replace(/\/$/, '');
+  }
+
+  /** Adds a secret that must never appear in the debug trace. */
+  addSecret(secret: string): void {
+    if (secret.length >= 3) this.secrets.push(secret);
+  }
+
+  url(path: string, query?: Record<string, QueryValue>): URL {
+    const url = new URL(path.replace(/^\/+/, ''), this.options.root);
+    for (const [key, value] of Object.entries(query ?? {})) {
+      if (value === undefined || value === null) continue;
+      if (Array.isArray(value)) for (const v of value) url.searchParams.append(key, String(v));
+      else url.searchParams.set(key, String(value));
+    }
+    return url;
+  }
+
+  private async dispatcher(): Promise<Dispatcher> {
+    if (this.options.dispatcher) return this.options.dispatcher;
+    this.dispatcherPromise ??= (async () => {
+      const undici = await import('undici');
+      const env = this.options.env;
+      const httpsProxy = env['HTTPS_PROXY'] ?? env['https_proxy'];
+      const httpProxy = env['HTTP_PROXY'] ?? env['http_proxy'];
+      const connections = this.options.connections;
+      let dispatcher: Dispatcher;
+      if (httpsProxy || httpProxy) {
+        // Loopback never goes through a proxy: that is where the sandbox lives.
+        const noProxy = [env['NO_PROXY'] ?? env['no_proxy'] ?? '', 'localhost', '127.0.0.1', '::1']
+          .filter((s) => s !== '')
+          .join(',');
+        dispatcher = new undici.EnvHttpProxyAgent({ httpProxy, httpsProxy, noProxy, connections });
+      } else {
+        dispatcher = new undici.Agent(connections ? { connections } : {});
+      }
+      this.ownDispatcher = dispatcher;
+      return dispatcher;
+    })();
+    return this.dispatcherPromise;
+  }
+
+  private trace(line: string): void {
+    this.options.debug?.(redactText(line, this.secrets));
+  }
+
+  async request(req: ApiRequest): Promise<ApiResponse> {
+    const url = this.url(req.path, req.query);
+    const retryable = req.retry ?? IDEMPOTENT.has(req.method);
+    for (let attempt = 1; ; attempt++) {
+      const outcome = await this.attempt(req, url, attempt);
+      if (outcome.kind === 'answer') {
+        const response = outcome.response;
+        if (response.status < 400 || req.accept?.includes(response.status)) return response;
+        const error = errorFromResponse(response, req.method, url);
+        const retryAfterMs = parseRetryAfter(response.headers['retry-after'], this.options.clock.now());
+        if (retryable && RETRY_STATUSES.has(response.status) && attempt < MAX_ATTEMPTS) {
+          if (retryAfterMs !== undefined && retryAfterMs > MAX_RETRY_AFTER_MS) throw error;
+          await this.pause(attempt, retryAfterMs, `${response.status}`);
+          continue;
+        }
+        throw error;
+      }
+      const { error } = outcome;
+      if (!(error instanceof NetworkError)) throw error;
+      const mayRetry = retryable || !error.sent;
+      if (mayRetry && attempt < MAX_ATTEMPTS && !isPermanentNetworkError(error)) {
+        await this.pause(attempt, undefined, error.message);
+        continue;
+      }
+      throw error;
+    }
+  }
+
+  private async pause(attempt: number, retryAfterMs: number | undefined, why: string): Promise<void> {
+    // Exponential backoff with full jitter on top of half the step, so that retries spread out.
+    const step = 250 * 2 ** (attempt - 1);
+    const backoff = step / 2 + Math.random() * (step / 2);
+    const wait = Math.max(backoff, retryAfterMs ?? 0);
+    this.trace(`* retrying after ${why} in ${Math.round(wait)} ms (attempt ${attempt + 1} of ${MAX_ATTEMPTS})`);
+    try {
+      await this.options.clock.sleep(wait, this.options.signal);
+    } catch {
+      throw new InterruptedError();
+    }
+  }
+
+  private async attempt(
+    req: ApiRequest,
+    url: URL,
+    attempt: number,
+  ): Promise<{ kind: 'answer'; response: ApiResponse } | { kind: 'error'; error: unknown }> {
+    const headers: Record<string, string> = {
+      authorization: this.authorization,
+      accept: 'application/json',
+      'user-agent': this.options.userAgent ?? 'svc-cli',
+    };
+    let body: Uint8Array | string | undefined;
+    if (req.json !== undefined) {
+      body = JSON.stringify(req.json);
+      headers['content-type'] = 'application/json';
+    } else if (req.raw) {
+      body = req.raw.body;
+      headers['content-type'] = req.raw.contentType;
+    }
+    const timeoutMs = req.timeoutMs ?? this.options.timeoutMs;
+    const signals = [AbortSignal.timeout(timeoutMs)];
+    if (this.options.signal) signals.push(this.options.signal);
+    if (req.signal) signals.push(req.signal);
+    const signal = AbortSignal.any(signals);
+    const started = performance.now();
+    if (this.options.debug) {
+      this.trace(`> ${req.method} ${url.href}${attempt > 1 ? ` (attempt ${attempt})` : ''}`);
+      for (const [name, value] of Object.entries(headers)) {
+        this.trace(`> ${name}: ${name === 'authorization' ? 'Basic [REDACTED]' : value}`);
+      }
+      if (body !== undefined) this.trace(`> ${describeBody(body, headers['content-type'] ?? '')}`);
+    }
+    let sentHeaders = false;
+    try {
+      const dispatcher = await this.dispatcher();
+      const { request } = await import('undici');
+      const answer = await request(url, {
+        method: req.method,
+        headers,
+        body,
+        dispatcher,
+        signal,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+      sentHeaders = true;
+      const bytes = Buffer.from(await answer.body.arrayBuffer());
+      const responseHeaders = flattenHeaders(answer.headers);
+      const text = bytes.toString('utf8');
+      const response: ApiResponse = { status: answer.statusCode, headers: responseHeaders, data: undefined, text };
+      if (this.options.debug) {
+        this.trace(`< ${answer.statusCode} (${Math.round(performance.now() - started)} ms)`);
+        for (const [name, value] of Object.entries(responseHeaders)) this.trace(`< ${name}: ${value}`);
+        if (text !== '') this.trace(`< ${redactJsonText(truncate(text, 4000))}`);
+      }
+      response.data = parseBody(text, responseHeaders['content-type'], answer.statusCode, req.method, url);
+      return { kind: 'answer', response };
+    } catch (error) {
+      if (error instanceof CliError) return { kind: 'error', error };
+      if (this.options.signal?.aborted || req.signal?.aborted) return { kind: 'error', error: new InterruptedError() };
+      const networkError = toNetworkError(error, url, timeoutMs, sentHeaders, signal.aborted);
+      this.trace(`< ${networkError.message} (${Math.round(performance.now() - started)} ms)`);
+      return { kind: 'error', error: networkError };
+    }
+  }
+
+  async close(): Promise<void> {
+    const own = this.ownDispatcher;
+    this.ownDispatcher = undefined;
+    this.dispatcherPromise = undefined;
+    if (own) await own.close().catch(() => undefined);
+  }
+}
+
+function describeBody(body: Uint8Array | string, contentType: string): string {
+  if (typeof body === 'string' && contentType.includes('json')) return redactJsonText(truncate(body, 4000));
+  const length = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+  return `[${length} bytes of ${contentType.split(';')[0] || 'data'}]`;
+}
+
+function truncate(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}... [${text.length - max} more characters]` : text;
+}
+
+function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return flat;
+}
+
+function parseBody(text: string, contentType: string | undefined, status: number, method: string, url: URL): unknown {
+  if (text.trim() === '') return undefined;
+  const looksJson = (contentType ?? '').includes('json') || /^\s*[[{"]/.test(text);
+  if (!looksJson) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    if (status >= 400) return undefined;
+    throw new ApiError(`The server answered ${method} ${url.pathname} with a body that is not valid JSON: ${firstLine(text)}`, {
+      status,
+    });
+  }
+}
+
+export function firstLine(text: string): string {
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1] ?? /<h1[^>]*>([^<]*)<\/h1>/i.exec(text)?.[1];
+  const line = (title ?? text.split(/\r?\n/).find((l) => l.trim() !== '') ?? '').trim();
+  return line.length > 200 ? `${line.slice(0, 200)}...` : line;
+}
+
+function stringField(data: unknown, name: string): string | undefined {
+  if (typeof data !== 'object' || data === null) return undefined;
+  const value = (data as Record<string, unknown>)[name];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** The one mapping from an error answer to a typed error, tolerant of any body. */
+export function errorFromResponse(response: ApiResponse, method: string, url: URL): CliError {
+  const { status, data, text } = response;
+  let message = stringField(data, 'message') ?? stringField(data, 'error') ?? stringField(data, 'detail');
+  const title = stringField(data, 'title');
+  const errorCode = stringField(data, 'errorCode') ?? stringField(data, 'code');
+  const errors = typeof data === 'object' && data !== null ? (data as Record<string, unknown>)['errors'] : undefined;
+  if (errors !== undefined && typeof errors === 'object' && errors !== null) {
+    // ASP.NET-style validation problems: {"errors": {"field": ["reason"]}}.
+    const details = Object.entries(errors as Record<string, unknown>)
+      .map(([field, reasons]) => `${field}: ${Array.isArray(reasons) ? reasons.join('; ') : String(reasons)}`)
+      .join(', ');
+    if (details) message = message ? `${message} (${details})` : details;
+  }
+  if (!message) message = title ?? (text.trim() ? firstLine(text) : `empty answer`);
+  const where = `${method} ${decodeURIComponent(url.pathname)}`;
+  const extra = { status, ...(title ? { title } : {}), ...(errorCode ? { errorCode } : {}) };
+  if (status === 401) {
+    return new AuthError(`${message}${errorCode ? ` (${errorCode})` : ''}`, {
+      ...extra,
+      hints: ['Check the username and password: `svc auth status` shows which ones are in use.'],
+    });
+  }
+  if (status === 403) return new AuthError(`Permission denied for ${where}: ${message}`, extra);
+  if (status === 404) return new NotFoundError(`Not found: ${where}${message !== 'empty answer' ? `: ${message}` : ''}`, extra);
+  if (status === 400 || status === 409 || status === 413 || status === 415 || status === 422) {
+    return new ApiError(`The server refused ${where} (${status}): ${message}`, extra);
+  }
+  return new ApiError(`${where} failed with HTTP ${status}: ${message}`, extra);
+}
+
+export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  if (/^\d+(\.\d+)?$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const date = Date.parse(value);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - now);
+}
+
+function errorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function isPermanentNetworkError(error: NetworkError): boolean {
+  const code = errorCode(error.cause) ?? '';
+  return code.startsWith('ERR_TLS') || code.includes('CERT') || code === 'ENOTFOUND' || code === 'DEPTH_ZERO_SELF_SIGNED_CERT';
+}
+
+function toNetworkError(error: unknown, url: URL, timeoutMs: number, answered: boolean, timedOut: boolean): NetworkError {
+  const code = errorCode(error);
+  const host = url.host;
+  if (timedOut || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+    return new NetworkError(`No answer from ${host} within ${timeoutMs / 1000} s (--timeout)`, true, error);
+  }
+  if (code !== undefined && NOT_SENT_CODES.has(code)) {
+    const what = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' ? 'host not found' : code;
+    return new NetworkError(`Cannot connect to ${host}: ${what}`, false, error);
+  }
+  if (code !== undefined && (code.startsWith('ERR_TLS') || code.includes('CERT'))) {
+    return new NetworkError(`TLS failure talking to ${host} (${code}); for a private CA, set NODE_EXTRA_CA_CERTS`, false, error);
+  }
+  const detail = error instanceof Error ? error.message : String(error);
+  return new NetworkError(
+    `The connection to ${host} failed${answered ? ' while reading the answer' : ''}: ${detail}${code ? ` (${code})` : ''}`,
+    true,
+    error,
+  );
+}
+
+export function encodePathSegment(value: string): string {
+  return encodeURIComponent(value);
+}
+
+export { UsageError };

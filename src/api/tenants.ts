@@ -1,0 +1,40 @@
+import type { ApiClient } from './http.js';
+import { unwrapList } from './lists.js';
+
+// Typed calls for tenants. They return what the server said and never print.
+
+export type Tenant = Record<string, unknown> & {
+  tenantId?: string;
+  domain?: string;
+  settings?: Record<string, unknown>;
+};
+
+export interface TenantWrite {
+  tenantId?: string;
+  domain?: string;
+  settings?: Record<string, unknown>;
+  [extra: string]: unknown;
+}
+
+const path = (id: string): string => `tenants/${encodeURIComponent(id)}`;
+
+export async function listTenants(api: ApiClient): Promise<Tenant[]> {
+  const response = await api.request({ method: 'GET', path: 'tenants' });
+  return unwrapList(response.data).items as Tenant[];
+}
+
+export async function getTenant(api: ApiClient, id: string): Promise<Tenant> {
+  const response = await api.request({ method: 'GET', path: path(id) });
+  return (response.data ?? {}) as Tenant;
+}
+
+export async function createTenant(api: ApiClient, body: TenantWrite): Promise<Tenant | undefined> {
+  const response = await api.request({ method: 'POST', path: 'tenants', json: body });
+  return response.data as Tenant | undefined;
+}
+
+/** PUT; the answer's body when it has one, else undefined (the caller reads the tenant back). */
+export async function updateTenant(api: ApiClient, id: string, body: TenantWrite): Promise<Tenant | undefined> {
+  const response = await api.request({ method: 'PUT', path: path(id), json: body });
+  return typeof response.data === 'object' && response.data !== null ? (response.data as Tenant) : undefined;
+}

@@ -1,0 +1,60 @@
+import type { CommandInput } from '../spec.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import type { ApiRequest, QueryValue } from '../../api/http.js';
+import { parseJsonText, readTextFile } from '../shared/input.js';
+import { API_METHODS } from './index.js';
+
+export async function run(input: CommandInput, ctx: Context): Promise<number> {
+  const methodText = input.arg(0) ?? '';
+  const method = API_METHODS.find((m) => m === methodText.toUpperCase());
+  if (!method) throw new UsageError(`METHOD must be one of ${API_METHODS.join(', ')}, not "${methodText}"`);
+  const rawPath = input.arg(1) ?? '';
+  if (/^[a-z]+:\/\//i.test(rawPath)) {
+    throw new UsageError(`PATH is relative to {base_url}/api/v1 (like /tenants), not a full URL: "${rawPath}"`);
+  }
+  const [pathPart, queryPart] = rawPath.split('?', 2) as [string, string | undefined];
+  const query: Record<string, QueryValue> = {};
+  const addQuery = (key: string, value: string): void => {
+    const previous = query[key];
+    query[key] = previous === undefined ? value : [...(Array.isArray(previous) ? (previous as string[]) : [String(previous)]), value];
+  };
+  if (queryPart) for (const [k, v] of new URLSearchParams(queryPart)) addQuery(k, v);
+  for (const pair of input.strings('query')) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--query takes key=value, not "${pair}"`);
+    addQuery(pair.slice(0, eq), pair.slice(eq + 1));
+  }
+  const request: ApiRequest = { method, path: pathPart.replace(/^\/?(api\/v1\/)?/, ''), query };
+  const data = input.string('data');
+  if (data !== undefined) {
+    let text: string;
+    let source: string;
+    if (data === '@-') {
+      text = await ctx.readStdin('--data @-');
+      source = '<stdin>';
+    } else if (data.startsWith('@')) {
+      source = data.slice(1);
+      text = await readTextFile(source, 'data file');
+    } else {
+      text = data;
+      source = '--data';
+    }
+    request.json = parseJsonText(text, source);
+  }
+  const response = await (await ctx.api()).request(request);
+  if (input.flag('include')) {
+    ctx.io.stderr.write(`HTTP ${response.status}\n`);
+    for (const [name, value] of Object.entries(response.headers)) ctx.io.stderr.write(`${name}: ${value}\n`);
+    ctx.io.stderr.write('\n');
+  }
+  if (response.data !== undefined) {
+    const pretty = ctx.globals.output === 'ndjson' ? JSON.stringify(response.data) : JSON.stringify(response.data, null, 2);
+    ctx.io.stdout.write(`${pretty}\n`);
+  } else if (response.text !== '') {
+    ctx.io.stdout.write(response.text.endsWith('\n') ? response.text : `${response.text}\n`);
+  } else if (ctx.globals.output === 'json') {
+    ctx.io.stdout.write('null\n');
+  }
+  return 0;
+}

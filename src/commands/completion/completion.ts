@@ -1,0 +1,12 @@
+import type { CommandInput } from '../spec.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { completionScript } from './generate.js';
+import { SHELLS } from './index.js';
+
+export async function run(input: CommandInput, ctx: Context): Promise<number> {
+  const shell = SHELLS.find((s) => s === (input.arg(0) ?? '').toLowerCase());
+  if (!shell) throw new UsageError(`SHELL must be one of ${SHELLS.join(', ')}, not "${input.arg(0) ?? ''}"`);
+  ctx.io.stdout.write(completionScript(shell));
+  return 0;
+}

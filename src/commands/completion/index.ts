@@ -1,0 +1,17 @@
+import type { CommandSpec } from '../spec.js';
+
+export const SHELLS = ['bash', 'zsh', 'fish'] as const;
+
+export const completionCommands: CommandSpec[] = [
+  {
+    path: ['completion'],
+    summary: 'print a shell completion script',
+    args: [{ name: 'SHELL', description: 'bash, zsh or fish', required: true, choices: SHELLS }],
+    examples: [
+      'svc completion bash > ~/.local/share/bash-completion/completions/svc',
+      'svc completion zsh > "${fpath[1]}/_svc"',
+      'svc completion fish > ~/.config/fish/completions/svc.fish',
+    ],
+    load: () => import('./completion.js'),
+  },
+];

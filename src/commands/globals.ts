@@ -1,0 +1,14 @@
+import type { OptionSpec } from './spec.js';
+
+export const OUTPUT_FORMATS = ['table', 'json', 'ndjson'] as const;
+
+/** Options every command takes, before or after its name. */
+export const GLOBAL_OPTIONS: readonly OptionSpec[] = [
+  { flags: '--json', description: 'machine output: one JSON document on stdout (same as -o json)' },
+  { flags: '-o, --output <format>', description: 'output format', choices: OUTPUT_FORMATS },
+  { flags: '--profile <name>', description: 'use this profile (default: SVC_PROFILE, then the active profile)' },
+  { flags: '--base-url <url>', description: "override the profile's base URL (default: SVC_BASE_URL)" },
+  { flags: '--debug', description: 'trace HTTP requests and answers on stderr, secrets redacted' },
+  { flags: '--no-color', description: 'no colour (also off for NO_COLOR or when not a TTY)' },
+  { flags: '--timeout <seconds>', description: 'per-request timeout in seconds (default 30)' },
+];

@@ -1,0 +1,31 @@
+import type { CommandInput } from '../spec.js';
+import type { Context } from '../../context.js';
+import { readStore } from '../../config/store.js';
+import { writeList } from '../../output/render.js';
+
+interface ProfileRow {
+  name: string;
+  active: boolean;
+  baseUrl: string;
+  username: string;
+  tenant: string | null;
+}
+
+export async function run(_input: CommandInput, ctx: Context): Promise<number> {
+  const data = readStore(ctx.settings().configDir);
+  const rows: ProfileRow[] = Object.entries(data.profiles ?? {}).map(([name, p]) => ({
+    name,
+    active: name === data.activeProfile,
+    baseUrl: p.baseUrl,
+    username: p.username,
+    tenant: p.tenant ?? null,
+  }));
+  await writeList(ctx, rows, [
+    { header: '', value: (r) => (r.active ? '*' : '') },
+    { header: 'NAME', value: (r) => r.name },
+    { header: 'BASE URL', value: (r) => r.baseUrl },
+    { header: 'USERNAME', value: (r) => r.username },
+    { header: 'TENANT', value: (r) => r.tenant },
+  ]);
+  return 0;
+}

@@ -1,0 +1,111 @@
+import { readFile } from 'node:fs/promises';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { isE164, isGuid } from '../../domain/validate.js';
+import { stripOneTrailingNewline } from '../../output/io.js';
+
+// Input checks shared by commands. Each failure is a usage error (exit 2) naming the bad value,
+// and for files the file and the line.
+
+/** Line and column of a character offset, both from 1. */
+export function lineColumnAt(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < offset && i < text.length; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { line, column: offset - lineStart + 1 };
+}
+
+/** Parses JSON; a syntax error names the source and the line and column where it was found. */
+export function parseJsonText(text: string, source: string): unknown {
+  const clean = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  if (clean.trim() === '') throw new UsageError(`${source}: is empty, expected JSON`);
+  try {
+    return JSON.parse(clean) as unknown;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const lineCol = /line (\d+) column (\d+)/.exec(message);
+    const position = /position (\d+)/.exec(message);
+    let where = '';
+    if (lineCol) where = `:${lineCol[1]}:${lineCol[2]}`;
+    else if (position) {
+      const at = lineColumnAt(clean, Number(position[1]));
+      where = `:${at.line}:${at.column}`;
+    } else if (/Unexpected end of JSON/i.test(message)) {
+      const at = lineColumnAt(clean, clean.length);
+      where = `:${at.line}:${at.column}`;
+    }
+    const reason = message.replace(/^JSON\.parse: /, '').replace(/ in JSON at position \d+.*$/, '').replace(/, "[^]*$/, '');
+    throw new UsageError(`${source}${where}: invalid JSON: ${reason}`);
+  }
+}
+
+export async function readTextFile(path: string, what = 'file'): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : String(code ?? error);
+    throw new UsageError(`Cannot read ${what} ${path}: ${reason}`);
+  }
+}
+
+export async function readJsonFile(path: string): Promise<unknown> {
+  return parseJsonText(await readTextFile(path, 'JSON file'), path);
+}
+
+/** A JSON object from a file, or a usage error naming the file. */
+export async function readJsonObjectFile(path: string): Promise<Record<string, unknown>> {
+  const data = await readJsonFile(path);
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+    throw new UsageError(`${path}:1:1: expected a JSON object`);
+  }
+  return data as Record<string, unknown>;
+}
+
+export function requireGuid(value: string, what: string): string {
+  if (!isGuid(value)) throw new UsageError(`${what} must be a GUID (like 3f2504e0-4f89-11d3-9a0c-0305e82c3301), not "${value}"`);
+  return value;
+}
+
+export function requireE164(value: string, what: string): string {
+  if (!isE164(value.trim())) {
+    throw new UsageError(`${what} "${value}" is not an E.164 number (a + then 8 to 15 digits, the first not 0, e.g. +15551234567)`);
+  }
+  return value.trim();
+}
+
+/** The tenant from --tenant, SVC_TENANT or the profile, checked; a usage error says how to give one. */
+export function requireTenant(ctx: Context, flag: string | undefined): string {
+  const settings = ctx.settings({ tenant: flag });
+  if (!settings.tenant) {
+    throw new UsageError('A tenant is needed', [
+      'Give --tenant GUID, set SVC_TENANT, or store a default with `svc auth login --tenant GUID`.',
+    ]);
+  }
+  const source = settings.tenantSource === 'flag' ? '--tenant' : settings.tenantSource === 'env' ? 'SVC_TENANT' : `the tenant of profile "${settings.profileName}"`;
+  return requireGuid(settings.tenant, source);
+}
+
+/** A secret from stdin (one trailing newline dropped), or from a prompt when a person is there. */
+export async function readSecretFromStdin(ctx: Context, flag: string): Promise<string> {
+  if (ctx.io.stdinIsTTY && ctx.io.canPrompt) {
+    const prompter = await ctx.prompter();
+    return prompter.password(`${flag.replace(/^--/, '').replace(/-stdin$/, '').replace(/-/g, ' ')}:`);
+  }
+  const secret = stripOneTrailingNewline(await ctx.readStdin(flag));
+  if (secret === '') throw new UsageError(`${flag}: standard input was empty`);
+  return secret;
+}
+
+/** A secret from the environment variable a flag names. */
+export function secretFromEnv(ctx: Context, variable: string, flag: string): string {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(variable)) throw new UsageError(`${flag} takes the name of an environment variable, not "${variable}"`);
+  const value = ctx.env[variable];
+  if (value === undefined || value === '') throw new UsageError(`${flag}: the environment variable ${variable} is not set or empty`);
+  return value;
+}

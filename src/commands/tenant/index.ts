@@ -1,0 +1,54 @@
+import type { CommandSpec, GroupSpec, OptionSpec } from '../spec.js';
+import { WEBHOOK_EVENT_TYPES } from '../../domain/validate.js';
+
+export const tenantGroup: GroupSpec = { name: 'tenant', summary: 'tenants and their webhook settings' };
+
+const webhookOptions: OptionSpec[] = [
+  { flags: '--domain <domain>', description: 'custom domain of the tenant' },
+  { flags: '--webhook-primary-uri <url>', description: 'primary webhook endpoint (https://)' },
+  { flags: '--webhook-secondary-uri <url>', description: 'fallback webhook endpoint (https://)' },
+  { flags: '--webhook-secret-stdin', description: 'read the webhook signing secret from standard input' },
+  { flags: '--webhook-secret-env <var>', description: 'take the webhook signing secret from this environment variable' },
+  { flags: '--webhook-basic-auth-username <user>', description: 'Basic auth user the service sends to the webhook' },
+  { flags: '--webhook-basic-auth-password-stdin', description: 'read the webhook Basic auth password from standard input' },
+  { flags: '--webhook-event-type <type>', description: 'which events are sent', choices: WEBHOOK_EVENT_TYPES },
+  { flags: '--file <tenant.json>', description: 'take the body from a JSON file (flags override its fields)', complete: 'file' },
+];
+
+export const tenantCommands: CommandSpec[] = [
+  {
+    path: ['tenant', 'list'],
+    summary: "list the tenants of your account",
+    examples: ['svc tenant list', 'svc tenant list --json | jq -r ".[].tenantId"'],
+    load: () => import('./list.js'),
+  },
+  {
+    path: ['tenant', 'get'],
+    summary: 'show a tenant and its settings (the webhook secret stays hidden)',
+    args: [{ name: 'ID', description: 'tenant GUID', required: true }],
+    examples: ['svc tenant get 3f2504e0-4f89-11d3-9a0c-0305e82c3301'],
+    load: () => import('./get.js'),
+  },
+  {
+    path: ['tenant', 'create'],
+    summary: 'create a tenant, optionally with webhook settings',
+    options: [{ flags: '--tenant-id <guid>', description: 'choose the GUID (generated when omitted)' }, ...webhookOptions],
+    examples: [
+      'svc tenant create --domain example.com',
+      'printf %s "$WEBHOOK_SECRET" | svc tenant create --webhook-primary-uri https://hooks.example.com/svc --webhook-secret-stdin --webhook-event-type All',
+      'svc tenant create --file tenant.json',
+    ],
+    load: () => import('./create.js'),
+  },
+  {
+    path: ['tenant', 'update'],
+    summary: "change a tenant's domain or webhook settings (other settings are kept)",
+    args: [{ name: 'ID', description: 'tenant GUID', required: true }],
+    options: webhookOptions,
+    examples: [
+      'svc tenant update 3f2504e0-4f89-11d3-9a0c-0305e82c3301 --webhook-event-type MessageReceived',
+      'WEBHOOK_SECRET=... svc tenant update 3f2504e0-4f89-11d3-9a0c-0305e82c3301 --webhook-secret-env WEBHOOK_SECRET',
+    ],
+    load: () => import('./update.js'),
+  },
+];

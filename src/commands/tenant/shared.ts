@@ -1,0 +1,140 @@
+import type { CommandInput } from '../spec.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { isHttpsUrl, isLoopbackHost, matchEnum, WEBHOOK_EVENT_TYPES } from '../../domain/validate.js';
+import { readJsonObjectFile, readSecretFromStdin, requireGuid, secretFromEnv } from '../shared/input.js';
+import type { Tenant, TenantWrite } from '../../api/tenants.js';
+import { statusTone, writeObject, type Column } from '../../output/render.js';
+
+export const WEBHOOK_FIELDS = [
+  'webhookPrimaryUri',
+  'webhookSecondaryUri',
+  'webhookSecret',
+  'webhookBasicAuthUsername',
+  'webhookBasicAuthPassword',
+  'webhookEventType',
+] as const;
+export const SECRET_FIELDS = ['webhookSecret', 'webhookBasicAuthPassword'] as const;
+const READ_ONLY_FIELDS = ['owner', 'billableOwner', 'createdDate'];
+const HIDDEN = '********';
+
+export interface TenantChanges {
+  body: TenantWrite;
+  /** Secrets given on this run, to scrub from any trace. */
+  secrets: string[];
+}
+
+function checkWebhookUri(value: string, where: string): void {
+  let loopbackHttp = false;
+  try {
+    const url = new URL(value);
+    loopbackHttp = url.protocol === 'http:' && isLoopbackHost(url.hostname);
+  } catch {
+    // reported below
+  }
+  if (!isHttpsUrl(value) && !loopbackHttp) {
+    throw new UsageError(`${where} must be an https:// URL (http:// only for a loopback listener), not "${value}"`);
+  }
+}
+
+/** The body a create or update sends: --file first, then the flags over it. Checked before sending. */
+export async function tenantChanges(input: CommandInput, ctx: Context): Promise<TenantChanges> {
+  const body: TenantWrite = {};
+  const settings: Record<string, unknown> = {};
+  const secrets: string[] = [];
+  const file = input.string('file');
+  if (file !== undefined) {
+    const data = await readJsonObjectFile(file);
+    for (const field of READ_ONLY_FIELDS) {
+      if (field in data) throw new UsageError(`${file}: "${field}" is read-only (the service sets it from your credentials)`);
+    }
+    for (const [key, value] of Object.entries(data)) {
+      if (key === 'settings') {
+        if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`${file}: "settings" must be an object`);
+        Object.assign(settings, value);
+      } else if ((WEBHOOK_FIELDS as readonly string[]).includes(key)) {
+        // The document shows webhook fields at the top level once; the contract puts them in settings.
+        settings[key] = value;
+      } else {
+        body[key] = value;
+      }
+    }
+    for (const [key, value] of Object.entries(settings)) {
+      if (value !== null && value !== undefined && (WEBHOOK_FIELDS as readonly string[]).includes(key) && typeof value !== 'string') {
+        throw new UsageError(`${file}: settings.${key} must be a string`);
+      }
+    }
+    if (typeof settings['webhookEventType'] === 'string') {
+      const match = matchEnum(WEBHOOK_EVENT_TYPES, settings['webhookEventType']);
+      if (!match) throw new UsageError(`${file}: settings.webhookEventType must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}, not "${settings['webhookEventType']}"`);
+      settings['webhookEventType'] = match;
+    }
+    for (const key of ['webhookPrimaryUri', 'webhookSecondaryUri'] as const) {
+      if (typeof settings[key] === 'string') checkWebhookUri(settings[key], `${file}: settings.${key}`);
+    }
+    if (typeof body.tenantId === 'string') requireGuid(body.tenantId, `${file}: tenantId`);
+    for (const key of SECRET_FIELDS) if (typeof settings[key] === 'string') secrets.push(settings[key]);
+  }
+  const tenantId = input.string('tenantId');
+  if (tenantId !== undefined) body.tenantId = requireGuid(tenantId, '--tenant-id');
+  const domain = input.string('domain');
+  if (domain !== undefined) body.domain = domain;
+  const primary = input.string('webhookPrimaryUri');
+  if (primary !== undefined) {
+    checkWebhookUri(primary, '--webhook-primary-uri');
+    settings['webhookPrimaryUri'] = primary;
+  }
+  const secondary = input.string('webhookSecondaryUri');
+  if (secondary !== undefined) {
+    checkWebhookUri(secondary, '--webhook-secondary-uri');
+    settings['webhookSecondaryUri'] = secondary;
+  }
+  const eventType = input.string('webhookEventType');
+  if (eventType !== undefined) settings['webhookEventType'] = eventType;
+  const basicUser = input.string('webhookBasicAuthUsername');
+  if (basicUser !== undefined) settings['webhookBasicAuthUsername'] = basicUser;
+  if (input.flag('webhookSecretStdin') && input.string('webhookSecretEnv') !== undefined) {
+    throw new UsageError('Give the webhook secret once: --webhook-secret-stdin or --webhook-secret-env, not both');
+  }
+  const secretEnv = input.string('webhookSecretEnv');
+  if (secretEnv !== undefined) settings['webhookSecret'] = secretFromEnv(ctx, secretEnv, '--webhook-secret-env');
+  if (input.flag('webhookSecretStdin')) settings['webhookSecret'] = await readSecretFromStdin(ctx, '--webhook-secret-stdin');
+  if (input.flag('webhookBasicAuthPasswordStdin')) {
+    settings['webhookBasicAuthPassword'] = await readSecretFromStdin(ctx, '--webhook-basic-auth-password-stdin');
+  }
+  for (const key of SECRET_FIELDS) if (typeof settings[key] === 'string' && !secrets.includes(settings[key])) secrets.push(settings[key]);
+  if (Object.keys(settings).length > 0) body.settings = settings;
+  return { body, secrets };
+}
+
+/**
+ * A tenant as shown: secret fields are never printed in clear, whatever the server sent back.
+ * A value the server already hid is kept as it is.
+ */
+export function maskTenant(tenant: Tenant, secrets: readonly string[] = []): Tenant {
+  const copy: Tenant = { ...tenant };
+  const mask = (holder: Record<string, unknown>): void => {
+    for (const key of SECRET_FIELDS) {
+      const value = holder[key];
+      if (typeof value === 'string' && value !== '' && (secrets.includes(value) || !/^[*•x]+$/i.test(value))) holder[key] = HIDDEN;
+    }
+  };
+  mask(copy);
+  if (typeof copy.settings === 'object' && copy.settings !== null) {
+    copy.settings = { ...copy.settings };
+    mask(copy.settings);
+  }
+  return copy;
+}
+
+export const tenantColumns: Column<Tenant>[] = [
+  { header: 'TENANT ID', value: (t) => t.tenantId },
+  { header: 'DOMAIN', value: (t) => t.domain },
+  { header: 'WEBHOOK', value: (t) => t.settings?.['webhookPrimaryUri'] ?? t['webhookPrimaryUri'] },
+  { header: 'EVENTS', value: (t) => t.settings?.['webhookEventType'] ?? t['webhookEventType'], tone: statusTone },
+  { header: 'CREATED', value: (t) => t['createdDate'] },
+];
+
+export async function writeTenant(ctx: Context, tenant: Tenant, secrets: readonly string[] = []): Promise<void> {
+  await writeObject(ctx, maskTenant(tenant, secrets), { title: typeof tenant.tenantId === 'string' ? `Tenant ${tenant.tenantId}` : 'Tenant' });
+}

@@ -1,0 +1,35 @@
+import type { CommandInput } from '../spec.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { getTenant, updateTenant, type TenantWrite } from '../../api/tenants.js';
+import { requireGuid } from '../shared/input.js';
+import { SECRET_FIELDS, tenantChanges, writeTenant } from './shared.js';
+
+// PUT may replace the whole tenant, so the update reads the tenant, applies the changes and sends
+// the result, leaving out read-only fields and any secret the read returned hidden.
+
+export async function run(input: CommandInput, ctx: Context): Promise<number> {
+  const id = requireGuid(input.arg(0) ?? '', 'The tenant ID');
+  const { body: changes, secrets } = await tenantChanges(input, ctx);
+  if (Object.keys(changes).length === 0) {
+    throw new UsageError('Nothing to update: give --domain, a webhook flag or --file');
+  }
+  if (changes.tenantId !== undefined && changes.tenantId !== id) {
+    throw new UsageError(`The file's tenantId ${String(changes.tenantId)} is not the tenant being updated (${id})`);
+  }
+  const api = await ctx.api();
+  for (const secret of secrets) api.addSecret(secret);
+  const current = await getTenant(api, id);
+  const currentSettings = typeof current.settings === 'object' && current.settings !== null ? { ...current.settings } : {};
+  for (const key of SECRET_FIELDS) delete currentSettings[key];
+  const { tenantId: _ignored, settings: changedSettings, ...changedFields } = changes;
+  const body: TenantWrite = {
+    domain: typeof current.domain === 'string' ? current.domain : undefined,
+    ...changedFields,
+    settings: { ...currentSettings, ...(changedSettings ?? {}) },
+  };
+  if (body.domain === undefined) delete body.domain;
+  const answer = await updateTenant(api, id, body);
+  await writeTenant(ctx, answer ?? (await getTenant(api, id)), secrets);
+  return 0;
+}

@@ -1,0 +1,20 @@
+import type { CommandSpec, GroupSpec } from './spec.js';
+import { apiCommands } from './api/index.js';
+import { authCommands, authGroup } from './auth/index.js';
+import { completionCommands } from './completion/index.js';
+import { healthCommands } from './health/index.js';
+import { profileCommands, profileGroup } from './profile/index.js';
+import { tenantCommands, tenantGroup } from './tenant/index.js';
+
+// The one command tree: parsing, help and completions all come from it.
+
+export const GROUPS: readonly GroupSpec[] = [authGroup, profileGroup, tenantGroup];
+
+export const COMMANDS: readonly CommandSpec[] = [
+  ...authCommands,
+  ...profileCommands,
+  ...healthCommands,
+  ...tenantCommands,
+  ...apiCommands,
+  ...completionCommands,
+];

@@ -1,0 +1,122 @@
+import { AuthError, UsageError } from '../errors.js';
+import { isLoopbackHost } from '../domain/validate.js';
+import { configDir, readStore, type Profile, type StoreData } from './store.js';
+
+// Where each setting comes from, highest first: command-line flag, environment, profile.
+
+export type Source = 'flag' | 'env' | 'profile' | 'default';
+
+export interface SettingsFlags {
+  profile?: string | undefined;
+  baseUrl?: string | undefined;
+  tenant?: string | undefined;
+}
+
+export interface ResolvedSettings {
+  profileName: string;
+  /** The profile as stored, when there is one by that name. */
+  profile: Profile | undefined;
+  baseUrl: string | undefined;
+  baseUrlSource: Source;
+  username: string | undefined;
+  usernameSource: Source;
+  password: string | undefined;
+  passwordSource: Source;
+  tenant: string | undefined;
+  tenantSource: Source;
+  configDir: string;
+}
+
+export function resolveSettings(flags: SettingsFlags, env: Readonly<Record<string, string | undefined>>): ResolvedSettings {
+  const dir = configDir(env);
+  const needStore = !(env['SVC_BASE_URL'] || flags.baseUrl) || !env['SVC_USERNAME'] || !env['SVC_PASSWORD'] || !(flags.tenant || env['SVC_TENANT']);
+  let store: StoreData = {};
+  if (needStore) {
+    try {
+      store = readStore(dir);
+    } catch (error) {
+      throw new UsageError(`The profile store ${dir} cannot be read: ${(error as Error).message}`, [
+        'Fix or remove the file, or set SVC_BASE_URL, SVC_USERNAME and SVC_PASSWORD.',
+      ]);
+    }
+  }
+  const pick = <T>(flag: T | undefined, envValue: T | undefined, profileValue: T | undefined): [T | undefined, Source] => {
+    if (flag !== undefined && flag !== '') return [flag, 'flag'];
+    if (envValue !== undefined && envValue !== '') return [envValue, 'env'];
+    if (profileValue !== undefined && profileValue !== '') return [profileValue, 'profile'];
+    return [undefined, 'default'];
+  };
+  const [profileName] = pick(flags.profile, env['SVC_PROFILE'], store.activeProfile);
+  const name = profileName ?? 'default';
+  const profile = store.profiles?.[name];
+  if ((flags.profile || env['SVC_PROFILE']) && !profile && needStore && !(env['SVC_USERNAME'] && env['SVC_PASSWORD'])) {
+    const known = Object.keys(store.profiles ?? {});
+    throw new UsageError(`No profile named "${name}"`, [
+      known.length ? `Known profiles: ${known.join(', ')}` : 'No profiles yet: run `svc auth login`.',
+    ]);
+  }
+  const [baseUrl, baseUrlSource] = pick(flags.baseUrl, env['SVC_BASE_URL'], profile?.baseUrl);
+  const [username, usernameSource] = pick(undefined, env['SVC_USERNAME'], profile?.username);
+  const [password, passwordSource] = pick(undefined, env['SVC_PASSWORD'], profile?.password);
+  const [tenant, tenantSource] = pick(flags.tenant, env['SVC_TENANT'], profile?.tenant);
+  return {
+    profileName: name,
+    profile,
+    baseUrl,
+    baseUrlSource,
+    username,
+    usernameSource,
+    password,
+    passwordSource,
+    tenant,
+    tenantSource,
+    configDir: dir,
+  };
+}
+
+/**
+ * Checks a base URL for the transport rule (https, or http to loopback only) and returns it
+ * with `/api/v1` appended once.
+ */
+export function apiRoot(baseUrl: string): URL {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new UsageError(`"${baseUrl}" is not a valid base URL`, ['Give an absolute URL such as https://api.example.com']);
+  }
+  if (url.protocol === 'http:') {
+    if (!isLoopbackHost(url.hostname)) {
+      throw new UsageError(`Refusing to send credentials over plain HTTP to ${url.host}: use https://`, [
+        'http:// is accepted only for loopback hosts (localhost, 127.0.0.0/8, [::1]), such as the local sandbox.',
+      ]);
+    }
+  } else if (url.protocol !== 'https:') {
+    throw new UsageError(`"${baseUrl}" is not an http(s) URL`);
+  }
+  if (url.username || url.password) {
+    throw new UsageError('The base URL must not carry credentials; use `svc auth login` or SVC_USERNAME/SVC_PASSWORD');
+  }
+  url.search = '';
+  url.hash = '';
+  const path = url.pathname.replace(/\/+$/, '');
+  url.pathname = path.endsWith('/api/v1') ? `${path}/` : `${path}/api/v1/`;
+  return url;
+}
+
+/** Credentials for a request, or an error that says which flag or variable supplies them. */
+export function requireConnection(settings: ResolvedSettings): { root: URL; username: string; password: string } {
+  if (!settings.baseUrl) {
+    throw new UsageError('No base URL is configured', [
+      'Give --base-url URL, set SVC_BASE_URL, or run `svc auth login` (try `svc auth login --sandbox` for the local sandbox).',
+    ]);
+  }
+  const root = apiRoot(settings.baseUrl);
+  if (!settings.username || !settings.password) {
+    const missing = !settings.username ? 'username' : 'password';
+    throw new AuthError(`No ${missing} is configured for profile "${settings.profileName}"`, {
+      hints: ['Run `svc auth login`, or set SVC_USERNAME and SVC_PASSWORD (CI needs no profile file then).'],
+    });
+  }
+  return { root, username: settings.username, password: settings.password };
+}

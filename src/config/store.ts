@@ -1,0 +1,114 @@
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+// The profile store. Reading is a plain JSON parse of the file (every command that talks to the
+// API needs it, and loading `conf` costs more start-up time than the whole request); writing goes
+// through `conf`, which writes atomically with mode 0600. Both agree on the path because conf is
+// always given the directory computed here.
+
+export interface Profile {
+  baseUrl: string;
+  username: string;
+  password: string;
+  tenant?: string | undefined;
+}
+
+export interface StoreData {
+  activeProfile?: string;
+  profiles?: Record<string, Profile>;
+}
+
+export const CONFIG_FILE_NAME = 'config.json';
+
+/** SVC_CONFIG_DIR, else the platform's user config directory for `svc`. */
+export function configDir(env: Readonly<Record<string, string | undefined>>): string {
+  const explicit = env['SVC_CONFIG_DIR'];
+  if (explicit) return explicit;
+  const home = env['HOME'] || env['USERPROFILE'] || homedir();
+  if (process.platform === 'win32') {
+    return join(env['APPDATA'] || join(home, 'AppData', 'Roaming'), 'svc', 'Config');
+  }
+  if (process.platform === 'darwin') return join(home, 'Library', 'Preferences', 'svc');
+  return join(env['XDG_CONFIG_HOME'] || join(home, '.config'), 'svc');
+}
+
+function isProfile(value: unknown): value is Profile {
+  if (typeof value !== 'object' || value === null) return false;
+  const p = value as Record<string, unknown>;
+  return (
+    typeof p['baseUrl'] === 'string' &&
+    typeof p['username'] === 'string' &&
+    typeof p['password'] === 'string' &&
+    (p['tenant'] === undefined || typeof p['tenant'] === 'string')
+  );
+}
+
+/** Reads the store without loading conf. A missing file is an empty store; a broken one says so. */
+export function readStore(dir: string): StoreData {
+  let text: string;
+  try {
+    text = readFileSync(join(dir, CONFIG_FILE_NAME), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw error;
+  }
+  if (text.trim() === '') return {};
+  const parsed: unknown = JSON.parse(text);
+  if (typeof parsed !== 'object' || parsed === null) return {};
+  const data = parsed as Record<string, unknown>;
+  const profiles: Record<string, Profile> = {};
+  const rawProfiles = data['profiles'];
+  if (typeof rawProfiles === 'object' && rawProfiles !== null) {
+    for (const [name, value] of Object.entries(rawProfiles)) {
+      if (isProfile(value)) profiles[name] = value;
+    }
+  }
+  const active = data['activeProfile'];
+  return typeof active === 'string' ? { activeProfile: active, profiles } : { profiles };
+}
+
+/** The writable store, backed by conf (loaded on first use). */
+export interface ProfileStore {
+  readonly path: string;
+  data(): StoreData;
+  setProfile(name: string, profile: Profile): void;
+  removeProfile(name: string): boolean;
+  setActive(name: string | undefined): void;
+}
+
+export async function openProfileStore(dir: string): Promise<ProfileStore> {
+  const { default: Conf } = await import('conf');
+  const conf = new Conf<StoreData>({
+    projectName: 'svc',
+    projectSuffix: '',
+    cwd: dir,
+    configName: 'config',
+    configFileMode: 0o600,
+    clearInvalidConfig: false,
+  });
+  const read = (): StoreData => readStore(dir);
+  return {
+    path: conf.path,
+    data: read,
+    setProfile(name, profile) {
+      const profiles = { ...(read().profiles ?? {}) };
+      const clean: Profile = { baseUrl: profile.baseUrl, username: profile.username, password: profile.password };
+      if (profile.tenant) clean.tenant = profile.tenant;
+      profiles[name] = clean;
+      conf.set('profiles', profiles);
+    },
+    removeProfile(name) {
+      const profiles = { ...(read().profiles ?? {}) };
+      if (!(name in profiles)) return false;
+      delete profiles[name];
+      conf.set('profiles', profiles);
+      if (read().activeProfile === name) conf.delete('activeProfile');
+      return true;
+    },
+    setActive(name) {
+      if (name === undefined) conf.delete('activeProfile');
+      else conf.set('activeProfile', name);
+    },
+  };
+}

@@ -1,0 +1,187 @@
+import type { Dispatcher } from 'undici';
+import type { ApiClient, Clock } from './api/http.js';
+import type { IOStreams } from './output/io.js';
+import { resolveSettings, type ResolvedSettings } from './config/settings.js';
+import type { ProfileStore } from './config/store.js';
+import { AuthError, InterruptedError, UsageError } from './errors.js';
+import { readAllText } from './output/io.js';
+
+// The Context handed to every command: streams, environment, clock, global options, and the
+// costly dependencies (settings, profile store, API client, prompts) built only when asked for.
+
+export type OutputFormat = 'table' | 'json' | 'ndjson';
+export type Env = Readonly<Record<string, string | undefined>>;
+
+export interface GlobalOptions {
+  output: OutputFormat;
+  profile: string | undefined;
+  baseUrl: string | undefined;
+  debug: boolean;
+  timeoutMs: number;
+}
+
+export interface Prompter {
+  input(message: string, options?: { default?: string; validate?: (value: string) => true | string }): Promise<string>;
+  password(message: string): Promise<string>;
+  confirm(message: string, defaultValue?: boolean): Promise<boolean>;
+}
+
+export interface Context {
+  readonly io: IOStreams;
+  readonly env: Env;
+  readonly clock: Clock;
+  readonly globals: GlobalOptions;
+  /** Aborted on Ctrl-C. */
+  readonly signal: AbortSignal;
+  /** The settings for this command; `tenant` is the command's --tenant flag, when it has one. */
+  settings(flags?: { tenant?: string | undefined }): ResolvedSettings;
+  profileStore(): Promise<ProfileStore>;
+  /** The API client for the resolved settings (or explicit connection details, for `auth login`). */
+  api(connection?: { baseUrl: string; username: string; password: string }): Promise<ApiClient>;
+  prompter(): Promise<Prompter>;
+  /** One line of --debug trace on stderr (nothing without --debug). */
+  debug(line: string): void;
+  /** A warning on stderr. */
+  warn(message: string): void;
+  /**
+   * All of standard input as text, for the one flag that claims it; a second claim in the same
+   * command is a usage error naming both flags.
+   */
+  readStdin(purpose: string): Promise<string>;
+  /** Resources to release when the command ends (servers, clients). */
+  onClose(close: () => Promise<void> | void): void;
+}
+
+export interface ContextDeps {
+  io: IOStreams;
+  env: Env;
+  clock?: Clock | undefined;
+  signal?: AbortSignal | undefined;
+  /** Tests inject an undici MockAgent here. */
+  dispatcher?: Dispatcher | undefined;
+  /** Tests inject scripted answers here. */
+  prompter?: Prompter | undefined;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) =>
+    new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(new InterruptedError());
+        return;
+      }
+      const onAbort = (): void => {
+        clearTimeout(timer);
+        reject(new InterruptedError());
+      };
+      const timer = setTimeout(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    }),
+};
+
+export class CommandContext implements Context {
+  readonly io: IOStreams;
+  readonly env: Env;
+  readonly clock: Clock;
+  readonly signal: AbortSignal;
+  private readonly closers: (() => Promise<void> | void)[] = [];
+  private clientPromise: Promise<ApiClient> | undefined;
+  private resolved: ResolvedSettings | undefined;
+  private stdinClaim: string | undefined;
+
+  constructor(
+    private readonly deps: ContextDeps,
+    readonly globals: GlobalOptions,
+  ) {
+    this.io = deps.io;
+    this.env = deps.env;
+    this.clock = deps.clock ?? systemClock;
+    this.signal = deps.signal ?? new AbortController().signal;
+  }
+
+  settings(flags: { tenant?: string | undefined } = {}): ResolvedSettings {
+    const resolve = (tenant: string | undefined): ResolvedSettings =>
+      resolveSettings({ profile: this.globals.profile, baseUrl: this.globals.baseUrl, tenant }, this.env);
+    if (flags.tenant !== undefined) return resolve(flags.tenant);
+    this.resolved ??= resolve(undefined);
+    return this.resolved;
+  }
+
+  async profileStore(): Promise<ProfileStore> {
+    const { openProfileStore } = await import('./config/store.js');
+    return openProfileStore(this.settings().configDir);
+  }
+
+  api(connection?: { baseUrl: string; username: string; password: string }): Promise<ApiClient> {
+    if (connection) return this.buildClient(connection);
+    this.clientPromise ??= (async () => {
+      const { requireConnection } = await import('./config/settings.js');
+      const settings = this.settings();
+      const { root } = requireConnection(settings);
+      return this.buildClient({ baseUrl: root.href, username: settings.username ?? '', password: settings.password ?? '' });
+    })();
+    return this.clientPromise;
+  }
+
+  private async buildClient(connection: { baseUrl: string; username: string; password: string }): Promise<ApiClient> {
+    const [{ ApiClient }, { apiRoot }] = await Promise.all([import('./api/http.js'), import('./config/settings.js')]);
+    if (!connection.username || !connection.password) {
+      throw new AuthError('A username and a password are needed');
+    }
+    const client = new ApiClient({
+      root: apiRoot(connection.baseUrl),
+      username: connection.username,
+      password: connection.password,
+      timeoutMs: this.globals.timeoutMs,
+      clock: this.clock,
+      env: this.env,
+      signal: this.signal,
+      debug: this.globals.debug ? (line) => this.debug(line) : undefined,
+      dispatcher: this.deps.dispatcher,
+      userAgent: `svc-cli (node ${process.version})`,
+    });
+    this.onClose(() => client.close());
+    return client;
+  }
+
+  async prompter(): Promise<Prompter> {
+    if (this.deps.prompter) return this.deps.prompter;
+    const { createInquirerPrompter } = await import('./output/prompter.js');
+    return createInquirerPrompter(this.io, this.signal);
+  }
+
+  debug(line: string): void {
+    if (this.globals.debug) this.io.stderr.write(`[debug] ${line}\n`);
+  }
+
+  warn(message: string): void {
+    this.io.stderr.write(`${this.io.colorStderr ? '\u001b[33mwarning:\u001b[39m' : 'warning:'} ${message}\n`);
+  }
+
+  onClose(close: () => Promise<void> | void): void {
+    this.closers.push(close);
+  }
+
+  async readStdin(purpose: string): Promise<string> {
+    if (this.stdinClaim !== undefined) {
+      throw new UsageError(`${purpose} and ${this.stdinClaim} cannot both read standard input`);
+    }
+    this.stdinClaim = purpose;
+    return readAllText(this.io.stdin);
+  }
+
+  async close(): Promise<void> {
+    const closers = this.closers.splice(0).reverse();
+    for (const close of closers) {
+      try {
+        await close();
+      } catch {
+        // Release what can be released; a failed close must not hide the command's own outcome.
+      }
+    }
+  }
+}

@@ -1,0 +1,116 @@
+// Typed errors and the exit codes of the contract. `exitCodeFor` and `describeError` are the one
+// place where an error becomes an exit code and a message.
+
+export const ExitCode = {
+  Ok: 0,
+  Failure: 1,
+  Usage: 2,
+  Auth: 3,
+  NotFound: 4,
+  Timeout: 5,
+  Partial: 6,
+  Interrupted: 130,
+} as const;
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** Base of every error the CLI means to report (anything else is a bug, shown without a stack). */
+export class CliError extends Error {
+  readonly exitCode: ExitCodeValue;
+  /** HTTP status when the error came from an answer. */
+  readonly status: number | null;
+  readonly title: string | undefined;
+  readonly errorCode: string | undefined;
+  /** Extra lines of advice shown after the message (never in --json). */
+  readonly hints: string[];
+
+  constructor(
+    message: string,
+    exitCode: ExitCodeValue,
+    extra: { status?: number | null; title?: string; errorCode?: string; hints?: string[]; cause?: unknown } = {},
+  ) {
+    super(message, extra.cause === undefined ? undefined : { cause: extra.cause });
+    this.name = new.target.name;
+    this.exitCode = exitCode;
+    this.status = extra.status ?? null;
+    this.title = extra.title;
+    this.errorCode = extra.errorCode;
+    this.hints = extra.hints ?? [];
+  }
+}
+
+/** Bad flags, arguments or input files, found before any request was sent (exit 2). */
+export class UsageError extends CliError {
+  constructor(message: string, hints: string[] = []) {
+    super(message, ExitCode.Usage, { hints });
+  }
+}
+
+/** 401 or 403, or credentials that are missing altogether (exit 3). */
+export class AuthError extends CliError {
+  constructor(message: string, extra: { status?: number | null; title?: string; errorCode?: string; hints?: string[] } = {}) {
+    super(message, ExitCode.Auth, extra);
+  }
+}
+
+export class NotFoundError extends CliError {
+  constructor(message: string, extra: { status?: number | null; title?: string; errorCode?: string } = {}) {
+    super(message, ExitCode.NotFound, { status: 404, ...extra });
+  }
+}
+
+/** Any other failed request: server error, network error, unexpected answer (exit 1). */
+export class ApiError extends CliError {
+  constructor(message: string, extra: { status?: number | null; title?: string; errorCode?: string; cause?: unknown } = {}) {
+    super(message, ExitCode.Failure, extra);
+  }
+}
+
+/** The connection failed or timed out. `sent` tells whether the request may have reached the server. */
+export class NetworkError extends ApiError {
+  readonly sent: boolean;
+  constructor(message: string, sent: boolean, cause?: unknown) {
+    super(message, { status: null, cause });
+    this.sent = sent;
+  }
+}
+
+/** A wait ran out of time, or an order ended in a failed state (exit 5). */
+export class WaitError extends CliError {
+  constructor(message: string) {
+    super(message, ExitCode.Timeout);
+  }
+}
+
+/** Ctrl-C (exit 130). */
+export class InterruptedError extends CliError {
+  constructor(message = 'Interrupted') {
+    super(message, ExitCode.Interrupted);
+  }
+}
+
+export function exitCodeFor(error: unknown): ExitCodeValue {
+  if (error instanceof CliError) return error.exitCode;
+  return ExitCode.Failure;
+}
+
+export interface ErrorDescription {
+  status: number | null;
+  message: string;
+  title: string | null;
+  errorCode: string | null;
+  hints: string[];
+}
+
+export function describeError(error: unknown): ErrorDescription {
+  if (error instanceof CliError) {
+    return {
+      status: error.status,
+      message: error.message,
+      title: error.title ?? null,
+      errorCode: error.errorCode ?? null,
+      hints: error.hints,
+    };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return { status: null, message: `Unexpected error: ${message}`, title: null, errorCode: null, hints: [] };
+}

@@ -1,0 +1,107 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import type { Dispatcher } from 'undici';
+import { main } from '../../src/cli.js';
+import type { Clock } from '../../src/api/http.js';
+import type { Prompter } from '../../src/context.js';
+
+// Runs the CLI in-process with injected streams: what a command printed, and its exit code.
+
+export interface RunOptions {
+  env?: Record<string, string | undefined>;
+  stdin?: string;
+  /** Pretend every stream is a terminal (or choose per stream). */
+  tty?: boolean | { stdin?: boolean; stdout?: boolean; stderr?: boolean };
+  dispatcher?: Dispatcher;
+  prompter?: Prompter;
+  clock?: Clock;
+  signal?: AbortSignal;
+  columns?: number;
+}
+
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+class Capture extends PassThrough {
+  text = '';
+  isTTY: boolean;
+  columns: number;
+  constructor(isTTY: boolean, columns: number) {
+    super();
+    this.isTTY = isTTY;
+    this.columns = columns;
+    this.on('data', (chunk: Buffer) => {
+      this.text += chunk.toString('utf8');
+    });
+  }
+}
+
+export async function runCli(argv: string[], options: RunOptions = {}): Promise<RunResult> {
+  const tty = typeof options.tty === 'boolean' ? { stdin: options.tty, stdout: options.tty, stderr: options.tty } : (options.tty ?? {});
+  const columns = options.columns ?? 120;
+  const stdout = new Capture(tty.stdout ?? false, columns);
+  const stderr = new Capture(tty.stderr ?? false, columns);
+  const stdin = Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)]);
+  const code = await main(argv, {
+    stdin,
+    stdout,
+    stderr,
+    env: { SVC_CONFIG_DIR: sharedConfigDir(), ...options.env },
+    tty: { stdin: tty.stdin ?? false, stdout: tty.stdout ?? false, stderr: tty.stderr ?? false, columns },
+    ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
+    ...(options.prompter ? { prompter: options.prompter } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  return { code, stdout: stdout.text, stderr: stderr.text };
+}
+
+let defaultDir: string | undefined;
+/** A config dir that holds no profile, so that no test reads the developer's own store. */
+function sharedConfigDir(): string {
+  defaultDir ??= mkdtempSync(join(tmpdir(), 'svc-test-empty-'));
+  return defaultDir;
+}
+
+/** A fresh, empty config directory for one test; removed by the returned cleanup. */
+export function tempConfigDir(): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-test-config-'));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A clock whose sleeps return at once and advance its time, recording each wait. */
+export function fakeClock(start = Date.parse('2026-01-01T00:00:00Z')): Clock & { sleeps: number[]; time: number } {
+  const clock = {
+    time: start,
+    sleeps: [] as number[],
+    now: () => clock.time,
+    sleep: async (ms: number, signal?: AbortSignal) => {
+      if (signal?.aborted) throw new Error('aborted');
+      clock.sleeps.push(ms);
+      clock.time += ms;
+    },
+  };
+  return clock;
+}
+
+/** A prompter that answers from a script and fails the test on an unexpected question. */
+export function scriptedPrompter(answers: Record<string, string | boolean>): Prompter & { asked: string[] } {
+  const asked: string[] = [];
+  const answer = (message: string): string | boolean => {
+    asked.push(message);
+    const key = Object.keys(answers).find((k) => message.toLowerCase().includes(k.toLowerCase()));
+    if (key === undefined) throw new Error(`unexpected prompt: ${message}`);
+    return answers[key]!;
+  };
+  return {
+    asked,
+    input: async (message) => String(answer(message)),
+    password: async (message) => String(answer(message)),
+    confirm: async (message) => answer(message) === true,
+  };
+}
