@@ -12,7 +12,7 @@ import { DueQueue } from './due-queue.js';
 import {
   createWebhookAgents,
   postWebhook,
-  redactUri,
+  redactUrl,
   webhookUriRefusal,
   type AttemptOutcome,
   type InFlightPost,
@@ -72,6 +72,11 @@ export interface PendingDelivery {
 // setTimeout fires at once for anything longer; onTimer() then re-arms for the rest.
 const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
 
+/** A pending event in memory: its payload serialized once, as the bytes every attempt sends. */
+interface QueuedDelivery extends Omit<PendingDelivery, 'body'> {
+  bytes: Buffer;
+}
+
 const EVENT_KINDS: readonly WebhookEventKind[] = ['MessageReceived', 'DeliveryReceipt', 'OrderStatus'];
 
 /** True when the tenant's filter lets this event through (decisions.md "Webhooks"). */
@@ -91,6 +96,11 @@ export function newDeliveryId(): string {
   return `dlv_${randomBytes(12).toString('hex')}`;
 }
 
+/**
+ * The dispatcher the sandbox's API calls. `onChange` runs synchronously after every state
+ * change (one per event queued, attempted, failed or replayed): persist from it with a debounce,
+ * since snapshot() copies every pending event.
+ */
 export function createWebhookDispatcher(options: WebhookDispatcherOptions & DispatcherTuning = {}): WebhookDispatcher {
   const timeScale = options.timeScale ?? 1;
   assertTimeScale(timeScale);
@@ -104,10 +114,10 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions & Disp
   const windowMs = retryWindowMs(timeScale);
 
   const agents = createWebhookAgents(maxConcurrent);
-  const waiting = new DueQueue<PendingDelivery>();
-  const ready: PendingDelivery[] = [];
+  const waiting = new DueQueue<QueuedDelivery>();
+  const ready: QueuedDelivery[] = [];
   let readyHead = 0;
-  const inFlight = new Map<PendingDelivery, Set<InFlightPost>>();
+  const inFlight = new Map<QueuedDelivery, Set<InFlightPost>>();
   const inFlightRuns = new Set<Promise<void>>();
   let failedEvents: FailedEvent[] = [];
   const history = new AttemptHistory(historyLimit);
@@ -134,7 +144,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions & Disp
     for (const resolve of idleWaiters.splice(0)) resolve();
   }
 
-  function enqueue(item: PendingDelivery): void {
+  function enqueue(item: QueuedDelivery): void {
     if (item.nextAttemptAtMs <= now()) {
       ready.push(item);
       schedulePump();
@@ -194,7 +204,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions & Disp
     }
   }
 
-  async function runAttempt(item: PendingDelivery): Promise<void> {
+  async function runAttempt(item: QueuedDelivery): Promise<void> {
     const posts = new Set<InFlightPost>();
     inFlight.set(item, posts);
     try {
@@ -206,7 +216,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions & Disp
     }
   }
 
-  async function attemptOnce(item: PendingDelivery, posts: Set<InFlightPost>): Promise<void> {
+  async function attemptOnce(item: QueuedDelivery, posts: Set<InFlightPost>): Promise<void> {
     const startedAt = now();
     const attempt = item.attempts + 1;
     const refusal = targetRefusal(item.target);
@@ -223,13 +233,13 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions & Disp
     const uris = [item.target.primaryUri, item.target.secondaryUri].filter(
       (uri): uri is string => uri !== undefined && uri !== '',
     );
-    const body = Buffer.from(item.body, 'utf8');
-    const headers = deliveryHeaders(item, body);
+    const headers = deliveryHeaders(item);
     const outcomes: AttemptOutcome[] = [];
     for (const uri of uris) {
+      const url = new URL(uri);
       const at = now();
       const started = performance.now();
-      const post = postWebhook({ url: new URL(uri), body, headers, timeoutMs: attemptTimeoutMs, agents });
+      const post = postWebhook({ url, body: item.bytes, headers, timeoutMs: attemptTimeoutMs, agents });
       posts.add(post);
       const outcome = await post.outcome;
       posts.delete(post);
@@ -244,7 +254,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions & Disp
         event: item.event,
         tenantId: item.target.tenantId,
         attempt,
-        url: redactUri(uri),
+        url: redactUrl(url),
         status: outcome.status,
         error: outcome.error,
         at: new Date(at).toISOString(),
@@ -279,7 +289,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions & Disp
     notifyChange();
   }
 
-  function moveToFailureQueue(item: PendingDelivery): void {
+  function moveToFailureQueue(item: QueuedDelivery): void {
     failedEvents.push({
       deliveryId: item.deliveryId,
       event: item.event,
@@ -289,7 +299,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions & Disp
       lastAttemptAt: isoOrNow(item.lastAttemptAtMs),
       lastStatus: item.lastStatus,
       lastError: item.lastError,
-      payload: parseBody(item.body),
+      payload: parseBody(item.bytes.toString('utf8')),
     });
     notifyChange();
   }
@@ -302,11 +312,11 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions & Disp
     const byId = new Map<string, PendingDelivery>();
     // In-flight events are saved as due now: after a restart they are attempted again, which
     // receivers handle through X-Svc-Delivery (at-least-once delivery).
-    for (const item of inFlight.keys()) byId.set(item.deliveryId, { ...copyPending(item), nextAttemptAtMs: Math.min(item.nextAttemptAtMs, now()) });
+    for (const item of inFlight.keys()) byId.set(item.deliveryId, { ...toSaved(item), nextAttemptAtMs: Math.min(item.nextAttemptAtMs, now()) });
     // An attempt aborted by close() is back in the ready list a moment before it leaves the
     // in-flight map; the id keeps it from being saved twice.
-    for (let i = readyHead; i < ready.length; i += 1) if (!byId.has(ready[i]!.deliveryId)) byId.set(ready[i]!.deliveryId, copyPending(ready[i]!));
-    for (const item of waiting.items()) byId.set(item.deliveryId, copyPending(item));
+    for (let i = readyHead; i < ready.length; i += 1) if (!byId.has(ready[i]!.deliveryId)) byId.set(ready[i]!.deliveryId, toSaved(ready[i]!));
+    for (const item of waiting.items()) byId.set(item.deliveryId, toSaved(item));
     return [...byId.values()];
   }
 
@@ -319,12 +329,11 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions & Disp
       if (closed) return null;
       if (!eventPassesFilter(target, event)) return null;
       if (target.primaryUri === undefined || target.primaryUri === '') return null;
-      const serialized = JSON.stringify(payload) ?? 'null';
-      const item: PendingDelivery = {
+      const item: QueuedDelivery = {
         deliveryId: newDeliveryId(),
         event,
         target: { ...target },
-        body: serialized,
+        bytes: serializePayload(payload),
         attempts: 0,
         firstAttemptAtMs: null,
         lastAttemptAtMs: null,
@@ -354,7 +363,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions & Disp
         deliveryId: failedEvent!.deliveryId,
         event: failedEvent!.event,
         target: { ...target },
-        body: JSON.stringify(failedEvent!.payload) ?? 'null',
+        bytes: serializePayload(failedEvent!.payload),
         attempts: 0,
         firstAttemptAtMs: null,
         lastAttemptAtMs: null,
@@ -384,7 +393,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions & Disp
       for (const saved of Array.isArray(state.pending) ? state.pending : []) {
         if (!isPendingDelivery(saved) || known.has(saved.deliveryId)) continue;
         known.add(saved.deliveryId);
-        enqueue(copyPending(saved));
+        enqueue(fromSaved(saved));
       }
       failedEvents = (Array.isArray(state.failed) ? state.failed : []).filter(isFailedEvent).map((f) => ({ ...f }));
       history.replace((Array.isArray(state.attempts) ? state.attempts : []).filter(isDeliveryAttempt));
@@ -405,7 +414,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions & Disp
   };
 }
 
-function deliveryHeaders(item: PendingDelivery, body: Buffer): OutgoingHttpHeaders {
+function deliveryHeaders(item: QueuedDelivery): OutgoingHttpHeaders {
   const headers: OutgoingHttpHeaders = {
     'Content-Type': 'application/json',
     'User-Agent': WEBHOOK_USER_AGENT,
@@ -413,7 +422,7 @@ function deliveryHeaders(item: PendingDelivery, body: Buffer): OutgoingHttpHeade
     'X-Svc-Delivery': item.deliveryId,
   };
   const { secret, basicAuthUsername: username, basicAuthPassword: password } = item.target;
-  if (secret !== undefined && secret !== '') headers['X-Svc-Signature'] = signBody(body, secret);
+  if (secret !== undefined && secret !== '') headers['X-Svc-Signature'] = signBody(item.bytes, secret);
   if ((username ?? '') !== '' || (password ?? '') !== '') {
     headers['Authorization'] = `Basic ${Buffer.from(`${username ?? ''}:${password ?? ''}`, 'utf8').toString('base64')}`;
   }
@@ -456,8 +465,16 @@ function parseBody(body: string): unknown {
   }
 }
 
-function copyPending(item: PendingDelivery): PendingDelivery {
-  return { ...item, target: { ...item.target } };
+function serializePayload(payload: unknown): Buffer {
+  return Buffer.from(JSON.stringify(payload) ?? 'null', 'utf8');
+}
+
+function toSaved({ bytes, ...rest }: QueuedDelivery): PendingDelivery {
+  return { ...rest, target: { ...rest.target }, body: bytes.toString('utf8') };
+}
+
+function fromSaved({ body, ...rest }: PendingDelivery): QueuedDelivery {
+  return { ...rest, target: { ...rest.target }, bytes: Buffer.from(body, 'utf8') };
 }
 
 function assertPositive(name: string, value: number): void {

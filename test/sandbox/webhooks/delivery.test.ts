@@ -182,6 +182,18 @@ describe('webhook delivery', () => {
     expect(second).toMatchObject({ status: 200 });
   });
 
+  it('keeps credentials written into a URI out of the request and the history', async () => {
+    const r = await receiver();
+    const d = dispatcher();
+    const port = new URL(r.url).port;
+    d.dispatch({ tenantId: TENANT, primaryUri: `http://hook-user:uri-pw@127.0.0.1:${port}/in` }, 'OrderStatus', {});
+    await d.idle();
+    expect(r.received).toHaveLength(1);
+    // Basic auth comes from the tenant's settings only.
+    expect(r.received[0]!.headers.authorization).toBeUndefined();
+    expect(d.deliveries().map((a) => a.url)).toEqual([`http://127.0.0.1:${port}/in`]);
+  });
+
   it('never calls plain http:// outside loopback: the event fails for good with a clear reason', async () => {
     const loopback = await receiver();
     const d = dispatcher();
