@@ -212,16 +212,22 @@ export class SandboxEngine {
     });
   }
 
-  /** After a reload: every order and message still in flight continues where it was. */
+  /**
+   * After a reload: every order and message still in flight continues where it was. A step
+   * comes no later than the current timing allows, so that a restart with shorter delays
+   * (another --time-scale) takes effect at once.
+   */
   resumeInFlight(): void {
     const now = this.now();
     for (const order of this.store.orders.values()) {
-      if (order.nextStepAt !== null) this.scheduler.at(Math.max(now, order.nextStepAt), this.advanceOrder, order);
+      if (order.nextStepAt === null) continue;
+      order.nextStepAt = Math.max(now, Math.min(order.nextStepAt, now + this.orderDuration(order) / 2));
+      this.scheduler.at(order.nextStepAt, this.advanceOrder, order);
     }
     for (const message of this.store.messages.values()) {
-      if (message.nextStepAt !== null) {
-        this.scheduler.at(Math.max(now, message.nextStepAt), this.advanceMessage, message);
-      }
+      if (message.nextStepAt === null) continue;
+      message.nextStepAt = Math.max(now, Math.min(message.nextStepAt, now + this.timing.messageStepMs));
+      this.scheduler.at(message.nextStepAt, this.advanceMessage, message);
     }
   }
 

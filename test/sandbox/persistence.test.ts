@@ -1,0 +1,145 @@
+import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { writeFileAtomic } from '../../src/sandbox/state-file.js';
+import { createTenant, eventually, obj, provisionAndWait, startHarness, type Harness } from './helpers.js';
+
+let dir: string;
+let stateFile: string;
+const running: Harness[] = [];
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'svc-sandbox-state-'));
+  stateFile = join(dir, 'state.json');
+});
+afterEach(async () => {
+  for (const h of running.splice(0)) await h.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function start(options: Parameters<typeof startHarness>[0] = {}): Promise<Harness> {
+  const h = await startHarness({ stateFile, ...options });
+  running.push(h);
+  return h;
+}
+
+async function stop(h: Harness): Promise<void> {
+  running.splice(running.indexOf(h), 1);
+  await h.close();
+}
+
+describe('--state FILE', () => {
+  it('keeps tenants (with secrets), numbers, orders, messages, media and webhook state across a restart', async () => {
+    const first = await start();
+    const tenantId = await createTenant(first, { settings: { webhookPrimaryUri: 'https://hooks.example.com/p', webhookSecret: 'kept-secret' } });
+    const order = await provisionAndWait(first, tenantId, ['+14155550500']);
+    const message = obj(await first.api('POST', '/messages?isAsync=true', { from: '+14155550500', to: ['+14155559500'], body: 'persist me' }));
+    await eventually(async () => (obj(await first.api('GET', `/messages/${message['messageId'] as string}`))['status'] === 'delivered' ? true : undefined));
+    const uri = obj(await first.api('POST', '/media', { phoneNumber: '+14155550500', fileName: 'k.txt', contentType: 'text/plain', data: Buffer.from('kept bytes').toString('base64'), tenantId }))['uri'] as string;
+    first.dispatcher.failedEvents.push({
+      deliveryId: 'dlv_persisted',
+      event: 'OrderStatus',
+      tenantId,
+      attempts: 3,
+      firstAttemptAt: '2026-01-01T00:00:00.000Z',
+      lastAttemptAt: '2026-01-01T00:01:00.000Z',
+      lastStatus: 503,
+      lastError: null,
+      payload: {},
+    });
+    await stop(first);
+
+    const mode = (await stat(stateFile)).mode & 0o777;
+    expect(mode).toBe(0o600);
+
+    const second = await start();
+    expect(second.dispatcher.restored?.failed.map((f) => f.deliveryId)).toEqual(['dlv_persisted']);
+    expect(obj(await second.api('GET', `/tenants/${tenantId}`))['settings']).toMatchObject({ webhookSecret: '********' });
+    expect(obj(await second.api('GET', `/phone-numbers/orders/${order['orderId'] as number}`))['status']).toBe('Completed');
+    expect(obj(await second.api('GET', '/phone-numbers/%2B14155550500'))['status']).toBe('Active');
+    expect(obj(await second.api('GET', `/messages/${message['messageId'] as string}`))).toMatchObject({ status: 'delivered', body: 'persist me' });
+    // The signing key survived: the old link's token still opens the bytes on the new server.
+    const old = new URL(uri);
+    const res = await fetch(`${second.sandbox.url}${old.pathname}${old.search}`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('kept bytes');
+    // Secrets are kept in clear in the 0600 file (the sandbox signs webhooks with them) ...
+    expect(await readFile(stateFile, 'utf8')).toContain('kept-secret');
+    // ... and the order counter continues rather than reusing ids.
+    const next = obj(await second.api('POST', '/phone-numbers/provision', {
+      action: 'Provision',
+      tenantId,
+      phoneNumbers: [{ number: '+14155550501', messagingFeature: { provisionType: 'SMS', provisionClass: 'P2P' } }],
+    }));
+    expect(next['orderId']).toBe((order['orderId'] as number) + 1);
+  });
+
+  it('resumes in-flight orders and messages after a restart', async () => {
+    const first = await start({ orderDelayMs: 40, messageStepMs: 20 });
+    const tenantId = await createTenant(first);
+    await provisionAndWait(first, tenantId, ['+14155550510']);
+    await stop(first);
+
+    // Delays long enough that nothing moves before the stop, however slow the machine.
+    const slow = await start({ orderDelayMs: 600_000, messageStepMs: 600_000 });
+    const message = obj(await slow.api('POST', '/messages?isAsync=true', { from: '+14155550510', to: ['+14155559510'], body: 'in flight' }));
+    const order = obj(await slow.api('POST', '/phone-numbers/provision', {
+      action: 'Provision',
+      tenantId,
+      phoneNumbers: [{ number: '+14155550511', messagingFeature: { provisionType: 'SMS', provisionClass: 'P2P' } }],
+    }));
+    await stop(slow);
+    const saved = JSON.parse(await readFile(stateFile, 'utf8')) as { messages: { messageId: string; status: string }[]; orders: { orderId: number; status: string }[] };
+    expect(saved.messages.find((m) => m.messageId === message['messageId'])?.status).toBe('queued');
+    expect(saved.orders.find((o) => o.orderId === order['orderId'])?.status).toBe('Pending');
+
+    const resumed = await start();
+    await eventually(async () => (obj(await resumed.api('GET', `/messages/${message['messageId'] as string}`))['status'] === 'delivered' ? true : undefined));
+    await eventually(async () => (obj(await resumed.api('GET', `/phone-numbers/orders/${order['orderId'] as number}`))['status'] === 'Completed' ? true : undefined));
+    expect(resumed.dispatcher.eventsOf('DeliveryReceipt').map((e) => obj(e.payload)['status'])).toContain('delivered');
+  });
+
+  it('writes changes without waiting for close (debounced)', async () => {
+    const h = await start();
+    const tenantId = await createTenant(h);
+    await eventually(async () => {
+      try {
+        return (await readFile(stateFile, 'utf8')).includes(tenantId) ? true : undefined;
+      } catch {
+        return undefined;
+      }
+    });
+  });
+
+  it('never lets a torn temporary file replace the state, and removes it on start', async () => {
+    const h = await start();
+    const tenantId = await createTenant(h);
+    await stop(h);
+    const good = await readFile(stateFile, 'utf8');
+    // What a writer killed mid-write leaves: a partial temporary file beside the real one.
+    const torn = join(dir, '.state.json.tmp-99999-deadbeef');
+    await writeFile(torn, good.slice(0, Math.floor(good.length / 2)));
+    const again = await start();
+    expect((await again.api('GET', `/tenants/${tenantId}`)).status).toBe(200);
+    expect(await readdir(dir)).toEqual(['state.json']);
+  });
+
+  it('refuses to start on a state file that is not valid, and leaves it untouched', async () => {
+    await writeFile(stateFile, '{"version": 1, "tenan');
+    await expect(startSandbox({ port: 0, stateFile })).rejects.toThrow(/not valid JSON/);
+    expect(await readFile(stateFile, 'utf8')).toBe('{"version": 1, "tenan');
+    await writeFile(stateFile, '{"some": "other file"}');
+    await expect(startSandbox({ port: 0, stateFile })).rejects.toThrow(/not a sandbox state/);
+  });
+
+  it('writes atomically: the target holds the old or the new content, never a mix, and no temp file stays', async () => {
+    await writeFileAtomic(stateFile, 'old');
+    await Promise.all([writeFileAtomic(stateFile, 'new-1'), writeFileAtomic(stateFile, 'new-2')]);
+    expect(['new-1', 'new-2']).toContain(await readFile(stateFile, 'utf8'));
+    expect(await readdir(dir)).toEqual(['state.json']);
+    await expect(writeFileAtomic(join(dir, 'missing-dir', 'state.json'), 'x')).rejects.toThrow();
+    expect(await readFile(stateFile, 'utf8')).not.toBe('x');
+  });
+});
