@@ -5,16 +5,18 @@ import { completionCommands } from './completion/index.js';
 import { healthCommands } from './health/index.js';
 import { profileCommands, profileGroup } from './profile/index.js';
 import { tenantCommands, tenantGroup } from './tenant/index.js';
+import { webhookCommands, webhookGroup } from './webhook/index.js';
 
 // The one command tree: parsing, help and completions all come from it.
 
-export const GROUPS: readonly GroupSpec[] = [authGroup, profileGroup, tenantGroup];
+export const GROUPS: readonly GroupSpec[] = [authGroup, profileGroup, tenantGroup, webhookGroup];
 
 export const COMMANDS: readonly CommandSpec[] = [
   ...authCommands,
   ...profileCommands,
   ...healthCommands,
   ...tenantCommands,
+  ...webhookCommands,
   ...apiCommands,
   ...completionCommands,
 ];

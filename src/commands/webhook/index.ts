@@ -1,0 +1,75 @@
+import type { CommandSpec, GroupSpec, OptionSpec } from '../spec.js';
+
+export const webhookGroup: GroupSpec = { name: 'webhook', summary: 'sign, verify and receive webhook events locally' };
+
+export const DEFAULT_SECRET_ENV = 'SVC_WEBHOOK_SECRET';
+export const DEFAULT_LISTEN_PORT = 4242;
+
+const secretEnvOption: OptionSpec = {
+  flags: '--secret-env <var>',
+  description: `environment variable holding the webhook secret (default ${DEFAULT_SECRET_ENV}); never pass the secret itself`,
+};
+
+const bodyFileOption: OptionSpec = {
+  flags: '--body-file <file>',
+  description: 'the raw body to sign or check, byte for byte (default: standard input)',
+  complete: 'file',
+};
+
+export const webhookCommands: CommandSpec[] = [
+  {
+    path: ['webhook', 'sign'],
+    summary: 'print the X-Svc-Signature of a body (Base64 HMAC-SHA256 of its raw bytes)',
+    description: 'The secret is read from an environment variable, never from the command line.',
+    options: [secretEnvOption, bodyFileOption],
+    examples: [
+      'SVC_WEBHOOK_SECRET=... svc webhook sign --body-file event.json',
+      'printf %s \'{"orderId":1}\' | svc webhook sign --secret-env TENANT_A_SECRET',
+    ],
+    load: () => import('./sign.js'),
+  },
+  {
+    path: ['webhook', 'verify'],
+    summary: 'check an X-Svc-Signature against a body: prints valid (exit 0) or invalid (exit 1)',
+    description:
+      'Several comma-separated variables in --secret-env check against each secret in turn (current, then previous, during rotation).',
+    options: [
+      secretEnvOption,
+      { flags: '--signature <sig>', description: 'the X-Svc-Signature value received (Base64)' },
+      bodyFileOption,
+    ],
+    examples: [
+      'svc webhook verify --signature "CNQjvO4LdNZLScJ6S6Voqx7QvC9itgBESwy49NA/bes=" --body-file event.json',
+      'svc webhook verify --secret-env NEW_SECRET,OLD_SECRET --signature "$SIG" < event.json',
+    ],
+    load: () => import('./verify.js'),
+  },
+  {
+    path: ['webhook', 'listen'],
+    summary: 'receive webhook events locally, check them and print each one',
+    description: [
+      'Each POST is checked like a production receiver would: Basic auth when --basic-auth-env is set,',
+      'application/json, at most 1 MB, X-Svc-Signature when a secret is available, valid JSON.',
+      'Accepted events go to stdout (one JSON object a line with --json); refused requests are',
+      'warnings on stderr. Retries (same X-Svc-Delivery, or the same body) are answered 200 once more',
+      'and noted on stderr, not printed again. --forward-to relays each valid event, bytes and headers',
+      "unchanged, to your app and answers the sender with your app's status. Ctrl-C stops it.",
+    ].join('\n'),
+    options: [
+      { flags: '--port <n>', description: `port to listen on (default ${DEFAULT_LISTEN_PORT}; 0 picks a free one)` },
+      { flags: '--host <host>', description: 'address to bind (default 127.0.0.1)' },
+      {
+        flags: '--secret-env <vars>',
+        description: `environment variable(s) holding the secret, comma-separated for rotation (default ${DEFAULT_SECRET_ENV} when set)`,
+      },
+      { flags: '--basic-auth-env <var>', description: 'environment variable holding USER:PASSWORD that senders must present' },
+      { flags: '--forward-to <url>', description: 'relay valid events to your app (https://, or http:// on loopback)' },
+    ],
+    examples: [
+      'SVC_WEBHOOK_SECRET=... svc webhook listen',
+      'svc webhook listen --port 8080 --secret-env NEW_SECRET,OLD_SECRET --forward-to http://localhost:3000/webhooks',
+      'svc webhook listen --json | jq -c "select(.kind == \\"MessageReceived\\") | .payload"',
+    ],
+    load: () => import('./listen.js'),
+  },
+];

@@ -1,0 +1,94 @@
+import type { Context } from '../../context.js';
+import { CliError, ExitCode, UsageError } from '../../errors.js';
+import { isLoopbackHost } from '../../domain/validate.js';
+import { formatEventJsonLine, formatEventLine, formatRejectionLine, plainPalette } from '../../webhooks/format.js';
+import type { Palette } from '../../webhooks/format.js';
+import { checkForwardUrl, startWebhookListener } from '../../webhooks/listener.js';
+import type { WebhookListener } from '../../webhooks/listener.js';
+import type { CommandInput } from '../spec.js';
+import { DEFAULT_LISTEN_PORT } from './index.js';
+import { basicAuthFromEnv, secretsFromEnv } from './inputs.js';
+
+async function paletteFor(enabled: boolean): Promise<Palette> {
+  if (!enabled) return plainPalette;
+  const { Chalk } = await import('chalk');
+  const chalk = new Chalk({ level: 1 });
+  return {
+    dim: (text) => chalk.dim(text),
+    bold: (text) => chalk.bold(text),
+    green: (text) => chalk.green(text),
+    yellow: (text) => chalk.yellow(text),
+    red: (text) => chalk.red(text),
+    cyan: (text) => chalk.cyan(text),
+  };
+}
+
+export async function run(input: CommandInput, ctx: Context): Promise<number> {
+  const port = input.number('port', '--port', { min: 0, max: 65535, integer: true }) ?? DEFAULT_LISTEN_PORT;
+  const host = input.string('host') ?? '127.0.0.1';
+  const secrets = secretsFromEnv(ctx, input, { optional: true });
+  const basicAuth = basicAuthFromEnv(ctx, input);
+  const forwardTo = input.string('forwardTo');
+  if (forwardTo !== undefined) {
+    try {
+      checkForwardUrl(forwardTo);
+    } catch (error) {
+      throw new UsageError(`--forward-to: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  const json = ctx.globals.output !== 'table';
+  const stdoutPalette = json ? plainPalette : await paletteFor(ctx.io.colorStdout);
+  const stderrPalette = await paletteFor(ctx.io.colorStderr);
+  const counts = { events: 0, duplicates: 0, refused: 0 };
+
+  let listener: WebhookListener;
+  try {
+    listener = await startWebhookListener(
+      { host, port, ...(secrets ? { secrets } : {}), ...(basicAuth ? { basicAuth } : {}), ...(forwardTo ? { forwardTo } : {}) },
+      {
+        accepted(event) {
+          if (event.duplicate) {
+            counts.duplicates += 1;
+            ctx.io.stderr.write(`${formatEventLine(event, { palette: stderrPalette })}\n`);
+            return;
+          }
+          counts.events += 1;
+          ctx.io.stdout.write(`${json ? formatEventJsonLine(event) : formatEventLine(event, { palette: stdoutPalette })}\n`);
+        },
+        rejected(rejection) {
+          counts.refused += 1;
+          ctx.warn(formatRejectionLine(rejection, { palette: stderrPalette }));
+        },
+      },
+    );
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new CliError(`port ${port} on ${host} is already in use; choose another with --port`, ExitCode.Failure);
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new UsageError(`--host ${host} is not an address of this machine`);
+    if (code === 'EACCES') throw new CliError(`not allowed to listen on port ${port}; use a port above 1023`, ExitCode.Failure);
+    throw error;
+  }
+  ctx.onClose(() => listener.close());
+
+  const checks = [
+    secrets === undefined
+      ? 'signatures NOT checked (set SVC_WEBHOOK_SECRET or use --secret-env)'
+      : `signatures checked${secrets.length > 1 ? ` against ${secrets.length} secrets` : ''}`,
+    basicAuth === undefined ? undefined : 'Basic auth required',
+    forwardTo === undefined ? undefined : `forwarding to ${forwardTo}`,
+  ].filter((part): part is string => part !== undefined);
+  ctx.io.stderr.write(`Listening on ${listener.url} (${checks.join(', ')}). Ctrl-C to stop.\n`);
+  if (!isLoopbackHost(host)) ctx.warn(`${host} is not a loopback address: anyone who can reach this machine can post events`);
+
+  await new Promise<void>((resolve) => {
+    if (ctx.signal.aborted) resolve();
+    else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  await listener.close();
+  ctx.io.stderr.write(
+    `Stopped: ${counts.events} event${counts.events === 1 ? '' : 's'}, ${counts.duplicates} duplicate${counts.duplicates === 1 ? '' : 's'}, ${counts.refused} refused.\n`,
+  );
+  // The contract gives Ctrl-C exit 130 everywhere; the listener has closed cleanly by now.
+  return ExitCode.Interrupted;
+}

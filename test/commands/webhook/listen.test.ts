@@ -1,0 +1,258 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { PassThrough, Readable } from 'node:stream';
+import { main } from '../../../src/cli.js';
+import { signBody } from '../../../src/webhooks/signature.js';
+import { post, startFakeApp, unusedPort } from '../../webhooks/helpers.js';
+import { deliveryReceipt, incomingMessage, orderStatus } from '../../webhooks/sample-payloads.js';
+
+// `webhook listen` runs until Ctrl-C, so these tests drive main() in-process with live streams:
+// they read the address from the banner, post events, then abort as Ctrl-C would.
+
+class LiveCapture extends PassThrough {
+  text = '';
+  private waiters: Array<() => void> = [];
+  constructor(readonly isTTY: boolean) {
+    super();
+    this.on('data', (chunk: Buffer) => {
+      this.text += chunk.toString('utf8');
+      for (const wake of this.waiters.splice(0)) wake();
+    });
+  }
+  /** Resolves once the text matches (or the command has ended, whichever comes first). */
+  async waitFor(pattern: RegExp, ended: Promise<unknown>): Promise<RegExpExecArray | null> {
+    let stop = false;
+    void ended.then(() => {
+      stop = true;
+      for (const wake of this.waiters.splice(0)) wake();
+    });
+    for (;;) {
+      const match = pattern.exec(this.text);
+      if (match !== null || stop) return match;
+      await new Promise<void>((resolve) => this.waiters.push(resolve));
+    }
+  }
+}
+
+interface RunningListen {
+  url: string;
+  stdout: LiveCapture;
+  stderr: LiveCapture;
+  /** Ctrl-C, then the exit code. */
+  interrupt(): Promise<number>;
+}
+
+const running: RunningListen[] = [];
+afterEach(async () => {
+  for (const listen of running.splice(0)) await listen.interrupt();
+});
+
+async function startListen(
+  args: string[],
+  options: { env?: Record<string, string>; tty?: boolean } = {},
+): Promise<RunningListen | { code: number; stdout: string; stderr: string }> {
+  const tty = options.tty ?? false;
+  const stdout = new LiveCapture(tty);
+  const stderr = new LiveCapture(tty);
+  const controller = new AbortController();
+  const done = main(['webhook', 'listen', '--port', '0', ...args], {
+    stdin: Readable.from([]),
+    stdout,
+    stderr,
+    env: { ...options.env },
+    tty: { stdin: false, stdout: tty, stderr: tty, columns: 120 },
+    signal: controller.signal,
+  });
+  const banner = await stderr.waitFor(/Listening on (http:\/\/\S+\/)/, done);
+  if (banner === null) return { code: await done, stdout: stdout.text, stderr: stderr.text };
+  let finished: Promise<number> | undefined;
+  const listen: RunningListen = {
+    url: banner[1] ?? '',
+    stdout,
+    stderr,
+    interrupt: () => {
+      if (finished === undefined) {
+        controller.abort();
+        finished = done;
+      }
+      return finished;
+    },
+  };
+  running.push(listen);
+  return listen;
+}
+
+async function started(args: string[], options: { env?: Record<string, string>; tty?: boolean } = {}): Promise<RunningListen> {
+  const result = await startListen(args, options);
+  if (!('url' in result)) throw new Error(`listen ended with ${result.code}: ${result.stderr}`);
+  return result;
+}
+
+const secret = 'whsec-listen-command';
+const env = { SVC_WEBHOOK_SECRET: secret };
+
+function signedHeaders(body: string, extra: Record<string, string> = {}): { headers: Record<string, string> } {
+  return { headers: { 'X-Svc-Signature': signBody(body, secret), ...extra } };
+}
+
+describe('svc webhook listen', () => {
+  it('prints each accepted event as a readable line and exits 130 on Ctrl-C after closing', async () => {
+    const listen = await started([], { env });
+    expect(listen.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    expect(listen.stderr.text).toMatch(/signatures checked/);
+    for (const payload of [incomingMessage, deliveryReceipt, orderStatus]) {
+      const body = JSON.stringify(payload);
+      expect((await post(listen.url, body, signedHeaders(body))).status).toBe(200);
+    }
+    const lines = listen.stdout.text.trimEnd().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(/^\d\d:\d\d:\d\d {2}message {2}\+15551230001 -> \+15551230002 {2}"Hello from the other side"/);
+    expect(lines[1]).toMatch(/receipt .*delivered$/);
+    expect(lines[2]).toMatch(/order {4}#1234 {2}Completed/);
+    expect(listen.stdout.text).not.toMatch(/\u001b\[/);
+
+    expect(await listen.interrupt()).toBe(130);
+    expect(listen.stderr.text).toMatch(/Stopped: 3 events, 0 duplicates, 0 refused\./);
+    await expect(post(listen.url, '{}')).rejects.toThrow(/ECONNREFUSED/);
+    expect(`${listen.stdout.text}${listen.stderr.text}`).not.toContain(secret);
+  });
+
+  it('prints one JSON object a line with --json', async () => {
+    const listen = await started(['--json'], { env });
+    for (const payload of [incomingMessage, deliveryReceipt, orderStatus, { something: 'else' }]) {
+      const body = JSON.stringify(payload);
+      await post(listen.url, body, signedHeaders(body, { 'X-Svc-Delivery': `d-${Object.keys(payload).length}` }));
+    }
+    const objects = listen.stdout.text
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { kind: string; payload: unknown; deliveryId: string; signature: string });
+    expect(objects.map((object) => object.kind)).toEqual(['MessageReceived', 'DeliveryReceipt', 'OrderStatus', 'unknown']);
+    expect(objects[2]?.payload).toEqual(orderStatus);
+    expect(objects.every((object) => object.signature === 'valid')).toBe(true);
+  });
+
+  it('answers 401 to a wrong or missing signature, warning on stderr with the reason', async () => {
+    const listen = await started([], { env });
+    const body = JSON.stringify(deliveryReceipt);
+    expect((await post(listen.url, body, { headers: { 'X-Svc-Signature': signBody(body, 'whsec-wrong') } })).status).toBe(401);
+    expect((await post(listen.url, body)).status).toBe(401);
+    expect(listen.stdout.text).toBe('');
+    expect(listen.stderr.text).toMatch(/warning: .*rejected 401 {2}POST \/ from 127\.0\.0\.1: signature mismatch/);
+    expect(listen.stderr.text).toMatch(/warning: .*rejected 401 .*signature missing/);
+  });
+
+  it('answers 4xx to oversized, malformed and mistyped bodies and keeps running', async () => {
+    const listen = await started([], { env });
+    const big = `{"pad":"${'x'.repeat(1024 * 1024)}"}`;
+    expect((await post(listen.url, big, signedHeaders(big))).status).toBe(413);
+    expect((await post(listen.url, '{nope', signedHeaders('{nope'))).status).toBe(400);
+    expect((await post(listen.url, '{}', { headers: { 'Content-Type': 'text/plain', 'X-Svc-Signature': signBody('{}', secret) } })).status).toBe(415);
+    const body = JSON.stringify(orderStatus);
+    expect((await post(listen.url, body, signedHeaders(body))).status).toBe(200);
+    expect(listen.stderr.text).toMatch(/rejected 413 .*limit is 1 MB/);
+    expect(listen.stderr.text).toMatch(/rejected 400 .*invalid JSON/);
+    expect(listen.stderr.text).toMatch(/rejected 415 .*not application\/json/);
+    expect(listen.stdout.text.trimEnd().split('\n')).toHaveLength(1);
+  });
+
+  it('says so once on stderr when a retry arrives, and prints the event once on stdout', async () => {
+    const listen = await started(['--json'], { env });
+    const body = JSON.stringify(incomingMessage);
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      expect((await post(listen.url, body, signedHeaders(body, { 'X-Svc-Delivery': 'dlv-42' }))).status).toBe(200);
+    }
+    expect(listen.stdout.text.trimEnd().split('\n')).toHaveLength(1);
+    expect(listen.stderr.text.match(/message \(duplicate\) {2}already acknowledged, answered 200 {2}\[dlv-42\]/g)).toHaveLength(2);
+    expect(await listen.interrupt()).toBe(130);
+    expect(listen.stderr.text).toMatch(/Stopped: 1 event, 2 duplicates, 0 refused\./);
+  });
+
+  it('checks Basic credentials from --basic-auth-env', async () => {
+    const listen = await started(['--basic-auth-env', 'HOOK_AUTH'], { env: { ...env, HOOK_AUTH: 'hook:s3cret:with:colons' } });
+    const body = JSON.stringify(deliveryReceipt);
+    const auth = (pair: string): string => `Basic ${Buffer.from(pair).toString('base64')}`;
+    expect((await post(listen.url, body, signedHeaders(body, { Authorization: auth('hook:s3cret:with:colons') }))).status).toBe(200);
+    expect((await post(listen.url, body, signedHeaders(body, { Authorization: auth('hook:wrong') }))).status).toBe(401);
+    expect((await post(listen.url, body, signedHeaders(body))).status).toBe(401);
+    expect(listen.stderr.text).toMatch(/Basic auth required/);
+    expect(listen.stderr.text).toMatch(/Basic credentials do not match/);
+    expect(listen.stderr.text).toMatch(/Basic credentials missing/);
+    expect(listen.stderr.text).not.toContain('s3cret');
+  });
+
+  it('accepts every secret of a comma-separated --secret-env list', async () => {
+    const listen = await started(['--secret-env', 'NEW_SECRET, OLD_SECRET'], { env: { NEW_SECRET: 'whsec-new', OLD_SECRET: 'whsec-old' } });
+    expect(listen.stderr.text).toMatch(/signatures checked against 2 secrets/);
+    for (const key of ['whsec-new', 'whsec-old', 'whsec-other']) {
+      const body = JSON.stringify({ ...deliveryReceipt, messageId: key });
+      await post(listen.url, body, { headers: { 'X-Svc-Signature': signBody(body, key) } });
+    }
+    expect(listen.stdout.text.trimEnd().split('\n')).toHaveLength(2);
+    expect(listen.stderr.text).toMatch(/rejected 401 .*mismatch/);
+  });
+
+  it('relays events to --forward-to and reports the app status; 502 when the app is down', async () => {
+    const app = await startFakeApp();
+    try {
+      app.respond = () => ({ status: 201, body: '{"stored":true}' });
+      const listen = await started(['--forward-to', app.url], { env });
+      const body = JSON.stringify(orderStatus);
+      const answer = await post(listen.url, body, signedHeaders(body));
+      expect(answer).toMatchObject({ status: 201, body: '{"stored":true}' });
+      expect(app.requests[0]?.body.toString('utf8')).toBe(body);
+      expect(listen.stderr.text).toContain(`forwarding to ${app.url}`);
+      expect(listen.stdout.text).toMatch(/order .*-> app 201 in \d+ ms\n$/);
+    } finally {
+      await app.close();
+    }
+    const port = await unusedPort();
+    const down = await started(['--forward-to', `http://127.0.0.1:${port}/`], { env });
+    const body = JSON.stringify(deliveryReceipt);
+    expect((await post(down.url, body, signedHeaders(body))).status).toBe(502);
+    expect(down.stdout.text).toMatch(/-> app unreachable \(.*ECONNREFUSED.*\), answered 502\n$/);
+  });
+
+  it('warns that signatures are not checked when no secret is available', async () => {
+    const listen = await started([], { env: {} });
+    expect(listen.stderr.text).toMatch(/signatures NOT checked/);
+    expect((await post(listen.url, '{"orderId":1}')).status).toBe(200);
+    expect(listen.stdout.text).toMatch(/order {4}#1/);
+  });
+
+  it('colours lines on a terminal, and not with NO_COLOR', async () => {
+    const body = JSON.stringify(deliveryReceipt);
+    const coloured = await started([], { env, tty: true });
+    await post(coloured.url, body, signedHeaders(body));
+    expect(coloured.stdout.text).toMatch(/\u001b\[\d+m/);
+    const plain = await started([], { env: { ...env, NO_COLOR: '1' }, tty: true });
+    await post(plain.url, body, signedHeaders(body));
+    expect(plain.stdout.text).not.toMatch(/\u001b\[/);
+    expect(plain.stdout.text).toMatch(/receipt/);
+  });
+
+  it('refuses bad settings before binding (exit 2)', async () => {
+    const cases: Array<[string[], Record<string, string>, RegExp]> = [
+      [['--forward-to', 'http://example.com/hook'], env, /--forward-to: .*loopback/],
+      [['--secret-env', 'MISSING_VAR'], {}, /MISSING_VAR is not set/],
+      [['--basic-auth-env', 'HOOK_AUTH'], { ...env, HOOK_AUTH: 'no-colon' }, /HOOK_AUTH must hold USER:PASSWORD/],
+      [['--basic-auth-env', 'HOOK_AUTH'], env, /HOOK_AUTH is not set/],
+      [['--port', '70000'], env, /--port must be a whole number from 0 to 65535/],
+    ];
+    for (const [args, caseEnv, message] of cases) {
+      const result = await startListen(args, { env: caseEnv });
+      expect('url' in result).toBe(false);
+      if ('code' in result) {
+        expect(result.code).toBe(2);
+        expect(result.stderr).toMatch(message);
+        expect(result.stderr).not.toContain('no-colon');
+      }
+    }
+  });
+
+  it('fails with exit 1 when the port is taken', async () => {
+    const first = await started([], { env });
+    const port = new URL(first.url).port;
+    const result = await startListen(['--port', port], { env });
+    expect(result).toMatchObject({ code: 1, stderr: expect.stringMatching(new RegExp(`port ${port} .*already in use`)) });
+  });
+});
