@@ -7,7 +7,8 @@
 // surrogate pair: the part ends one unit short instead, as handsets and carriers do.
 //
 // It runs once per recipient for templated bodies, so it is a single pass over char codes with
-// a table look-up per code, and it tracks the GSM and UCS-2 splits side by side as it goes.
+// a table look-up per code: GSM-7 until the first character outside the tables, UCS-2 from there
+// (the GSM prefix's UCS-2 split is computed, not rescanned).
 
 export type SmsEncoding = 'GSM-7' | 'UCS-2';
 
@@ -67,6 +68,19 @@ function buildGsmCostTable(): Uint8Array {
   return table;
 }
 
+const SEEN_IN_CALL = new Uint32Array(0x10000);
+let callCounter = 0;
+
+function nextCallNumber(): number {
+  callCounter = (callCounter + 1) >>> 0;
+  if (callCounter === 0) {
+    // Wrapped after 2^32 calls: forget old marks so that none can pass for this call's.
+    SEEN_IN_CALL.fill(0);
+    callCounter = 1;
+  }
+  return callCounter;
+}
+
 /** True when the character (one code point) can be sent in GSM-7, from either table. */
 export function isGsm7Character(character: string): boolean {
   return character.length === 1 && GSM_COST[character.charCodeAt(0)] !== NOT_GSM;
@@ -79,30 +93,60 @@ export function isGsm7ExtensionCharacter(character: string): boolean {
 
 export function countSegments(text: string): SegmentInfo {
   const length = text.length;
-  let characters = 0;
 
-  // GSM-7 running state (abandoned once a non-GSM character appears).
-  let gsm = true;
+  // GSM-7 pass: runs until the end, or until the first character outside the tables.
   let septets = 0;
   let gsmPart = 0;
   const gsmParts: number[] = [];
+  let i = 0;
+  for (; i < length; i++) {
+    const cost = GSM_COST[text.charCodeAt(i)];
+    if (cost === NOT_GSM) break;
+    septets += cost;
+    if (gsmPart + cost > GSM7_MULTI_SEGMENT) {
+      gsmParts.push(gsmPart);
+      gsmPart = 0;
+    }
+    gsmPart += cost;
+  }
 
-  // UCS-2 running state, always tracked so that no second pass is needed.
-  let ucsPart = 0;
+  if (i === length) {
+    const single = septets <= GSM7_SINGLE_SEGMENT;
+    if (!single) gsmParts.push(gsmPart);
+    const perSegment = single ? [septets] : gsmParts;
+    return {
+      encoding: 'GSM-7',
+      characters: length,
+      units: septets,
+      segments: perSegment.length,
+      perSegment,
+      unitsPerSegment: single ? GSM7_SINGLE_SEGMENT : GSM7_MULTI_SEGMENT,
+      nonGsmCharacters: [],
+    };
+  }
+
+  // UCS-2 from here on. Every character before `i` is a GSM character, hence one BMP code unit,
+  // so the 67-unit split of that prefix is plain arithmetic rather than a second pass.
   const ucsParts: number[] = [];
+  const fullParts = i === 0 ? 0 : Math.floor((i - 1) / UCS2_MULTI_SEGMENT);
+  for (let p = 0; p < fullParts; p++) ucsParts.push(UCS2_MULTI_SEGMENT);
+  let ucsPart = i - fullParts * UCS2_MULTI_SEGMENT;
+  let characters = i;
 
-  let nonGsm: Set<string> | undefined;
+  // Distinct non-GSM characters without a Set look-up (and string) per character of a UCS-2
+  // text: a BMP code is new when its slot in SEEN_IN_CALL does not hold this call's number.
+  const call = nextCallNumber();
+  const nonGsm: string[] = [];
+  let nonGsmAstral: Set<string> | undefined;
 
-  for (let i = 0; i < length; i++) {
+  for (; i < length; i++) {
     const code = text.charCodeAt(i);
     characters++;
-
     let units = 1;
     if (code >= 0xd800 && code <= 0xdbff && i + 1 < length) {
       const next = text.charCodeAt(i + 1);
       if (next >= 0xdc00 && next <= 0xdfff) units = 2;
     }
-
     if (ucsPart + units > UCS2_MULTI_SEGMENT) {
       ucsParts.push(ucsPart);
       ucsPart = 0;
@@ -111,39 +155,16 @@ export function countSegments(text: string): SegmentInfo {
 
     if (units === 2) {
       // Astral characters (emoji and the like) are never in GSM-7.
-      gsm = false;
-      (nonGsm ??= new Set()).add(text.slice(i, i + 2));
-      i++;
-      continue;
-    }
-
-    const cost = GSM_COST[code];
-    if (cost === NOT_GSM) {
-      gsm = false;
-      (nonGsm ??= new Set()).add(text[i]);
-    } else if (gsm) {
-      septets += cost;
-      if (gsmPart + cost > GSM7_MULTI_SEGMENT) {
-        gsmParts.push(gsmPart);
-        gsmPart = 0;
+      const pair = text.slice(i, i + 2);
+      if (!(nonGsmAstral ??= new Set()).has(pair)) {
+        nonGsmAstral.add(pair);
+        nonGsm.push(pair);
       }
-      gsmPart += cost;
+      i++;
+    } else if (GSM_COST[code] === NOT_GSM && SEEN_IN_CALL[code] !== call) {
+      SEEN_IN_CALL[code] = call;
+      nonGsm.push(text[i]);
     }
-  }
-
-  if (gsm) {
-    const single = septets <= GSM7_SINGLE_SEGMENT;
-    if (!single) gsmParts.push(gsmPart);
-    const perSegment = single ? [septets] : gsmParts;
-    return {
-      encoding: 'GSM-7',
-      characters,
-      units: septets,
-      segments: perSegment.length,
-      perSegment,
-      unitsPerSegment: single ? GSM7_SINGLE_SEGMENT : GSM7_MULTI_SEGMENT,
-      nonGsmCharacters: [],
-    };
   }
 
   const single = length <= UCS2_SINGLE_SEGMENT;
@@ -156,7 +177,7 @@ export function countSegments(text: string): SegmentInfo {
     segments: perSegment.length,
     perSegment,
     unitsPerSegment: single ? UCS2_SINGLE_SEGMENT : UCS2_MULTI_SEGMENT,
-    nonGsmCharacters: nonGsm === undefined ? [] : Array.from(nonGsm),
+    nonGsmCharacters: nonGsm,
   };
 }
 

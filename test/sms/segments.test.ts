@@ -163,6 +163,15 @@ describe('countSegments: edges', () => {
     expect(trailing).toMatchObject({ encoding: 'UCS-2', units: 3, characters: 3 });
   });
 
+  it('splits a long GSM prefix correctly once a late character turns the text UCS-2', () => {
+    for (let k = 0; k <= 300; k++) {
+      for (const tail of ['д', '😀', 'x😀д', 'д'.repeat(80)]) {
+        const text = '{a'.repeat(k >> 1) + 'b'.repeat(k & 1) + tail;
+        expect(countSegments(text), `prefix ${k}, tail ${tail.length}`).toEqual(referenceCount(text));
+      }
+    }
+  });
+
   it('agrees with a straightforward reference split on many random texts', () => {
     const alphabet = ['a', 'Z', ' ', '€', '{', '\n', 'é', 'д', '😀', '–', '^'];
     let seed = 42;
