@@ -7,8 +7,10 @@
 // buffer is ever left to flush. fsync (every `fsyncEvery` lines and on close) additionally bounds
 // what a power cut or kernel crash can lose. A write cut short leaves a torn last line: the reader
 // skips and reports it, and the writer starts a new line before appending after one.
+// fsync runs on the thread pool, one at a time, because a synchronous one blocks the event loop
+// for milliseconds and would hold back every request in flight.
 
-import { closeSync, createReadStream, fstatSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, fstatSync, fsync, openSync, readSync, writeSync } from 'node:fs';
 import { TextDecoder } from 'node:util';
 import { PhoneNumberMap } from './phone-number-map.js';
 
@@ -41,7 +43,7 @@ export interface JournalEntry {
 export type JournalRecord = Omit<JournalEntry, 'at'> & { at?: string };
 
 export interface JournalWriterOptions {
-  /** fsync after this many lines (0: only on close). Default 100. */
+  /** Start an fsync after this many lines (0: only on close). Default 100. */
   fsyncEvery?: number;
   /** Source of `at` when the record has none. */
   clock?: () => Date;
@@ -53,6 +55,9 @@ export class JournalWriter {
   private readonly fsyncEvery: number;
   private readonly clock: () => Date;
   private sinceSync = 0;
+  /** The fsync running on the thread pool, if any: at most one at a time. */
+  private syncing: Promise<void> | null = null;
+  private syncError: unknown = null;
 
   private constructor(path: string, fd: number, options: JournalWriterOptions) {
     this.path = path;
@@ -77,32 +82,64 @@ export class JournalWriter {
     return new JournalWriter(path, fd, options);
   }
 
-  /** Appends one line and returns the entry as written. The line is in the file on return. */
+  /**
+   * Appends one line and returns the entry as written. The line is in the file (the kernel's
+   * page cache) on return, which is what surviving SIGKILL needs; fsync runs in the background
+   * every `fsyncEvery` lines so that the event loop never waits for the disk.
+   */
   record(record: JournalRecord): JournalEntry {
     if (this.fd === null) throw new Error(`journal ${this.path} is closed`);
+    if (this.syncError !== null) throw this.syncError;
     const entry: JournalEntry = { ...record, at: record.at ?? this.clock().toISOString() };
     writeFully(this.fd, Buffer.from(`${JSON.stringify(entry)}\n`));
-    if (this.fsyncEvery > 0 && ++this.sinceSync >= this.fsyncEvery) this.sync();
+    if (this.fsyncEvery > 0 && ++this.sinceSync >= this.fsyncEvery && this.syncing === null) {
+      this.sinceSync = 0;
+      this.syncing = this.fsyncNow().finally(() => {
+        this.syncing = null;
+      });
+    }
     return entry;
   }
 
-  /** Forces written lines to the disk. */
-  sync(): void {
-    if (this.fd === null) return;
-    fsyncSync(this.fd);
-    this.sinceSync = 0;
+  /** Resolves when every line written so far is on the disk. */
+  async sync(): Promise<void> {
+    while (this.syncing !== null) await this.syncing;
+    if (this.fd !== null) {
+      this.sinceSync = 0;
+      this.syncing = this.fsyncNow().finally(() => {
+        this.syncing = null;
+      });
+      await this.syncing;
+    }
+    if (this.syncError !== null) throw this.syncError;
   }
 
-  close(): void {
+  /** Waits for the disk, then closes. Further `record` calls throw. */
+  async close(): Promise<void> {
+    while (this.syncing !== null) await this.syncing;
     if (this.fd === null) return;
     const fd = this.fd;
     this.fd = null;
     try {
-      fsyncSync(fd);
+      await fsyncAsync(fd);
     } finally {
       closeSync(fd);
     }
+    if (this.syncError !== null) throw this.syncError;
   }
+
+  private async fsyncNow(): Promise<void> {
+    if (this.fd === null) return;
+    try {
+      await fsyncAsync(this.fd);
+    } catch (error) {
+      this.syncError ??= error;
+    }
+  }
+}
+
+function fsyncAsync(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())));
 }
 
 /** One write call for the whole line; the loop only matters if the kernel takes part of it. */

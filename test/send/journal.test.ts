@@ -14,7 +14,7 @@ const journalPath = () => join(dir, `journal-${++counter}.ndjson`);
 const fixedClock = () => new Date('2030-01-02T03:04:05.000Z');
 
 describe('JournalWriter', () => {
-  it('appends one JSON line per request, with the time it was recorded', () => {
+  it('appends one JSON line per request, with the time it was recorded', async () => {
     const path = journalPath();
     const journal = JournalWriter.open(path, { clock: fixedClock });
     const entry = journal.record({ to: ['+15550100001'], outcome: 'accepted', messageId: 'm-1', status: 'queued' });
@@ -24,7 +24,7 @@ describe('JournalWriter', () => {
       error: { message: 'bad', status: 400, errorCode: 'VALIDATION_ERROR' },
       at: '2030-01-01T00:00:00.000Z',
     });
-    journal.close();
+    await journal.close();
     expect(entry.at).toBe('2030-01-02T03:04:05.000Z');
     const lines = readFileSync(path, 'utf8').split('\n');
     expect(lines).toHaveLength(3);
@@ -39,28 +39,40 @@ describe('JournalWriter', () => {
     expect(JSON.parse(lines[1]!)).toMatchObject({ outcome: 'rejected', at: '2030-01-01T00:00:00.000Z' });
   });
 
-  it('has each line in the file as soon as record returns, before close', () => {
+  it('has each line in the file as soon as record returns, before close', async () => {
     const path = journalPath();
     const journal = JournalWriter.open(path, { fsyncEvery: 0 });
     journal.record({ to: ['+15550100001'], outcome: 'unknown' });
     expect(readFileSync(path, 'utf8').trim().split('\n')).toHaveLength(1);
     journal.record({ to: ['+15550100002'], outcome: 'accepted' });
     expect(readFileSync(path, 'utf8').trim().split('\n')).toHaveLength(2);
-    journal.close();
+    await journal.close();
   });
 
-  it('creates the file readable by its owner only, appends to an existing one, refuses after close', () => {
+  it('creates the file readable by its owner only, appends to an existing one, refuses after close', async () => {
     const path = journalPath();
     const first = JournalWriter.open(path);
     first.record({ to: ['+15550100001'], outcome: 'accepted' });
-    first.close();
-    first.close();
+    await first.close();
+    await first.close();
     expect(statSync(path).mode & 0o777).toBe(0o600);
     expect(() => first.record({ to: ['+15550100001'], outcome: 'accepted' })).toThrow('closed');
     const second = JournalWriter.open(path, { fsyncEvery: 1 });
     second.record({ to: ['+15550100002'], outcome: 'accepted' });
-    second.close();
+    await second.close();
     expect(readFileSync(path, 'utf8').trim().split('\n')).toHaveLength(2);
+  });
+
+  it('syncs in the background every fsyncEvery lines, and on demand', async () => {
+    const path = journalPath();
+    const journal = JournalWriter.open(path, { fsyncEvery: 2 });
+    for (let i = 0; i < 25; i++) journal.record({ to: [`+1555010${String(i).padStart(4, '0')}`], outcome: 'accepted' });
+    await journal.sync();
+    await journal.sync();
+    journal.record({ to: ['+15550109999'], outcome: 'accepted' });
+    await journal.close();
+    await journal.sync();
+    expect(readFileSync(path, 'utf8').trim().split('\n')).toHaveLength(26);
   });
 });
 
@@ -91,7 +103,7 @@ describe('readJournal', () => {
     journal.record({ to: [C], outcome: 'unknown' });
     journal.record({ to: [D], outcome: 'rejected' });
     journal.record({ to: [F, G], outcome: 'accepted', messageId: 'fg' });
-    journal.close();
+    await journal.close();
 
     const summary = await readJournal(path);
     expect(summary.exists).toBe(true);
@@ -117,7 +129,7 @@ describe('readJournal', () => {
 
     const journal = JournalWriter.open(path);
     journal.record({ to: ['+15550100002'], outcome: 'accepted' });
-    journal.close();
+    await journal.close();
     const after = await readJournal(path);
     expect(after.entries).toBe(2);
     expect(after.accepted.has('+15550100002')).toBe(true);
@@ -139,7 +151,7 @@ describe('readJournal', () => {
     for (let i = 0; i < total; i++) {
       journal.record({ to: [`+1555${String(i).padStart(7, '0')}`], outcome: i % 10 === 0 ? 'unknown' : 'accepted' });
     }
-    journal.close();
+    await journal.close();
     appendFileSync(path, '{"to":["+1555');
     const summary = await readJournal(path);
     expect(summary.entries).toBe(total);
@@ -206,7 +218,7 @@ describe('a writer killed with SIGKILL', () => {
 
     const resumed = JournalWriter.open(path);
     resumed.record({ to: ['+19995550000'], outcome: 'accepted' });
-    resumed.close();
+    await resumed.close();
     const after = await readJournal(path);
     expect(after.accepted.has('+19995550000')).toBe(true);
     expect(after.entries).toBe(summary.entries + 1);
