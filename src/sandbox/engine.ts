@@ -25,11 +25,19 @@ export const UNREACHABLE_ERROR_CODE = 'UNREACHABLE_DESTINATION';
 export const UNREACHABLE_ERROR_MESSAGE = 'The destination handset is unreachable (sandbox failing test number)';
 export const PROVISION_FAILED_MESSAGE = 'The carrier refused the number (sandbox failing test range +1555010xxxx)';
 
+/**
+ * Messages kept for GET /messages/{id}. Beyond this, the oldest finished ones are forgotten, so
+ * that a sandbox left running under a benchmark does not grow without bound.
+ */
+export const MESSAGE_RETENTION = 100_000;
+
 export interface EngineTiming {
   /** Real milliseconds from order creation to its final status, for P2P (A2P is 5x). */
   orderDelayMs: number;
   /** Real milliseconds between two message status steps. */
   messageStepMs: number;
+  /** Messages kept (default MESSAGE_RETENTION). */
+  messageRetention?: number;
 }
 
 export class SandboxEngine {
@@ -158,6 +166,8 @@ export class SandboxEngine {
   /** Queues a message; a synchronous send runs the queued and sending steps at once. */
   startMessage(message: MessageRecord, synchronous: boolean): void {
     this.store.messages.set(message.messageId, message);
+    const retention = this.timing.messageRetention ?? MESSAGE_RETENTION;
+    if (this.store.messages.size > retention) this.forgetOldestFinished(this.store.messages.size - retention);
     if (synchronous) {
       this.stepMessage(message, false);
       this.stepMessage(message, true);
@@ -166,6 +176,22 @@ export class SandboxEngine {
       this.scheduler.at(message.nextStepAt, this.advanceMessage, message);
     }
     this.markDirty();
+  }
+
+  /**
+   * Drops up to `count` of the oldest finished messages (a Map iterates in insertion order),
+   * looking at a bounded number so that a long run of in-flight ones costs little per send.
+   */
+  private forgetOldestFinished(count: number): void {
+    let dropped = 0;
+    let looked = 0;
+    for (const [id, m] of this.store.messages) {
+      if (dropped >= count || looked++ > 64) break;
+      if (m.nextStepAt === null) {
+        this.store.messages.delete(id);
+        dropped++;
+      }
+    }
   }
 
   private readonly advanceMessage = (message: MessageRecord): void => {

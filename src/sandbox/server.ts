@@ -48,6 +48,8 @@ export interface SandboxOptions {
   faults?: number;
   /** Extra accounts; the default sandbox@example.com / sandbox is always present. */
   users?: SandboxUser[];
+  /** Messages kept for reading; beyond it the oldest finished ones are forgotten. Default 100 000. */
+  messageRetention?: number;
   /** Injected webhook dispatcher (tests); otherwise the sandbox's own is created. */
   dispatcher?: WebhookDispatcher;
   /** One line per request and per problem; never carries credentials or secrets. */
@@ -136,6 +138,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     {
       orderDelayMs: (options.orderDelayMs ?? DEFAULT_ORDER_DELAY_MS) / timeScale,
       messageStepMs: (options.messageStepMs ?? DEFAULT_MESSAGE_STEP_MS) / timeScale,
+      messageRetention: options.messageRetention,
     },
     markDirty,
   );

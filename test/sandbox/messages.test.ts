@@ -155,4 +155,24 @@ describe('sending', () => {
     expect((await h.api('GET', '/messages/00000000-0000-4000-8000-000000000000')).status).toBe(404);
     expect((await h.api('GET', '/messages/nope')).status).toBe(400);
   });
+
+  it('forgets the oldest finished messages beyond the retention, never one in flight', async () => {
+    const small = await startHarness({ messageRetention: 3, messageStepMs: 600_000 });
+    try {
+      const t = await createTenant(small);
+      await provisionAndWait(small, t, [FROM]);
+      const send = async (to: string, sync: boolean): Promise<string> =>
+        obj(await small.api('POST', `/messages?isAsync=${!sync}`, { from: FROM, to: [to], body: 'x' }))['messageId'] as string;
+      // Synchronous sends to the failing range finish at once; async ones stay in flight.
+      const finished = [await send('+15550100001', true), await send('+15550100002', true)];
+      const inFlight = [await send('+14155559201', false), await send('+14155559202', false)];
+      expect((await small.api('GET', `/messages/${finished[0] as string}`)).status).toBe(404);
+      expect((await small.api('GET', `/messages/${finished[1] as string}`)).status).toBe(200);
+      const more = await send('+14155559203', false);
+      expect((await small.api('GET', `/messages/${finished[1] as string}`)).status).toBe(404);
+      for (const id of [...inFlight, more]) expect((await small.api('GET', `/messages/${id}`)).status).toBe(200);
+    } finally {
+      await small.close();
+    }
+  });
 });
