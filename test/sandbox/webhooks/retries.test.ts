@@ -138,12 +138,13 @@ describe('the retry schedule, end to end', () => {
   it('uses the 5xx cap when the primary times out and the secondary answers 4xx', async () => {
     const primary = await receiver(() => 'hang');
     const secondary = await receiver(failFirst(5, { status: 410 }));
-    const { d, scheduled } = harness({ timeScale: 10_000, attemptTimeoutMs: 20 });
+    const { d, scheduled } = harness({ timeScale: 10_000, attemptTimeoutMs: 50 });
     d.dispatch({ tenantId: TENANT, primaryUri: primary.url, secondaryUri: secondary.url }, 'OrderStatus', {});
     await d.idle();
 
-    expectWaits(scheduled, [5, 10, 20, 40, 60].map((s) => (s * SECOND) / 10_000));
-    expect(d.deliveries().filter((a) => a.status === null).every((a) => a.error === 'timed out after 20 ms')).toBe(true);
+    // On a busy machine the secondary may time out too (still the 5xx cap) and add retries.
+    expectWaits(scheduled.slice(0, 5), [5, 10, 20, 40, 60].map((s) => (s * SECOND) / 10_000));
+    expect(d.deliveries().filter((a) => a.status === null).every((a) => a.error === 'timed out after 50 ms')).toBe(true);
   });
 
   it('waits at least a Retry-After given in seconds, and the backoff when that is longer', async () => {
