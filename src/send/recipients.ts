@@ -272,21 +272,20 @@ class RecipientScanner {
   }
 
   end(): void {
-    if (this.parser === undefined) {
-      this.startParser(this.head);
-    }
-    this.parser!.end();
+    const parser = this.parser ?? this.startParser(this.head);
+    parser.end();
     if (this.format === 'csv' && !this.headerSeen) {
       this.sink.problem({ line: null, message: `${this.file}: empty file, no header row` });
     }
   }
 
-  private startParser(firstLine: string): void {
+  private startParser(firstLine: string): RecordParser {
     const handler: RecordHandler = (fields, line, error) => this.onRecord(fields, line, error);
     // A header row has a comma between names, or is a lone name: a line without a digit.
     const isCsv = firstLine.includes(',') || (firstLine.trim() !== '' && !/\d/.test(firstLine));
     this.format = isCsv ? 'csv' : 'text';
-    this.parser = isCsv ? new CsvRecordParser(handler) : new TextLineParser(handler);
+    const parser = isCsv ? new CsvRecordParser(handler) : new TextLineParser(handler);
+    this.parser = parser;
     if (!isCsv && this.requestedColumn !== undefined) {
       this.sink.problem({
         line: null,
@@ -295,7 +294,8 @@ class RecipientScanner {
     }
     const head = this.head;
     this.head = '';
-    this.parser.push(head.charCodeAt(0) === 0xfeff ? head.slice(1) : head);
+    parser.push(head.charCodeAt(0) === 0xfeff ? head.slice(1) : head);
+    return parser;
   }
 
   private onRecord(values: string[], line: number, error: string | null): void {
@@ -304,9 +304,8 @@ class RecipientScanner {
       return;
     }
     this.dataRecords++;
-    const where = `${this.file}:${line}`;
     if (error !== null) {
-      this.sink.problem({ line, message: `${where}: ${error}` });
+      this.sink.problem({ line, message: `${this.at(line)}: ${error}` });
       return;
     }
 
@@ -316,7 +315,7 @@ class RecipientScanner {
         this.sink.problem({
           line,
           message:
-            `${where}: ${values.length} fields where the header has ${this.columns.length}` +
+            `${this.at(line)}: ${plural(values.length, 'field')} where the header has ${this.columns.length}` +
             (values.length > this.columns.length ? ' (a field that contains a comma must be in double quotes)' : ''),
         });
         return;
@@ -329,11 +328,11 @@ class RecipientScanner {
 
     const to = values[this.numberIndex]!.trim();
     if (to === '') {
-      this.sink.problem({ line, message: `${where}: no number in column "${this.numberColumnName}"` });
+      this.sink.problem({ line, message: `${this.at(line)}: no number in column "${this.numberColumnName}"` });
       return;
     }
     if (!isE164(to)) {
-      this.sink.problem({ line, message: `${where}: ${quote(to)} is not an E.164 number` });
+      this.sink.problem({ line, message: `${this.at(line)}: ${quote(to)} is not an E.164 number` });
       return;
     }
     const firstLine = this.seen.get(to);
@@ -342,12 +341,16 @@ class RecipientScanner {
         to,
         line,
         firstLine,
-        message: `${where}: ${to} is listed again (first on line ${firstLine}); it is sent once`,
+        message: `${this.at(line)}: ${to} is listed again (first on line ${firstLine}); it is sent once`,
       });
       return;
     }
     this.seen.set(to, line);
     this.sink.row({ line, to, fields });
+  }
+
+  private at(line: number): string {
+    return `${this.file}:${line}`;
   }
 
   private onHeader(values: string[], line: number, error: string | null): void {
@@ -390,6 +393,10 @@ class RecipientScanner {
       });
     }
   }
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
 
 function quote(value: string): string {

@@ -230,7 +230,7 @@ describe('CSV files: RFC 4180 fields', () => {
     const check = await checkRecipientsFile(file(`phone,name\n${A},Lovelace, Ada\n${B}\n`), { displayName: 'r.csv' });
     expect(check.problems.map((p) => p.message)).toEqual([
       'r.csv:2: 3 fields where the header has 2 (a field that contains a comma must be in double quotes)',
-      'r.csv:3: 1 fields where the header has 2',
+      'r.csv:3: 1 field where the header has 2',
     ]);
     expect(check.recipients).toBe(0);
   });
