@@ -112,8 +112,8 @@ export class CommandContext implements Context {
   }
 
   async profileStore(): Promise<ProfileStore> {
-    const { openProfileStore } = await import('./config/store.js');
-    return openProfileStore(this.settings().configDir);
+    const { openProfileStore, configDir } = await import('./config/store.js');
+    return openProfileStore(configDir(this.env));
   }
 
   api(connection?: { baseUrl: string; username: string; password: string }): Promise<ApiClient> {

@@ -1,8 +1,8 @@
-import type { ApiClient } from './http.js';
+import { objectBody, type ApiClient } from './http.js';
 
 export type Health = Record<string, unknown> & { status?: string; totalDuration?: string; entries?: unknown };
 
 export async function getHealth(api: ApiClient): Promise<Health> {
   const response = await api.request({ method: 'GET', path: 'health', accept: [503] });
-  return (response.data ?? {}) as Health;
+  return objectBody(response, 'GET /health') as Health;
 }

@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { ApiError, AuthError, CliError, InterruptedError, NetworkError, NotFoundError, UsageError } from '../errors.js';
+import { ApiError, AuthError, CliError, InterruptedError, NetworkError, NotFoundError } from '../errors.js';
 import { redactJsonText, redactText } from './redact.js';
 
 // The only module that imports undici. It knows the base URL, Basic auth, JSON in and out,
@@ -24,6 +24,11 @@ export interface ApiRequest {
   retry?: boolean | undefined;
   /** Error statuses returned as answers instead of thrown (a health check's 503, say). */
   accept?: readonly number[] | undefined;
+  /**
+   * Ctrl-C does not abort this request once it is under way: a bulk send waits for the answers
+   * in flight so that it can journal them (waits between retries still end on Ctrl-C).
+   */
+  finishOnInterrupt?: boolean | undefined;
 }
 
 export interface ApiResponse {
@@ -194,7 +199,7 @@ export class ApiClient {
     }
     const timeoutMs = req.timeoutMs ?? this.options.timeoutMs;
     const signals = [AbortSignal.timeout(timeoutMs)];
-    if (this.options.signal) signals.push(this.options.signal);
+    if (this.options.signal && !req.finishOnInterrupt) signals.push(this.options.signal);
     if (req.signal) signals.push(req.signal);
     const signal = AbortSignal.any(signals);
     const started = performance.now();
@@ -232,7 +237,7 @@ export class ApiClient {
       return { kind: 'answer', response };
     } catch (error) {
       if (error instanceof CliError) return { kind: 'error', error };
-      if (this.options.signal?.aborted || req.signal?.aborted) return { kind: 'error', error: new InterruptedError() };
+      if ((this.options.signal?.aborted && !req.finishOnInterrupt) || req.signal?.aborted) return { kind: 'error', error: new InterruptedError() };
       const networkError = toNetworkError(error, url, timeoutMs, sentHeaders, signal.aborted);
       this.trace(`< ${networkError.message} (${Math.round(performance.now() - started)} ms)`);
       return { kind: 'error', error: networkError };
@@ -367,8 +372,10 @@ function toNetworkError(error: unknown, url: URL, timeoutMs: number, answered: b
   );
 }
 
-export function encodePathSegment(value: string): string {
-  return encodeURIComponent(value);
+/** The JSON object of an answer that must have one; an empty or non-object body is an unexpected answer. */
+export function objectBody(response: ApiResponse, what: string): Record<string, unknown> {
+  const data = response.data;
+  if (typeof data === 'object' && data !== null && !Array.isArray(data)) return data as Record<string, unknown>;
+  const got = response.text.trim() === '' ? 'an empty body' : `"${firstLine(response.text)}"`;
+  throw new ApiError(`Unexpected answer for ${what}: HTTP ${response.status} with ${got}`, { status: response.status });
 }
-
-export { UsageError };

@@ -1,4 +1,4 @@
-import type { ApiClient } from './http.js';
+import { objectBody, type ApiClient } from './http.js';
 import { unwrapList } from './lists.js';
 
 // Typed calls for tenants. They return what the server said and never print.
@@ -25,7 +25,7 @@ export async function listTenants(api: ApiClient): Promise<Tenant[]> {
 
 export async function getTenant(api: ApiClient, id: string): Promise<Tenant> {
   const response = await api.request({ method: 'GET', path: path(id) });
-  return (response.data ?? {}) as Tenant;
+  return objectBody(response, `tenant ${id}`) as Tenant;
 }
 
 export async function createTenant(api: ApiClient, body: TenantWrite): Promise<Tenant | undefined> {

@@ -8,9 +8,11 @@ import { SANDBOX_DEFAULT_URL, SANDBOX_DEFAULT_USER } from '../../domain/sandbox-
 
 export async function run(input: CommandInput, ctx: Context): Promise<number> {
   const sandbox = input.flag('sandbox');
-  const settings = ctx.settings();
-  const profileName = ctx.globals.profile ?? ctx.env['SVC_PROFILE'] ?? (sandbox ? 'sandbox' : settings.profileName);
-  const existing = (await ctx.profileStore()).data().profiles?.[profileName];
+  // The profile may not exist yet, so the name is resolved here rather than through ctx.settings().
+  const store = await ctx.profileStore();
+  const data = store.data();
+  const profileName = ctx.globals.profile ?? ctx.env['SVC_PROFILE'] ?? (sandbox ? 'sandbox' : (data.activeProfile ?? 'default'));
+  const existing = data.profiles?.[profileName];
   const prompter = ctx.io.canPrompt ? await ctx.prompter() : undefined;
 
   let baseUrl = ctx.globals.baseUrl ?? ctx.env['SVC_BASE_URL'] ?? (sandbox ? SANDBOX_DEFAULT_URL : undefined);
@@ -63,7 +65,6 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
     }
   }
 
-  const store = await ctx.profileStore();
   store.setProfile(profileName, { baseUrl, username, password, tenant });
   store.setActive(profileName);
   const status = { profile: profileName, baseUrl, username, tenant: tenant ?? null };

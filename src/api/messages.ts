@@ -1,0 +1,55 @@
+import type { ApiClient } from './http.js';
+
+// Typed calls for messages. They return what the server said and never print.
+
+export interface SendMessageRequest {
+  from: string;
+  to: string[];
+  body: string;
+  mediaUrls?: string[];
+}
+
+/** The server's answer to a send: `messageId`, `status`, and whatever else it chose to say. */
+export type SendAnswer = Record<string, unknown>;
+
+export type Message = Record<string, unknown> & {
+  messageId?: string;
+  status?: string;
+  errorCode?: string | null;
+  errorMessage?: string | null;
+};
+
+export interface SendOptions {
+  isAsync: boolean;
+  /** Ctrl-C lets this request finish (a bulk send journals every answer in flight). */
+  finishOnInterrupt?: boolean;
+}
+
+/** POST /messages. Never retried once it may have reached the server (the HTTP layer sees to it). */
+export async function sendMessage(api: ApiClient, request: SendMessageRequest, options: SendOptions): Promise<SendAnswer> {
+  const response = await api.request({
+    method: 'POST',
+    path: 'messages',
+    query: { isAsync: options.isAsync },
+    json: request,
+    finishOnInterrupt: options.finishOnInterrupt,
+  });
+  const data = response.data;
+  return typeof data === 'object' && data !== null && !Array.isArray(data) ? (data as SendAnswer) : {};
+}
+
+export async function getMessage(api: ApiClient, messageId: string): Promise<Message> {
+  const response = await api.request({ method: 'GET', path: `messages/${encodeURIComponent(messageId)}` });
+  const data = response.data;
+  return typeof data === 'object' && data !== null && !Array.isArray(data) ? (data as Message) : {};
+}
+
+/** Status words that end a message's life badly; statuses the document does not show pass through. */
+const FAILED_STATUSES = new Set(['failed', 'undelivered', 'rejected', 'error', 'expired', 'canceled', 'cancelled']);
+
+export function messageOutcome(message: Message): 'delivered' | 'failed' | 'pending' {
+  const status = typeof message.status === 'string' ? message.status.trim().toLowerCase() : '';
+  if (status === 'delivered') return 'delivered';
+  if (FAILED_STATUSES.has(status)) return 'failed';
+  return 'pending';
+}

@@ -1,0 +1,158 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ApiClient, errorFromResponse, parseRetryAfter } from '../../src/api/http.js';
+import { AuthError, NetworkError, NotFoundError, ApiError } from '../../src/errors.js';
+import { createMockApi, MOCK_ORIGIN, BASIC_AUTH, MOCK_ENV, type MockApi } from '../helpers/mock-api.js';
+import { fakeClock } from '../helpers/cli.js';
+import { apiRoot } from '../../src/config/settings.js';
+
+function client(mock: MockApi, extra: { debug?: (line: string) => void; clock?: ReturnType<typeof fakeClock> } = {}): ApiClient {
+  return new ApiClient({
+    root: apiRoot(MOCK_ORIGIN),
+    username: MOCK_ENV.SVC_USERNAME,
+    password: MOCK_ENV.SVC_PASSWORD,
+    timeoutMs: 5_000,
+    clock: extra.clock ?? fakeClock(),
+    env: {},
+    dispatcher: mock.agent,
+    debug: extra.debug,
+  });
+}
+
+describe('ApiClient', () => {
+  let mock: MockApi;
+  afterEach(async () => {
+    await mock.agent.close();
+  });
+
+  it('sends Basic auth and JSON under /api/v1 and parses the answer', async () => {
+    mock = createMockApi();
+    mock.expect('POST', 'tenants', { status: 201, body: { tenantId: 't1' } });
+    const answer = await client(mock).request({ method: 'POST', path: 'tenants', json: { domain: 'x.com' } });
+    expect(answer.status).toBe(201);
+    expect(answer.data).toEqual({ tenantId: 't1' });
+    expect(mock.seen[0]?.headers['authorization']).toBe(BASIC_AUTH);
+    expect(mock.seen[0]?.headers['content-type']).toBe('application/json');
+    expect(mock.seen[0]?.body).toEqual({ domain: 'x.com' });
+    mock.verify();
+  });
+
+  it('retries a GET after 503 with Retry-After, waiting what the server asked', async () => {
+    mock = createMockApi();
+    mock.expect('GET', 'tenants', { status: 503, body: { message: 'busy' }, headers: { 'retry-after': '3' } });
+    mock.expect('GET', 'tenants', { status: 200, body: [] });
+    const clock = fakeClock();
+    const answer = await client(mock, { clock }).request({ method: 'GET', path: 'tenants' });
+    expect(answer.data).toEqual([]);
+    expect(clock.sleeps).toHaveLength(1);
+    expect(clock.sleeps[0]).toBeGreaterThanOrEqual(3000);
+    mock.verify();
+  });
+
+  it('gives up after four attempts of a GET that keeps failing with 500', async () => {
+    mock = createMockApi();
+    mock.expect('GET', 'tenants', { status: 500, body: { message: 'boom' } }, { times: 4 });
+    const clock = fakeClock();
+    await expect(client(mock, { clock }).request({ method: 'GET', path: 'tenants' })).rejects.toThrow(/HTTP 500: boom/);
+    expect(clock.sleeps).toHaveLength(3);
+    // Exponential: each wait's floor is half its step, and steps double.
+    expect(clock.sleeps[1]!).toBeGreaterThanOrEqual(250);
+    expect(clock.sleeps[2]!).toBeGreaterThanOrEqual(500);
+    mock.verify();
+  });
+
+  it('does not retry a POST answered 503', async () => {
+    mock = createMockApi();
+    mock.expect('POST', 'messages', { status: 503, body: { message: 'busy' } });
+    const clock = fakeClock();
+    await expect(client(mock, { clock }).request({ method: 'POST', path: 'messages', json: {} })).rejects.toBeInstanceOf(ApiError);
+    expect(clock.sleeps).toHaveLength(0);
+    mock.verify();
+  });
+
+  it('does not retry when Retry-After asks for more than 30 s', async () => {
+    mock = createMockApi();
+    mock.expect('GET', 'tenants', { status: 429, body: { message: 'slow down', errorCode: 'RATE_LIMITED' }, headers: { 'retry-after': '120' } });
+    const clock = fakeClock();
+    await expect(client(mock, { clock }).request({ method: 'GET', path: 'tenants' })).rejects.toThrow(/slow down/);
+    expect(clock.sleeps).toHaveLength(0);
+  });
+
+  it('traces --debug with the Authorization header and secrets redacted', async () => {
+    mock = createMockApi();
+    mock.expect('PUT', 'tenants/abc', { status: 200, body: { settings: { webhookSecret: 'whsec-echoed' } } });
+    const lines: string[] = [];
+    const api = client(mock, { debug: (l) => lines.push(l) });
+    api.addSecret('whsec-echoed');
+    await api.request({ method: 'PUT', path: 'tenants/abc', json: { settings: { webhookSecret: 'whsec-echoed', webhookBasicAuthPassword: 'hunter22' } } });
+    const trace = lines.join('\n');
+    expect(trace).toContain('> PUT https://api.test/api/v1/tenants/abc');
+    expect(trace).toMatch(/< 200 \(\d+ ms\)/);
+    expect(trace).toContain('Basic [REDACTED]');
+    expect(trace).not.toContain(BASIC_AUTH.slice(6));
+    expect(trace).not.toContain('whsec-echoed');
+    expect(trace).not.toContain('hunter22');
+    expect(trace).not.toContain(MOCK_ENV.SVC_PASSWORD);
+  });
+});
+
+describe('errorFromResponse', () => {
+  const url = new URL('https://api.test/api/v1/tenants');
+  const response = (status: number, text: string, data?: unknown) => ({ status, headers: {}, text, data });
+  it.each([
+    ['Authorization header is required', 'MISSING_AUTHORIZATION'],
+    ['Invalid credentials', 'INVALID_CREDENTIALS'],
+    ['Invalid authorization header format', 'INVALID_AUTHORIZATION_FORMAT'],
+  ])('keeps the 401 body "%s" with its errorCode', (message, errorCode) => {
+    const body = { message, title: 'Unauthorized', errorCode };
+    const error = errorFromResponse(response(401, JSON.stringify(body), body), 'GET', url);
+    expect(error).toBeInstanceOf(AuthError);
+    expect(error.message).toContain(message);
+    expect(error.errorCode).toBe(errorCode);
+    expect(error.title).toBe('Unauthorized');
+    expect(error.exitCode).toBe(3);
+  });
+  it('maps 403 to exit 3 and 404 to exit 4', () => {
+    expect(errorFromResponse(response(403, ''), 'GET', url).exitCode).toBe(3);
+    const notFound = errorFromResponse(response(404, ''), 'GET', url);
+    expect(notFound).toBeInstanceOf(NotFoundError);
+    expect(notFound.exitCode).toBe(4);
+  });
+  it('reads an HTML error page by its title, and a plain body by its first line', () => {
+    const html = '<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body>x</body></html>';
+    expect(errorFromResponse(response(502, html), 'GET', url).message).toContain('502 Bad Gateway');
+    expect(errorFromResponse(response(500, '\n  database is down\nstack...'), 'GET', url).message).toContain('database is down');
+    expect(errorFromResponse(response(500, ''), 'GET', url).message).toContain('empty answer');
+  });
+  it('lists validation problems of an errors object', () => {
+    const body = { title: 'One or more validation errors occurred.', errors: { 'phoneNumbers[0].number': ['not E.164'] } };
+    expect(errorFromResponse(response(400, JSON.stringify(body), body), 'POST', url).message).toContain('phoneNumbers[0].number: not E.164');
+  });
+});
+
+describe('parseRetryAfter', () => {
+  it('reads seconds and HTTP dates', () => {
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    expect(parseRetryAfter('5', now)).toBe(5000);
+    expect(parseRetryAfter('Thu, 01 Jan 2026 00:00:10 GMT', now)).toBe(10_000);
+    expect(parseRetryAfter('soon', now)).toBeUndefined();
+    expect(parseRetryAfter(undefined, now)).toBeUndefined();
+  });
+});
+
+describe('network errors', () => {
+  it('names a refused connection and marks it as not sent', async () => {
+    const api = new ApiClient({
+      root: apiRoot('http://127.0.0.1:1'),
+      username: 'u',
+      password: 'p1234',
+      timeoutMs: 2_000,
+      clock: fakeClock(),
+      env: {},
+    });
+    const error = await api.request({ method: 'POST', path: 'messages', json: {} }).catch((e: unknown) => e);
+    await api.close();
+    expect(error).toBeInstanceOf(NetworkError);
+    expect((error as NetworkError).sent).toBe(false);
+    expect((error as NetworkError).message).toContain('connection refused');
+  });
+});

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { COMMANDS } from '../../src/commands/tree.js';
+
+describe('svc', () => {
+  it('prints its version', async () => {
+    const result = await runCli(['--version']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it('shows help with the commands and the global options', async () => {
+    const result = await runCli(['--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Global options:');
+    for (const spec of COMMANDS.filter((c) => c.path.length === 1)) expect(result.stdout).toContain(spec.path[0]);
+  });
+
+  it.each(COMMANDS.map((c) => [c.path.join(' '), c] as const))('svc %s --help shows an example', async (_name, spec) => {
+    expect(spec.examples.length).toBeGreaterThan(0);
+    const result = await runCli([...spec.path, '--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Examples:');
+    expect(result.stdout).toContain(`$ ${spec.examples[0]}`);
+  });
+
+  it('exits 2 on an unknown command or option, with a suggestion', async () => {
+    const command = await runCli(['tenat', 'list']);
+    expect(command.code).toBe(2);
+    expect(command.stderr).toContain("unknown command 'tenat'");
+    expect(command.stderr).toContain('tenant');
+    const option = await runCli(['tenant', 'list', '--jsn']);
+    expect(option.code).toBe(2);
+    expect(option.stderr).toContain("unknown option '--jsn'");
+  });
+
+  it('accepts global options before and after the command', async () => {
+    const env = { SVC_BASE_URL: 'http://example.com', SVC_USERNAME: 'u', SVC_PASSWORD: 'p' };
+    for (const argv of [['--json', 'tenant', 'list'], ['tenant', 'list', '--json']]) {
+      const result = await runCli(argv, { env });
+      expect(result.code).toBe(2);
+      expect(JSON.parse(result.stderr).error.message).toContain('plain HTTP');
+    }
+  });
+
+  it('refuses a bad --timeout', async () => {
+    const result = await runCli(['tenant', 'list', '--timeout', 'soon']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('"soon"');
+  });
+
+  it('says which flag or variable supplies missing credentials', async () => {
+    const result = await runCli(['tenant', 'list'], { env: { SVC_BASE_URL: 'https://api.example.com' } });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain('SVC_USERNAME');
+    expect(result.stderr).toContain('svc auth login');
+  });
+});
