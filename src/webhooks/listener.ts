@@ -444,6 +444,8 @@ export async function startWebhookListener(
           ),
         );
         appResponse.on('error', (error) => finish(null, `the app's answer broke off: ${describeError(error)}`));
+        // An answer cut short may end with neither 'end' nor 'error'; after 'end' this does nothing.
+        appResponse.on('close', () => finish(null, "the app's answer broke off before its end"));
       });
       outgoing.end(body);
     });

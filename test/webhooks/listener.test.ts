@@ -523,6 +523,30 @@ describe('forwarding to a local app', () => {
     expect(sink.events[1]?.duplicate).toBe(false);
   });
 
+  it('answers 502 when the app breaks off its answer', async () => {
+    const { createServer } = await import('node:http');
+    const broken = createServer((_request, response) => {
+      response.writeHead(200, { 'Content-Length': '100' });
+      response.write('{"partial":');
+      setImmediate(() => response.socket?.destroy());
+    });
+    await new Promise<void>((resolve) => broken.listen(0, '127.0.0.1', resolve));
+    cleanups.push(
+      () =>
+        new Promise<void>((resolve) => {
+          broken.close(() => resolve());
+          broken.closeAllConnections();
+        }),
+    );
+    const address = broken.address();
+    const port = typeof address === 'object' && address !== null ? address.port : 0;
+    const { listener, sink } = await listen({ forwardTo: `http://127.0.0.1:${port}/` });
+    const answer = await post(listener.url, '{"orderId":1}');
+    expect(answer.status).toBe(502);
+    expect(sink.events[0]?.forward).toMatchObject({ status: null, error: expect.stringMatching(/broke off/) });
+    expect((await post(listener.url, '{"orderId":2}')).status).toBe(502);
+  });
+
   it('answers 502 when the app does not answer in time', async () => {
     const { createServer } = await import('node:http');
     const silent = createServer(() => undefined);
