@@ -5,7 +5,13 @@ import { readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+const { version, dependencies } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+
+// undici and commander are bundled: resolving and loading their CommonJS files one by one is most
+// of the start-up cost of `svc --help` and of a command that talks to the API (bench/startup.mjs).
+// The other libraries are loaded only by the commands that need them, from node_modules. All seven
+// stay in `dependencies`, so that audit and licence tools see what the program runs.
+const BUNDLED = new Set(['undici', 'commander']);
 
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 await build({
@@ -17,7 +23,8 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20.18',
-  packages: 'external',
+  external: Object.keys(dependencies).filter((name) => !BUNDLED.has(name)),
+  banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
   sourcemap: false,
   minifyWhitespace: false,
   legalComments: 'none',

@@ -252,6 +252,13 @@ export async function runProcess(argv: readonly string[]): Promise<number> {
     controller.abort(new InterruptedError());
   };
   process.on('SIGINT', onSigint);
+  // A reader that went away (`svc number list --all | head`) ends the program quietly, as a
+  // closed pipe ends any Unix tool, instead of crashing on EPIPE.
+  const onBrokenPipe = (error: NodeJS.ErrnoException): void => {
+    if (error.code === 'EPIPE') process.exit(ExitCode.Ok);
+  };
+  process.stdout.on('error', onBrokenPipe);
+  process.stderr.on('error', onBrokenPipe);
   try {
     const code = await main(argv, { ...processDeps(), signal: controller.signal });
     return controller.signal.aborted && code !== ExitCode.Ok ? ExitCode.Interrupted : code;

@@ -80,6 +80,31 @@ const NOT_SENT_CODES = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
 ]);
 
+let undiciModule: Promise<typeof import('./undici.js')> | undefined;
+
+/**
+ * undici parses HTTP with llhttp compiled to WebAssembly. V8 first compiles it with its baseline
+ * tier (Liftoff), then recompiles it with its optimising tier in the background, and that second
+ * compile keeps a short-lived CLI alive for 100-200 ms after its last request (perf-notes.md).
+ * A command makes a handful of requests, so the baseline code is all it needs: the optimising
+ * tier is turned off for WebAssembly only, before undici compiles its parser. Long bulk sends
+ * ask for full speed instead.
+ */
+function loadUndici(throughput = false): Promise<typeof import('./undici.js')> {
+  if (!undiciModule) {
+    if (!throughput) {
+      // Dynamic import keeps node:v8 off the start-up path of commands that never call the API.
+      undiciModule = import('node:v8').then((v8) => {
+        v8.setFlagsFromString('--liftoff-only');
+        return import('./undici.js');
+      });
+    } else {
+      undiciModule = import('./undici.js');
+    }
+  }
+  return undiciModule;
+}
+
 export class ApiClient {
   private readonly authorization: string;
   private dispatcherPromise: Promise<Dispatcher> | undefined;
@@ -113,7 +138,7 @@ export class ApiClient {
   private async dispatcher(): Promise<Dispatcher> {
     if (this.options.dispatcher) return this.options.dispatcher;
     this.dispatcherPromise ??= (async () => {
-      const undici = await import('undici');
+      const undici = await loadUndici();
       const env = this.options.env;
       const httpsProxy = env['HTTPS_PROXY'] ?? env['https_proxy'];
       const httpProxy = env['HTTP_PROXY'] ?? env['http_proxy'];
@@ -213,7 +238,7 @@ export class ApiClient {
     let sentHeaders = false;
     try {
       const dispatcher = await this.dispatcher();
-      const { request } = await import('undici');
+      const { request } = await loadUndici();
       const answer = await request(url, {
         method: req.method,
         headers,

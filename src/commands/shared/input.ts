@@ -104,7 +104,10 @@ export async function readSecretFromStdin(ctx: Context, flag: string): Promise<s
 
 /** A secret from the environment variable a flag names. */
 export function secretFromEnv(ctx: Context, variable: string, flag: string): string {
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(variable)) throw new UsageError(`${flag} takes the name of an environment variable, not "${variable}"`);
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(variable)) {
+    // The value is not repeated: someone who typed the secret itself here must not see it echoed.
+    throw new UsageError(`${flag} takes the NAME of an environment variable (letters, digits and _), not a value`);
+  }
   const value = ctx.env[variable];
   if (value === undefined || value === '') throw new UsageError(`${flag}: the environment variable ${variable} is not set or empty`);
   return value;

@@ -1,0 +1,24 @@
+import type { Dispatcher } from 'undici';
+import AgentClass from 'undici/lib/dispatcher/agent.js';
+import EnvHttpProxyAgentClass from 'undici/lib/dispatcher/env-http-proxy-agent.js';
+import requestOnDispatcher from 'undici/lib/api/api-request.js';
+
+// The three pieces of undici the HTTP layer uses, imported from their own modules rather than
+// from undici's index: the index also loads fetch, WebSocket, caches and cookies (which pull in
+// Node's own copy of undici), none of which a command needs, and that loading is most of the
+// start-up cost of a command that talks to the API. The build bundles these modules, so what
+// ships is fixed at build time and covered by the tests; a future undici that moves them fails
+// the build, not a user.
+
+export const Agent = AgentClass;
+export const EnvHttpProxyAgent = EnvHttpProxyAgentClass;
+
+export interface RequestInput extends Omit<Dispatcher.RequestOptions, 'origin' | 'path'> {
+  dispatcher: Dispatcher;
+}
+
+/** undici's request() for one absolute URL on a given dispatcher. */
+export function request(url: URL, options: RequestInput): Promise<Dispatcher.ResponseData> {
+  const { dispatcher, ...rest } = options;
+  return requestOnDispatcher.call(dispatcher, { ...rest, origin: url.origin, path: `${url.pathname}${url.search}` });
+}
