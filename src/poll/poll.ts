@@ -19,6 +19,13 @@ export interface PollOptions<T> {
   timeoutMs?: number | undefined;
   /** What the timeout message calls the thing waited for. */
   what: string;
+  /**
+   * A failed fetch that should not end the wait (a 503 during a long order): return true to keep
+   * polling at the current pace. `failures` counts consecutive failures. Default: every failure ends it.
+   */
+  tolerateError?: (error: unknown, failures: number) => boolean;
+  /** Wait one interval before the first fetch (the caller has just read the value itself). */
+  initialDelay?: boolean;
   clock: Clock;
   signal: AbortSignal;
 }
@@ -64,21 +71,46 @@ export async function pollUntil<T>(options: PollOptions<T>): Promise<T> {
   let interval = options.firstIntervalMs;
   let previous: T | undefined;
   let previousPrint: string | undefined;
+  let failures = 0;
+  const pause = async (ms: number): Promise<void> => {
+    try {
+      await clock.sleep(ms, signal);
+    } catch (error) {
+      // Whatever the clock throws on Ctrl-C, the command ends as interrupted (exit 130).
+      if (signal.aborted) throw new InterruptedError();
+      throw error;
+    }
+  };
+  if (options.initialDelay) {
+    await pause(Math.min(interval, Math.max(0, deadline - clock.now())));
+    interval = Math.min(max, interval * factor);
+  }
   for (;;) {
     if (signal.aborted) throw new InterruptedError();
-    const value = await options.fetch();
-    const print = fingerprint(value);
-    if (print !== previousPrint) {
-      options.onChange?.(value, previous);
-      previous = value;
-      previousPrint = print;
+    let fetched: { value: T } | undefined;
+    try {
+      fetched = { value: await options.fetch() };
+      failures = 0;
+    } catch (error) {
+      if (signal.aborted) throw new InterruptedError();
+      failures++;
+      if (!options.tolerateError?.(error, failures)) throw error;
     }
-    if (options.isDone(value)) return value;
+    if (fetched !== undefined) {
+      const { value } = fetched;
+      const print = fingerprint(value);
+      if (print !== previousPrint) {
+        options.onChange?.(value, previous);
+        previous = value;
+        previousPrint = print;
+      }
+      if (options.isDone(value)) return value;
+    }
     const remaining = deadline - clock.now();
     if (remaining <= 0) {
-      throw new PollTimeoutError(`Timed out waiting for ${options.what} after ${formatSeconds(options.timeoutMs ?? 0)}`, value);
+      throw new PollTimeoutError(`Timed out waiting for ${options.what} after ${formatSeconds(options.timeoutMs ?? 0)}`, previous);
     }
-    await clock.sleep(Math.min(interval, remaining), signal);
+    await pause(Math.min(interval, remaining));
     interval = Math.min(max, interval * factor);
   }
 }

@@ -1,0 +1,9 @@
+import type { ApiClient } from './http.js';
+import type { Order } from '../numbers/order-status.js';
+
+// Typed calls for provisioning orders. They return what the server said and never print.
+
+export async function getOrder(api: ApiClient, orderId: string): Promise<Order> {
+  const response = await api.request({ method: 'GET', path: `phone-numbers/orders/${encodeURIComponent(orderId)}` });
+  return (typeof response.data === 'object' && response.data !== null && !Array.isArray(response.data) ? response.data : {}) as Order;
+}

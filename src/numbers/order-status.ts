@@ -1,0 +1,105 @@
+// Reading an order whatever the server put in it: when it is finished, whether it failed, and
+// the status of each number. The contract: finished on `Completed`, a failure word (Failed,
+// Error, Rejected, Cancelled/Canceled) or a `completionDate`; other statuses are shown as they are.
+
+export type Order = Record<string, unknown>;
+
+export type OrderOutcome = 'pending' | 'completed' | 'failed';
+
+export interface OrderEntryView {
+  number: string;
+  status: string;
+  phoneNumberId: string | undefined;
+  /** The reason a number failed, when the server gave one. */
+  error: string | undefined;
+}
+
+const FAILURE = /fail|error|reject|cancel|declin|abort/i;
+const SUCCESS = /^(completed?|succeeded|success|successful|done|finished)$/i;
+
+function text(value: unknown): string | undefined {
+  if (typeof value === 'string' && value.trim() !== '') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return undefined;
+}
+
+/** The order id from an answer, whichever field carries it. */
+export function orderIdOf(order: unknown): string | undefined {
+  if (typeof order !== 'object' || order === null) return undefined;
+  const o = order as Order;
+  return text(o['orderId']) ?? text(o['id']) ?? text(o['orderNumber']);
+}
+
+export function orderStatus(order: Order): string {
+  return text(order['status']) ?? text(order['orderStatus']) ?? text(order['state']) ?? 'unknown';
+}
+
+export function isFailureStatus(status: string): boolean {
+  return FAILURE.test(status);
+}
+
+export function orderEntries(order: Order): OrderEntryView[] {
+  const list = order['phoneNumbers'] ?? order['numbers'] ?? order['entries'];
+  if (!Array.isArray(list)) return [];
+  return list.map((raw): OrderEntryView => {
+    if (typeof raw === 'string') return { number: raw, status: '', phoneNumberId: undefined, error: undefined };
+    const e = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
+    return {
+      number: text(e['number']) ?? text(e['phoneNumber']) ?? '',
+      status: text(e['status']) ?? '',
+      phoneNumberId: text(e['phoneNumberId']),
+      error: text(e['errorMessage']) ?? text(e['error']) ?? text(e['statusReason']) ?? text(e['reason']),
+    };
+  });
+}
+
+/**
+ * Finished or not, and how. A finished order whose own status is fine but where a number failed
+ * counts as failed: a script asked for every number.
+ */
+export function orderOutcome(order: Order): OrderOutcome {
+  const status = orderStatus(order);
+  const finished = SUCCESS.test(status) || isFailureStatus(status) || text(order['completionDate']) !== undefined;
+  if (!finished) return 'pending';
+  if (isFailureStatus(status)) return 'failed';
+  return orderEntries(order).some((e) => isFailureStatus(e.status)) ? 'failed' : 'completed';
+}
+
+/** What changed between two reads of an order, one plain line per change. */
+export function describeOrderChanges(orderId: string, previous: Order | undefined, next: Order): string[] {
+  const lines: string[] = [];
+  const status = orderStatus(next);
+  const entries = orderEntries(next);
+  if (previous === undefined) {
+    const numbers = entries.map((e) => `${e.number} ${e.status || '?'}`).join(', ');
+    lines.push(`order ${orderId}: ${status}${numbers ? ` (${numbers})` : ''}`);
+    return lines;
+  }
+  if (orderStatus(previous) !== status) lines.push(`order ${orderId}: ${status}`);
+  const before = new Map(orderEntries(previous).map((e) => [e.number, e]));
+  for (const entry of entries) {
+    const old = before.get(entry.number);
+    if (old === undefined || old.status !== entry.status || old.error !== entry.error) {
+      lines.push(`order ${orderId}: ${entry.number} ${entry.status || '?'}${entry.error ? ` (${entry.error})` : ''}`);
+    }
+  }
+  return lines;
+}
+
+/** The spinner's text: the order's status, then a line per number. */
+export function spinnerText(orderId: string, order: Order, elapsed: string): string {
+  const lines = [`Order ${orderId}: ${orderStatus(order)} (${elapsed})`];
+  for (const entry of orderEntries(order)) {
+    lines.push(`  ${entry.number.padEnd(16)} ${entry.status || '?'}${entry.error ? `  ${entry.error}` : ''}`);
+  }
+  return lines.join('\n');
+}
+
+/** One sentence for the end of a failed order. */
+export function failureSummary(orderId: string, order: Order): string {
+  const status = orderStatus(order);
+  const failed = orderEntries(order).filter((e) => isFailureStatus(e.status));
+  const which = failed.map((e) => `${e.number}${e.error ? ` (${e.error})` : ''}`).join(', ');
+  if (isFailureStatus(status)) return `Order ${orderId} ended ${status}${which ? `: ${which}` : ''}`;
+  return `Order ${orderId} ended ${status}, but ${failed.length} number${failed.length === 1 ? '' : 's'} failed: ${which}`;
+}

@@ -1,0 +1,417 @@
+// Provision entries (the document's "provision entry") from every place a user can give them:
+// NUMBER arguments plus flags, a JSON file (an array of entries, one entry, or a whole request),
+// or a CSV file with a header row. Everything is checked here, before any request, and each
+// problem names the bad value and, for files, file:line.
+
+import { UsageError } from '../errors.js';
+import {
+  isE164,
+  isHttpsUrl,
+  isLoopbackHost,
+  matchEnum,
+  PLATFORM_TYPES,
+  PROVISION_CLASSES,
+  PROVISION_TYPES,
+  type ProvisionClass,
+  type ProvisionType,
+} from '../domain/validate.js';
+import { lineColumnAt, parseJsonText } from '../commands/shared/input.js';
+import { parseCsv } from './csv.js';
+import { arrayElementLines, jsonErrorOffset } from './json-lines.js';
+import { checkSettingsObject, requireSettingLeaf, SettingError, settingsFromAssignments, typeSettingValue, type SettingAssignment, type SettingsObject } from './settings.js';
+
+/** Text fields of an entry, with the flag that sets each for every entry. */
+export const ENTRY_TEXT_FIELDS = {
+  email: '--email',
+  description: '--description',
+  domain: '--domain',
+  platformType: '--platform-type',
+  campaignId: '--campaign-id',
+  brandId: '--brand-id',
+  loaUrl: '--loa-url',
+  billingPlan: '--billing-plan',
+} as const;
+export type EntryTextField = keyof typeof ENTRY_TEXT_FIELDS;
+const TEXT_FIELD_NAMES = Object.keys(ENTRY_TEXT_FIELDS) as EntryTextField[];
+
+export interface ProvisionEntry {
+  number: string;
+  email?: string;
+  description?: string;
+  domain?: string;
+  platformType?: string;
+  campaignId?: string;
+  brandId?: string;
+  loaUrl?: string;
+  billingPlan?: string;
+  messagingFeature: { provisionType: ProvisionType; provisionClass: ProvisionClass };
+  settings?: SettingsObject;
+}
+
+/** One entry as read, before it is checked. */
+export interface EntryDraft {
+  /** `entries.csv:3`, or undefined for a NUMBER argument. */
+  where: string | undefined;
+  number: string | undefined;
+  fields: Partial<Record<EntryTextField, string>>;
+  provisionType?: string | undefined;
+  provisionClass?: string | undefined;
+  settings?: SettingsObject | undefined;
+  /** Problems found while reading it (wrong JSON types, unknown fields). */
+  problems: string[];
+}
+
+/** What the flags say for every entry. */
+export interface EntryDefaults {
+  fields: Partial<Record<EntryTextField, string>>;
+  provisionType?: string | undefined;
+  provisionClass?: string | undefined;
+}
+
+export interface ProvisionFile {
+  drafts: EntryDraft[];
+  /** From a whole request in a JSON file. */
+  tenantId?: string | undefined;
+  action?: string | undefined;
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+
+function normaliseName(name: string): string {
+  return name.trim().toLowerCase().replace(/[\s_-]/g, '');
+}
+
+type ColumnMeaning =
+  | { kind: 'number' }
+  | { kind: 'text'; field: EntryTextField }
+  | { kind: 'type' }
+  | { kind: 'class' }
+  | { kind: 'setting'; path: string };
+
+const COLUMN_NAMES: Record<string, ColumnMeaning> = {
+  number: { kind: 'number' },
+  phonenumber: { kind: 'number' },
+  phone: { kind: 'number' },
+  type: { kind: 'type' },
+  provisiontype: { kind: 'type' },
+  class: { kind: 'class' },
+  provisionclass: { kind: 'class' },
+  ...Object.fromEntries(TEXT_FIELD_NAMES.map((f) => [f.toLowerCase(), { kind: 'text', field: f }])),
+};
+
+export const CSV_COLUMNS = ['number', ...TEXT_FIELD_NAMES, 'type', 'class', 'settings.PATH'];
+
+function columnMeaning(header: string): ColumnMeaning | undefined {
+  const trimmed = header.trim();
+  if (/^settings\./i.test(trimmed)) return { kind: 'setting', path: trimmed.slice('settings.'.length) };
+  return COLUMN_NAMES[normaliseName(trimmed)];
+}
+
+/** Entries from a CSV file with a header row; one entry a row. */
+export function draftsFromCsv(text: string, file: string): ProvisionFile {
+  const records = parseCsv(text);
+  const header = records[0];
+  if (header === undefined) throw new UsageError(`${file}: empty file, expected a header row (${CSV_COLUMNS.join(',')})`);
+  if (header.error !== undefined) throw new UsageError(`${file}:${header.line}: ${header.error}`);
+  if (header.fields.some((f) => isE164(f.trim()))) {
+    throw new UsageError(`${file}:${header.line}: the first row holds a phone number, but a CSV file needs a header row first (for example "number,email")`);
+  }
+  const meanings: ColumnMeaning[] = [];
+  const seen = new Map<string, string>();
+  for (const name of header.fields) {
+    const meaning = columnMeaning(name);
+    if (meaning === undefined) {
+      throw new UsageError(`${file}:${header.line}: unknown column ${JSON.stringify(name.trim())}; the columns are ${CSV_COLUMNS.join(', ')}`);
+    }
+    if (meaning.kind === 'setting') {
+      try {
+        requireSettingLeaf(meaning.path, '');
+      } catch (error) {
+        if (error instanceof SettingError) throw new UsageError(`${file}:${header.line}: column ${JSON.stringify(name.trim())}: ${error.message.replace(/ \(value ""\)$/, '').replace(/, not ""$/, '')}`, error.hints);
+        throw error;
+      }
+    }
+    const key = meaning.kind === 'text' ? meaning.field : meaning.kind === 'setting' ? `settings.${meaning.path}` : meaning.kind;
+    const earlier = seen.get(key);
+    if (earlier !== undefined) throw new UsageError(`${file}:${header.line}: columns ${JSON.stringify(earlier)} and ${JSON.stringify(name.trim())} say the same thing`);
+    seen.set(key, name.trim());
+    meanings.push(meaning);
+  }
+  if (!meanings.some((m) => m.kind === 'number')) {
+    throw new UsageError(`${file}:${header.line}: no "number" column; the header is ${JSON.stringify(header.fields.join(','))}`);
+  }
+  const drafts: EntryDraft[] = [];
+  for (const record of records.slice(1)) {
+    const where = `${file}:${record.line}`;
+    const draft: EntryDraft = { where, number: undefined, fields: {}, problems: [] };
+    drafts.push(draft);
+    if (record.error !== undefined) {
+      draft.problems.push(record.error);
+      continue;
+    }
+    if (record.fields.length !== meanings.length) {
+      draft.problems.push(
+        `${record.fields.length} fields where the header has ${meanings.length}` +
+          (record.fields.length > meanings.length ? ' (a field that holds a comma must be in double quotes)' : ''),
+      );
+      continue;
+    }
+    const assignments: SettingAssignment[] = [];
+    record.fields.forEach((raw, index) => {
+      const meaning = meanings[index]!;
+      const value = raw.trim();
+      if (value === '') return;
+      switch (meaning.kind) {
+        case 'number':
+          draft.number = value;
+          break;
+        case 'text':
+          draft.fields[meaning.field] = value;
+          break;
+        case 'type':
+          draft.provisionType = value;
+          break;
+        case 'class':
+          draft.provisionClass = value;
+          break;
+        case 'setting':
+          try {
+            const type = requireSettingLeaf(meaning.path, value);
+            assignments.push({ path: meaning.path.split('.'), value: typeSettingValue(meaning.path, type, value) });
+          } catch (error) {
+            if (!(error instanceof SettingError)) throw error;
+            draft.problems.push(error.message);
+          }
+          break;
+      }
+    });
+    if (assignments.length > 0) draft.settings = settingsFromAssignments(assignments);
+  }
+  return { drafts };
+}
+
+const REQUEST_KEYS = ['action', 'tenantId', 'phoneNumbers'];
+const ENTRY_KEYS = ['number', 'phoneNumber', ...TEXT_FIELD_NAMES, 'messagingFeature', 'provisionType', 'provisionClass', 'type', 'class', 'settings'];
+
+function draftFromJson(value: unknown, where: string): EntryDraft {
+  const draft: EntryDraft = { where, number: undefined, fields: {}, problems: [] };
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    draft.problems.push(`an entry must be an object like {"number": "+15551234567"}, not ${JSON.stringify(value)}`);
+    return draft;
+  }
+  const entry = value as Record<string, unknown>;
+  const text = (key: string): string | undefined => {
+    const v = entry[key];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== 'string') {
+      draft.problems.push(`"${key}" must be a string, not ${JSON.stringify(v)}`);
+      return undefined;
+    }
+    return v.trim() === '' ? undefined : v;
+  };
+  for (const key of Object.keys(entry)) {
+    if (!ENTRY_KEYS.includes(key)) draft.problems.push(`unknown field "${key}" (an entry has ${['number', ...TEXT_FIELD_NAMES, 'messagingFeature', 'settings'].join(', ')})`);
+  }
+  draft.number = text('number') ?? text('phoneNumber');
+  for (const field of TEXT_FIELD_NAMES) {
+    const v = text(field);
+    if (v !== undefined) draft.fields[field] = v;
+  }
+  const feature = entry['messagingFeature'];
+  if (feature !== undefined && feature !== null) {
+    if (typeof feature !== 'object' || Array.isArray(feature)) {
+      draft.problems.push(`"messagingFeature" must be an object with provisionType and provisionClass, not ${JSON.stringify(feature)}`);
+    } else {
+      const f = feature as Record<string, unknown>;
+      for (const key of Object.keys(f)) {
+        if (key !== 'provisionType' && key !== 'provisionClass') draft.problems.push(`unknown field "messagingFeature.${key}"`);
+      }
+      for (const key of ['provisionType', 'provisionClass'] as const) {
+        const v = f[key];
+        if (v === undefined || v === null) continue;
+        if (typeof v !== 'string') draft.problems.push(`"messagingFeature.${key}" must be a string, not ${JSON.stringify(v)}`);
+        else draft[key] = v;
+      }
+    }
+  }
+  draft.provisionType ??= text('provisionType') ?? text('type');
+  draft.provisionClass ??= text('provisionClass') ?? text('class');
+  const settings = entry['settings'];
+  if (settings !== undefined && settings !== null) {
+    const problems = checkSettingsObject(settings);
+    if (problems.length > 0) draft.problems.push(...problems);
+    else draft.settings = settings as SettingsObject;
+  }
+  return draft;
+}
+
+/** Entries from JSON: an array of entries, a whole provision request, or a single entry. */
+export function draftsFromJson(text: string, file: string): ProvisionFile {
+  const clean = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  let data: unknown;
+  try {
+    data = parseJsonText(text, file);
+  } catch (error) {
+    const located = error instanceof UsageError && error.message.startsWith(`${file}:`) && /^:\d+:\d+:/.test(error.message.slice(file.length));
+    const offset = located ? undefined : jsonErrorOffset(clean);
+    if (!(error instanceof UsageError) || offset === undefined) throw error;
+    const at = lineColumnAt(clean, offset);
+    throw new UsageError(`${file}:${at.line}:${at.column}:${error.message.slice(error.message.indexOf(':', file.length) + 1)}`);
+  }
+  if (Array.isArray(data)) {
+    const lines = arrayElementLines(clean);
+    return { drafts: data.map((value, i) => draftFromJson(value, `${file}:${lines[i] ?? 1}`)) };
+  }
+  if (typeof data !== 'object' || data === null) {
+    throw new UsageError(`${file}:1:1: expected an array of entries or a provision request ({"tenantId", "phoneNumbers": [...]}), not ${JSON.stringify(data)}`);
+  }
+  const root = data as Record<string, unknown>;
+  if (!('phoneNumbers' in root)) {
+    if ('number' in root || 'phoneNumber' in root) return { drafts: [draftFromJson(root, `${file}:1`)] };
+    throw new UsageError(`${file}:1:1: expected an array of entries or a provision request with "phoneNumbers"`);
+  }
+  for (const key of Object.keys(root)) {
+    if (!REQUEST_KEYS.includes(key)) throw new UsageError(`${file}: unknown field "${key}" in the request (it has ${REQUEST_KEYS.join(', ')})`);
+  }
+  const list = root['phoneNumbers'];
+  if (!Array.isArray(list)) throw new UsageError(`${file}: "phoneNumbers" must be an array of entries`);
+  const stringOrUndefined = (key: string): string | undefined => {
+    const v = root[key];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== 'string') throw new UsageError(`${file}: "${key}" must be a string, not ${JSON.stringify(v)}`);
+    return v;
+  };
+  const lines = arrayElementLines(clean, 'phoneNumbers');
+  return {
+    drafts: list.map((value, i) => draftFromJson(value, `${file}:${lines[i] ?? 1}`)),
+    tenantId: stringOrUndefined('tenantId'),
+    action: stringOrUndefined('action'),
+  };
+}
+
+/** JSON by extension (.json) or first character ([ or {); CSV otherwise. */
+export function draftsFromFileText(text: string, file: string): ProvisionFile {
+  const lower = file.toLowerCase();
+  const first = text.replace(/^\uFEFF/, '').trimStart()[0];
+  const isJson = lower.endsWith('.json') || (!lower.endsWith('.csv') && (first === '[' || first === '{'));
+  return isJson ? draftsFromJson(text, file) : draftsFromCsv(text, file);
+}
+
+export function draftsFromArguments(numbers: readonly string[]): EntryDraft[] {
+  return numbers.map((number) => ({ where: undefined, number, fields: {}, problems: [] }));
+}
+
+function isAcceptedLink(value: string): boolean {
+  if (isHttpsUrl(value)) return true;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' && isLoopbackHost(url.hostname);
+  } catch {
+    return false;
+  }
+}
+
+export interface BuiltEntries {
+  entries: ProvisionEntry[];
+  /** Ready to print: `entries.csv:3: ...`. Empty when every entry is valid. */
+  problems: string[];
+}
+
+/**
+ * Checks every draft with the flags' values filling what an entry leaves empty. A flag and a
+ * file that disagree on a field is a problem (neither silently wins).
+ */
+export function buildProvisionEntries(drafts: readonly EntryDraft[], defaults: EntryDefaults): BuiltEntries {
+  const problems: string[] = [];
+  const entries: ProvisionEntry[] = [];
+  const firstSeen = new Map<string, string>();
+  for (const draft of drafts) {
+    const label = draft.where === undefined ? '' : `${draft.where}: `;
+    const report = (message: string): void => {
+      problems.push(`${label}${message}`);
+    };
+    for (const problem of draft.problems) report(problem);
+    if (draft.problems.length > 0) continue;
+    const before = problems.length;
+
+    const number = draft.number?.trim();
+    if (number === undefined || number === '') {
+      report('no number');
+      continue;
+    }
+    if (!isE164(number)) {
+      report(`"${draft.number}" is not an E.164 number (a + then 8 to 15 digits, the first not 0, e.g. +15551234567)`);
+      continue;
+    }
+    const earlier = firstSeen.get(number);
+    if (earlier !== undefined) {
+      report(`${number} is listed twice (also ${earlier})`);
+      continue;
+    }
+    firstSeen.set(number, draft.where ?? 'on the command line');
+
+    const pick = (own: string | undefined, fromFlag: string | undefined, flag: string, name: string): string | undefined => {
+      if (own !== undefined && fromFlag !== undefined && own !== fromFlag) {
+        report(`${name} is ${JSON.stringify(own)} for ${number} but ${flag} says ${JSON.stringify(fromFlag)}; give one or the other`);
+      }
+      return own ?? fromFlag;
+    };
+    const fields: Partial<Record<EntryTextField, string>> = {};
+    for (const field of TEXT_FIELD_NAMES) {
+      const value = pick(draft.fields[field], defaults.fields[field], ENTRY_TEXT_FIELDS[field], field);
+      if (value !== undefined) fields[field] = value;
+    }
+    const typeText = pick(draft.provisionType, defaults.provisionType, '--type', 'the provision type');
+    const classText = pick(draft.provisionClass, defaults.provisionClass, '--class', 'the provision class');
+    let provisionType: ProvisionType | undefined;
+    let provisionClass: ProvisionClass | undefined;
+    if (typeText === undefined) report(`no provision type for ${number}: give --type ${PROVISION_TYPES.join('|')}${draft.where ? ' or a type in the file' : ''}`);
+    else if (!(provisionType = matchEnum(PROVISION_TYPES, typeText))) report(`provision type "${typeText}" is not one of ${PROVISION_TYPES.join(', ')}`);
+    if (classText === undefined) report(`no provision class for ${number}: give --class ${PROVISION_CLASSES.join('|')}${draft.where ? ' or a class in the file' : ''}`);
+    else if (!(provisionClass = matchEnum(PROVISION_CLASSES, classText))) report(`provision class "${classText}" is not one of ${PROVISION_CLASSES.join(', ')}`);
+
+    if (fields.platformType !== undefined) {
+      const platform = matchEnum(PLATFORM_TYPES, fields.platformType);
+      if (platform === undefined) report(`platform type "${fields.platformType}" is not one of ${PLATFORM_TYPES.join(', ')}`);
+      else fields.platformType = platform;
+    }
+    if (provisionClass === 'A2P') {
+      const missing = [
+        fields.campaignId === undefined ? `a campaign (${draft.where ? 'campaignId or ' : ''}--campaign-id)` : undefined,
+        fields.brandId === undefined ? `a brand (${draft.where ? 'brandId or ' : ''}--brand-id)` : undefined,
+      ].filter((m): m is string => m !== undefined);
+      if (missing.length > 0) report(`${number} is A2P and needs ${missing.join(' and ')}`);
+    }
+    if (fields.email !== undefined && !EMAIL.test(fields.email)) report(`"${fields.email}" is not an email address`);
+    if (fields.loaUrl !== undefined && !isAcceptedLink(fields.loaUrl)) {
+      report(`the LOA link "${fields.loaUrl}" must be an https:// URL (the one \`svc number loa upload\` prints)`);
+    }
+    if (problems.length > before || provisionType === undefined || provisionClass === undefined) continue;
+    entries.push({
+      number,
+      ...fields,
+      messagingFeature: { provisionType, provisionClass },
+      ...(draft.settings !== undefined ? { settings: draft.settings } : {}),
+    });
+  }
+  if (problems.length === 0 && entries.length > 1) {
+    const first = entries[0]!.messagingFeature;
+    const other = entries.find((e) => e.messagingFeature.provisionType !== first.provisionType || e.messagingFeature.provisionClass !== first.provisionClass);
+    if (other !== undefined) {
+      const where = drafts.find((d) => d.number?.trim() === other.number)?.where;
+      problems.push(
+        `${where ? `${where}: ` : ''}${other.number} is ${other.messagingFeature.provisionType}/${other.messagingFeature.provisionClass} but ${entries[0]!.number} is ${first.provisionType}/${first.provisionClass}; ` +
+          'an order has one provision type and class, so provision them in separate orders',
+      );
+    }
+  }
+  return { entries, problems };
+}
+
+/** The problems as one usage error: the first few in the message, so that --json shows them too. */
+export function entriesError(problems: readonly string[], shown = 20): UsageError {
+  if (problems.length === 1) return new UsageError(problems[0]!);
+  const listed = problems.slice(0, shown).map((p) => `  ${p}`);
+  if (problems.length > shown) listed.push(`  ... and ${problems.length - shown} more`);
+  return new UsageError(`${problems.length} problems with the numbers to provision (nothing was sent):\n${listed.join('\n')}`);
+}
