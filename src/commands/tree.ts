@@ -3,19 +3,25 @@ import { apiCommands } from './api/index.js';
 import { authCommands, authGroup } from './auth/index.js';
 import { completionCommands } from './completion/index.js';
 import { healthCommands } from './health/index.js';
+import { mediaCommands, mediaGroup } from './media/index.js';
+import { messageCommands, messageGroup } from './message/index.js';
 import { profileCommands, profileGroup } from './profile/index.js';
+import { sendCommands } from './send/index.js';
 import { tenantCommands, tenantGroup } from './tenant/index.js';
 import { webhookCommands, webhookGroup } from './webhook/index.js';
 
 // The one command tree: parsing, help and completions all come from it.
 
-export const GROUPS: readonly GroupSpec[] = [authGroup, profileGroup, tenantGroup, webhookGroup];
+export const GROUPS: readonly GroupSpec[] = [authGroup, profileGroup, tenantGroup, webhookGroup, messageGroup, mediaGroup];
 
 export const COMMANDS: readonly CommandSpec[] = [
   ...authCommands,
   ...profileCommands,
   ...healthCommands,
   ...tenantCommands,
+  ...sendCommands,
+  ...messageCommands,
+  ...mediaCommands,
   ...webhookCommands,
   ...apiCommands,
   ...completionCommands,

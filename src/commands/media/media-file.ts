@@ -1,0 +1,150 @@
+import { open, stat } from 'node:fs/promises';
+import { basename, extname } from 'node:path';
+import { UsageError } from '../../errors.js';
+import {
+  formatForExtension,
+  MAX_MEDIA_BYTES,
+  MAX_MEDIA_PER_MESSAGE,
+  MAX_MEDIA_TOTAL_BYTES,
+  MEDIA_TOO_LARGE_TEXT,
+  sniffContentType,
+  unsupportedMediaTypeText,
+} from '../../domain/media-formats.js';
+import { isHttpsUrl } from '../../domain/validate.js';
+
+// Local media files checked before anything is sent: a supported format by extension and by
+// content, at most 5 MB each and 5 MB together, at most 10 media a message. Every refusal names
+// the file, and an unsupported type names its MIME type (the document's own wording).
+
+export interface MediaFile {
+  path: string;
+  fileName: string;
+  contentType: string;
+  bytes: Buffer;
+}
+
+/** MIME types of common files we refuse, so that the refusal can name the type. */
+const OTHER_TYPES: Readonly<Record<string, string>> = {
+  '.zip': 'application/zip',
+  '.gz': 'application/gzip',
+  '.tar': 'application/x-tar',
+  '.doc': 'application/msword',
+  '.docx': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  '.xls': 'application/vnd.ms-excel',
+  '.xlsx': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  '.ppt': 'application/vnd.ms-powerpoint',
+  '.pptx': 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+  '.json': 'application/json',
+  '.xml': 'application/xml',
+  '.html': 'text/html',
+  '.htm': 'text/html',
+  '.csv': 'text/csv',
+  '.svg': 'image/svg+xml',
+  '.bmp': 'image/bmp',
+  '.tif': 'image/tiff',
+  '.tiff': 'image/tiff',
+  '.heic': 'image/heic',
+  '.ico': 'image/x-icon',
+  '.webm': 'video/webm',
+  '.mkv': 'video/x-matroska',
+  '.ogg': 'audio/ogg',
+  '.flac': 'audio/flac',
+  '.m4a': 'audio/mp4',
+  '.exe': 'application/octet-stream',
+};
+
+/** Formats whose files always begin with a signature, so content without it is not that format. */
+const SIGNED_TYPES = new Set([
+  'image/jpeg',
+  'image/png',
+  'image/gif',
+  'image/webp',
+  'video/mp4',
+  'video/quicktime',
+  'video/x-msvideo',
+  'audio/wav',
+  'application/pdf',
+]);
+
+/** MP4 and QuickTime share one container; their brands overlap, so either passes for the other. */
+function sameFamily(a: string, b: string): boolean {
+  const isoMedia = new Set(['video/mp4', 'video/quicktime']);
+  return a === b || (isoMedia.has(a) && isoMedia.has(b));
+}
+
+const HEAD_BYTES = 64;
+
+export function describeSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+/** The MIME type a refused file is named by: its content if recognised, else its extension. */
+function guessedType(fileName: string, sniffed: string | undefined): string {
+  if (sniffed !== undefined) return sniffed;
+  const ext = extname(fileName).toLowerCase();
+  return OTHER_TYPES[ext] ?? (ext === '' ? 'application/octet-stream (no extension)' : `application/octet-stream (${ext})`);
+}
+
+/** Checks a file's name, size and first bytes; reads it only when all of that passes. */
+export async function readMediaFile(path: string): Promise<MediaFile> {
+  const fileName = basename(path);
+  let size: number;
+  try {
+    const info = await stat(path);
+    if (!info.isFile()) throw new UsageError(`${path}: not a file`);
+    size = info.size;
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`Cannot read media file ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : String(code ?? error)}`);
+  }
+  if (size > MAX_MEDIA_BYTES) throw new UsageError(`${path}: ${MEDIA_TOO_LARGE_TEXT} (it is ${describeSize(size)})`);
+  if (size === 0) throw new UsageError(`${path}: the file is empty`);
+
+  const handle = await open(path, 'r');
+  let bytes: Buffer;
+  try {
+    bytes = await handle.readFile();
+  } finally {
+    await handle.close();
+  }
+  if (bytes.length > MAX_MEDIA_BYTES) throw new UsageError(`${path}: ${MEDIA_TOO_LARGE_TEXT} (it is ${describeSize(bytes.length)})`);
+
+  const sniffed = sniffContentType(bytes.subarray(0, HEAD_BYTES));
+  const byExtension = formatForExtension(fileName);
+  if (byExtension === undefined) {
+    throw new UsageError(`${path}: ${unsupportedMediaTypeText(guessedType(fileName, sniffed))}`, [
+      'Supported formats: `svc media types`.',
+    ]);
+  }
+  const declared = byExtension.contentType;
+  if (sniffed !== undefined && !sameFamily(sniffed, declared)) {
+    throw new UsageError(`${path}: the name says ${declared} but the content is ${sniffed}; rename the file or check it`);
+  }
+  if (sniffed === undefined && SIGNED_TYPES.has(declared)) {
+    throw new UsageError(`${path}: the content is not ${declared} (its first bytes are not a ${declared} signature)`);
+  }
+  if (declared.startsWith('text/') && bytes.subarray(0, 4096).includes(0)) {
+    throw new UsageError(`${path}: the name says ${declared} but the content is binary`);
+  }
+  return { path, fileName, contentType: declared, bytes };
+}
+
+/** The rules for all media of one message: count, links, total size. */
+export function checkMessageMedia(urls: readonly string[], files: readonly MediaFile[]): void {
+  const count = urls.length + files.length;
+  if (count > MAX_MEDIA_PER_MESSAGE) {
+    throw new UsageError(`A message holds at most ${MAX_MEDIA_PER_MESSAGE} media (--media and --media-file together), not ${count}`);
+  }
+  for (const url of urls) {
+    if (!isHttpsUrl(url)) throw new UsageError(`--media takes https:// links only, not "${url}"`);
+  }
+  const total = files.reduce((sum, file) => sum + file.bytes.length, 0);
+  if (total > MAX_MEDIA_TOTAL_BYTES) {
+    throw new UsageError(
+      `The media files together are ${describeSize(total)}: ${MEDIA_TOO_LARGE_TEXT} per message (${files.map((f) => f.path).join(', ')})`,
+    );
+  }
+}

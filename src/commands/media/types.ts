@@ -1,0 +1,38 @@
+import type { CommandInput } from '../spec.js';
+import type { Context } from '../../context.js';
+import { MAX_MEDIA_BYTES, MAX_MEDIA_PER_MESSAGE, MAX_MEDIA_TOTAL_BYTES, MEDIA_FORMATS } from '../../domain/media-formats.js';
+import { writeList } from '../../output/render.js';
+import { describeSize } from './media-file.js';
+
+export interface MediaTypeRow {
+  kind: string;
+  extensions: string[];
+  contentType: string;
+  maxBytes: number;
+  maxTotalBytes: number;
+  maxPerMessage: number;
+}
+
+export async function run(_input: CommandInput, ctx: Context): Promise<number> {
+  const rows: MediaTypeRow[] = MEDIA_FORMATS.map((format) => ({
+    kind: format.kind,
+    extensions: [...format.extensions],
+    contentType: format.contentType,
+    maxBytes: MAX_MEDIA_BYTES,
+    maxTotalBytes: MAX_MEDIA_TOTAL_BYTES,
+    maxPerMessage: MAX_MEDIA_PER_MESSAGE,
+  }));
+  await writeList(ctx, rows, [
+    { header: 'KIND', value: (r) => r.kind },
+    { header: 'EXTENSIONS', value: (r) => r.extensions.join(' ') },
+    { header: 'MIME TYPE', value: (r) => r.contentType },
+    { header: 'MAX SIZE', value: (r) => describeSize(r.maxBytes) },
+  ]);
+  if (ctx.globals.output === 'table' && ctx.io.stdoutIsTTY) {
+    ctx.io.stdout.write(
+      `\nAt most ${MAX_MEDIA_PER_MESSAGE} media per message, each at most ${describeSize(MAX_MEDIA_BYTES)} and ${describeSize(MAX_MEDIA_TOTAL_BYTES)} together.\n` +
+        'Some carriers accept less for MMS (1 to 2 MB). Any public https:// link may be sent with --media instead.\n',
+    );
+  }
+  return 0;
+}

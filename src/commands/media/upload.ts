@@ -1,0 +1,22 @@
+import type { CommandInput } from '../spec.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { uploadMedia, type UploadShape } from '../../api/media.js';
+import { writeObject } from '../../output/render.js';
+import { requireE164, requireTenant } from '../shared/input.js';
+import { readMediaFile } from './media-file.js';
+
+export async function run(input: CommandInput, ctx: Context): Promise<number> {
+  const path = input.arg(0) ?? '';
+  const numberText = input.string('number');
+  if (numberText === undefined) throw new UsageError('--number is needed: your provisioned number the media is for');
+  const number = requireE164(numberText, '--number');
+  const shape = (input.string('shape') ?? 'auto') as UploadShape;
+  const file = await readMediaFile(path);
+  // Shape B names the number by its id, so only shapes that may send A need the tenant.
+  const tenantId = shape === 'b' ? undefined : requireTenant(ctx, input.string('tenant'));
+  const api = await ctx.api();
+  const uploaded = await uploadMedia(api, file, { number, tenantId }, shape, (why) => ctx.debug(`media upload: ${why}`));
+  await writeObject(ctx, uploaded, { title: 'Uploaded' });
+  return 0;
+}

@@ -1,0 +1,76 @@
+import type { Context } from '../../context.js';
+import type { BulkResult } from '../../bulk/engine.js';
+
+// The results of a send as they arrive. --json: one array, one element per request,
+// `{"to": [...], ...answer}` or `{"to": [...], "error": {...}}`, streamed so that a long run holds
+// nothing; -o ndjson: one element a line; piped table output: a tab-separated row per request;
+// on a terminal: the answer of a single request, and only the failures of a bulk run.
+
+export type SendElement = Record<string, unknown> & { to: string[] };
+
+export function elementFor(result: BulkResult): SendElement {
+  if (result.outcome === 'accepted') return { ...result.answer, to: result.to };
+  return { to: result.to, error: result.error };
+}
+
+/** `to` first, as the contract shows it, then the server's fields in their order. */
+function ordered(element: SendElement): SendElement {
+  const { to, ...rest } = element;
+  return { to, ...rest };
+}
+
+export interface ResultPrinter {
+  add(result: BulkResult): void;
+  end(): Promise<void>;
+  /** A promise while stdout is full, so that the sender waits instead of queueing output. */
+  ready(): Promise<void> | undefined;
+  /** Called before a line is written to the terminal (the progress line clears itself). */
+  beforeTerminalLine?: () => void;
+}
+
+export function createResultPrinter(ctx: Context, options: { bulk: boolean; beforeTerminalLine?: () => void }): ResultPrinter {
+  const format = ctx.globals.output;
+  const out = ctx.io.stdout;
+  let count = 0;
+  let single: BulkResult | undefined;
+  const write = (text: string): void => {
+    out.write(text);
+  };
+  return {
+    add(result) {
+      const element = ordered(elementFor(result));
+      if (format === 'json') {
+        write(`${count === 0 ? '[\n  ' : ',\n  '}${JSON.stringify(element, null, 2).replace(/\n/g, '\n  ')}`);
+      } else if (format === 'ndjson') {
+        write(`${JSON.stringify(element)}\n`);
+      } else if (!options.bulk) {
+        single = result;
+      } else if (!ctx.io.stdoutIsTTY) {
+        const to = result.to.join(',');
+        if (result.outcome === 'accepted') {
+          write(`${to}\taccepted\t${String(result.answer['messageId'] ?? '')}\t${String(result.answer['status'] ?? '')}\n`);
+        } else {
+          write(`${to}\t${result.outcome}\t\t${result.error.message.replace(/[\t\r\n]+/g, ' ')}\n`);
+        }
+      } else if (result.outcome !== 'accepted') {
+        options.beforeTerminalLine?.();
+        write(`${result.to.join(', ')}: ${result.outcome === 'unknown' ? 'no answer (may have been sent)' : 'failed'}: ${result.error.message}\n`);
+      }
+      count++;
+    },
+    async end() {
+      if (format === 'json') {
+        write(count === 0 ? '[]\n' : '\n]\n');
+        return;
+      }
+      if (single !== undefined && single.outcome === 'accepted' && format === 'table') {
+        const { writeObject } = await import('../../output/render.js');
+        await writeObject(ctx, ordered(elementFor(single)), { title: 'Sent' });
+      }
+    },
+    ready() {
+      if (!out.writableNeedDrain) return undefined;
+      return new Promise<void>((resolve) => out.once('drain', resolve));
+    },
+  };
+}

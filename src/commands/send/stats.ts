@@ -1,0 +1,81 @@
+import { countSegments, type SmsEncoding } from '../../sms/segments.js';
+import { readRecipients } from '../../send/recipients.js';
+import type { AcceptedRecipients } from '../../send/journal.js';
+import type { SendPlan } from './plan.js';
+
+// What a send will cost before it is made: recipients, requests, encoding and segments. With a
+// templated body every recipient's text is rendered and counted (streamed, nothing kept).
+
+export interface BodyStats {
+  requests: number;
+  recipients: number;
+  /** Recipients left out because the journal shows them accepted (--resume). */
+  skipped: number;
+  /** UCS-2 when any recipient's text needs it. */
+  encoding: SmsEncoding;
+  /** Characters of one message (the longest, for a templated body). */
+  characters: number;
+  /** Segments of one message (the most, for a templated body). */
+  segments: number;
+  /** Segments billed over all recipients. */
+  totalSegments: number;
+  /** Characters that forced UCS-2, distinct, first seen first. */
+  nonGsmCharacters: string[];
+  /** True when the body has placeholders, so that counts vary by recipient. */
+  templated: boolean;
+}
+
+const MAX_LISTED = 20;
+
+export async function bodyStats(plan: SendPlan, accepted: AcceptedRecipients | undefined): Promise<BodyStats> {
+  const stats: BodyStats = {
+    requests: 0,
+    recipients: 0,
+    skipped: 0,
+    encoding: 'GSM-7',
+    characters: 0,
+    segments: 0,
+    totalSegments: 0,
+    nonGsmCharacters: [],
+    templated: !plan.template.isStatic,
+  };
+  const add = (text: string, recipients: number): void => {
+    const info = countSegments(text);
+    if (info.encoding === 'UCS-2') stats.encoding = 'UCS-2';
+    stats.characters = Math.max(stats.characters, info.characters);
+    stats.segments = Math.max(stats.segments, info.segments);
+    stats.totalSegments += info.segments * recipients;
+    for (const character of info.nonGsmCharacters) {
+      if (stats.nonGsmCharacters.length < MAX_LISTED && !stats.nonGsmCharacters.includes(character)) stats.nonGsmCharacters.push(character);
+    }
+  };
+
+  if (plan.to !== undefined) {
+    const remaining = plan.to.filter((to) => !accepted?.has(to));
+    stats.recipients = remaining.length;
+    stats.skipped = plan.to.length - remaining.length;
+    stats.requests = remaining.length > 0 ? 1 : 0;
+    add(plan.body, remaining.length);
+    return stats;
+  }
+
+  const file = plan.toFile!;
+  if (plan.template.isStatic && accepted === undefined) {
+    stats.recipients = file.check.recipients;
+    stats.requests = file.check.recipients;
+    add(plan.body, file.check.recipients);
+    return stats;
+  }
+  const staticInfo = plan.template.isStatic ? countSegments(plan.body) : undefined;
+  for await (const row of readRecipients(file.path)) {
+    if (accepted?.has(row.to)) {
+      stats.skipped++;
+      continue;
+    }
+    stats.recipients++;
+    if (staticInfo === undefined) add(plan.template.render(row.fields), 1);
+  }
+  stats.requests = stats.recipients;
+  if (staticInfo !== undefined) add(plan.body, stats.recipients);
+  return stats;
+}

@@ -1,0 +1,182 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { runBulk, journalRecordFor, type BulkRequest, type BulkResult } from '../../src/bulk/engine.js';
+import { classifyFailure } from '../../src/bulk/outcome.js';
+import { createProgressLine, formatDuration, renderProgress } from '../../src/bulk/progress.js';
+import { ApiError, AuthError, InterruptedError, NetworkError } from '../../src/errors.js';
+import type { JournalRecord } from '../../src/send/journal.js';
+
+async function* requestsOf(count: number, onPull?: (i: number) => void): AsyncGenerator<BulkRequest<number>> {
+  for (let i = 0; i < count; i++) {
+    onPull?.(i);
+    yield { to: [`+1555700${String(i).padStart(4, '0')}`], payload: i };
+  }
+}
+
+/** A send whose answers are released by the test, so that the window can be observed. */
+function gatedSend(): { send: (r: BulkRequest<number>) => Promise<Record<string, unknown>>; pending: (() => void)[]; inFlight: () => number } {
+  const pending: (() => void)[] = [];
+  let inFlight = 0;
+  return {
+    pending,
+    inFlight: () => inFlight,
+    send: (request) =>
+      new Promise((resolve) => {
+        inFlight++;
+        pending.push(() => {
+          inFlight--;
+          resolve({ messageId: `m${request.payload}`, status: 'queued' });
+        });
+      }),
+  };
+}
+
+const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe('runBulk', () => {
+  it('never has more than `concurrency` requests in flight, and pulls lazily from the stream', async () => {
+    const gate = gatedSend();
+    let pulled = 0;
+    const results: BulkResult[] = [];
+    const done = runBulk({
+      requests: requestsOf(20, (i) => (pulled = i + 1)),
+      send: gate.send,
+      concurrency: 3,
+      signal: new AbortController().signal,
+      onResult: (r) => results.push(r),
+    });
+    let peak = 0;
+    while (results.length < 20) {
+      await tick();
+      peak = Math.max(peak, gate.inFlight());
+      expect(pulled - results.length).toBeLessThanOrEqual(4);
+      gate.pending.shift()?.();
+    }
+    const summary = await done;
+    expect(peak).toBe(3);
+    expect(summary).toMatchObject({ requests: 20, accepted: 20, rejected: 0, unknown: 0, interrupted: false });
+  });
+
+  it('journals each result before handing it on', async () => {
+    const order: string[] = [];
+    const journal = { record: (r: JournalRecord) => order.push(`journal ${r.to[0]} ${r.outcome}`) };
+    await runBulk({
+      requests: requestsOf(2),
+      send: async (r) => {
+        if (r.payload === 1) throw new ApiError('boom', { status: 500 });
+        return { messageId: 'a', status: 'queued' };
+      },
+      concurrency: 1,
+      journal,
+      signal: new AbortController().signal,
+      onResult: (r) => order.push(`result ${r.to[0]}`),
+    });
+    expect(order).toEqual(['journal +15557000000 accepted', 'result +15557000000', 'journal +15557000001 rejected', 'result +15557000001']);
+  });
+
+  it('stops launching on abort and waits for every request in flight', async () => {
+    const gate = gatedSend();
+    const controller = new AbortController();
+    const results: BulkResult[] = [];
+    const done = runBulk({ requests: requestsOf(100), send: gate.send, concurrency: 5, signal: controller.signal, onResult: (r) => results.push(r) });
+    await tick();
+    expect(gate.inFlight()).toBe(5);
+    controller.abort();
+    await tick();
+    for (const release of gate.pending.splice(0)) release();
+    const summary = await done;
+    expect(summary.interrupted).toBe(true);
+    expect(summary.requests).toBe(5);
+    expect(results).toHaveLength(5);
+  });
+
+  it('stops when the journal cannot be written, after the requests in flight', async () => {
+    let writes = 0;
+    const journal = {
+      record: () => {
+        if (++writes === 3) throw new Error('ENOSPC: no space left on device');
+      },
+    };
+    const sent: number[] = [];
+    await expect(
+      runBulk({
+        requests: requestsOf(50),
+        send: async (r) => {
+          sent.push(r.payload);
+          return {};
+        },
+        concurrency: 2,
+        journal,
+        signal: new AbortController().signal,
+        onResult: () => {},
+      }),
+    ).rejects.toThrow('ENOSPC');
+    expect(sent.length).toBeLessThan(6);
+  });
+
+  it('waits for the output to drain before launching more', async () => {
+    let waiting: (() => void) | undefined;
+    let launched = 0;
+    const done = runBulk({
+      requests: requestsOf(3),
+      send: async () => {
+        launched++;
+        return {};
+      },
+      concurrency: 8,
+      signal: new AbortController().signal,
+      onResult: () => {},
+      ready: () => (launched === 1 ? new Promise<void>((resolve) => (waiting = resolve)) : undefined),
+    });
+    await tick();
+    expect(launched).toBe(1);
+    waiting!();
+    await done;
+    expect(launched).toBe(3);
+  });
+});
+
+describe('classifyFailure', () => {
+  it.each([
+    ['an error answer', new ApiError('bad', { status: 400 }), 'rejected', 1],
+    ['a 401', new AuthError('no', { status: 401 }), 'rejected', 3],
+    ['a connection that failed before sending', new NetworkError('refused', false), 'rejected', 1],
+    ['a reset after sending', new NetworkError('reset', true), 'unknown', 1],
+    ['an unreadable success answer', new ApiError('not JSON', { status: 200 }), 'unknown', 1],
+    ['Ctrl-C between attempts', new InterruptedError(), 'unknown', 130],
+    ['anything unexpected', new Error('bug'), 'unknown', 1],
+  ])('%s is %s', (_name, error, outcome, exitCode) => {
+    const failure = classifyFailure(error);
+    expect(failure.outcome).toBe(outcome);
+    expect(failure.exitCode).toBe(exitCode);
+  });
+
+  it('journals the error fields that are present', () => {
+    const record = journalRecordFor({ to: ['+15557000000'], ...classifyFailure(new ApiError('busy', { status: 503, errorCode: 'BUSY' })) });
+    expect(record).toEqual({ to: ['+15557000000'], outcome: 'rejected', error: { message: 'busy', status: 503, errorCode: 'BUSY' } });
+  });
+});
+
+describe('progress line', () => {
+  it('shows done/total, sent, failed, rate and ETA', () => {
+    expect(renderProgress({ accepted: 90, failed: 10, skipped: 0 }, 1000, 1000, 100)).toBe(
+      `[${'#'.repeat(3)}${'-'.repeat(27)}] 100/1000 sent 90 failed 10 100/s ETA 9s`,
+    );
+    expect(formatDuration(125_000)).toBe('2m05s');
+    expect(formatDuration(3_600_000 * 2 + 60_000)).toBe('2h01m');
+  });
+
+  it('redraws at most every interval, and always at the end', () => {
+    let time = 0;
+    let written = '';
+    const line = createProgressLine(new Writable({ write(chunk: Buffer, _enc, done) { written += chunk.toString(); done(); } }), 3, () => time, 80, 100);
+    line.update({ accepted: 1, failed: 0, skipped: 0 });
+    time = 50;
+    line.update({ accepted: 2, failed: 0, skipped: 0 });
+    time = 60;
+    line.update({ accepted: 3, failed: 0, skipped: 0 });
+    expect(written.split('\r').filter((s) => s !== '')).toHaveLength(2);
+    line.clear();
+    expect(written.endsWith('\r\u001b[K')).toBe(true);
+  });
+});

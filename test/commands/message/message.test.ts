@@ -1,0 +1,77 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { fakeClock, runCli } from '../../helpers/cli.js';
+import { createMockApi, MOCK_ENV, type MockApi } from '../../helpers/mock-api.js';
+
+const ID = '0b0a6c8e-2f7a-4a55-9b1e-3d7c2a1f9e10';
+const message = (status: string, extra: Record<string, unknown> = {}) => ({ messageId: ID, from: '+15551230000', to: '+15557650001', status, segmentCount: 1, ...extra });
+
+let mock: MockApi;
+afterEach(async () => {
+  await mock.agent.close();
+});
+
+describe('svc message get', () => {
+  it('prints the object as returned, unknown fields kept', async () => {
+    mock = createMockApi();
+    mock.expect('GET', `messages/${ID}`, { status: 200, body: message('sent', { carrier: 'x' }) });
+    const result = await runCli(['message', 'get', ID, '--json'], { env: MOCK_ENV, dispatcher: mock.agent });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual(message('sent', { carrier: 'x' }));
+  });
+  it('exits 4 for an unknown message', async () => {
+    mock = createMockApi();
+    mock.expect('GET', `messages/${ID}`, { status: 404, body: { message: 'not found' } });
+    expect((await runCli(['message', 'get', ID], { env: MOCK_ENV, dispatcher: mock.agent })).code).toBe(4);
+  });
+});
+
+describe('svc message watch', () => {
+  it('polls with growing waits until delivered, exit 0', async () => {
+    mock = createMockApi();
+    for (const status of ['queued', 'sending', 'sending', 'sent', 'delivered']) mock.expect('GET', `messages/${ID}`, { status: 200, body: message(status) });
+    const clock = fakeClock();
+    const result = await runCli(['message', 'watch', ID, '--json'], { env: { ...MOCK_ENV, SVC_ORDER_POLL_MS: '100' }, dispatcher: mock.agent, clock });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout).status).toBe('delivered');
+    expect(clock.sleeps).toEqual([100, 150, 225, 337.5]);
+    expect(result.stderr.trim().split('\n')).toEqual([`Message ${ID}: queued`, `Message ${ID}: sending`, `Message ${ID}: sent`, `Message ${ID}: delivered`]);
+    mock.verify();
+  });
+
+  it('exits 1 when the message failed, with its error', async () => {
+    mock = createMockApi();
+    mock.expect('GET', `messages/${ID}`, { status: 200, body: message('queued') });
+    mock.expect('GET', `messages/${ID}`, { status: 200, body: message('failed', { errorCode: 'UNREACHABLE', errorMessage: 'handset off' }) });
+    const result = await runCli(['message', 'watch', ID, '--interval', '0.5', '--json'], { env: MOCK_ENV, dispatcher: mock.agent, clock: fakeClock() });
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stdout).status).toBe('failed');
+    expect(result.stderr).toContain('failed: UNREACHABLE: handset off');
+  });
+
+  it('exits 5 on its timeout, printing the message as it was', async () => {
+    mock = createMockApi();
+    mock.expect('GET', `messages/${ID}`, { status: 200, body: message('sending') }, { times: 100 });
+    const clock = fakeClock();
+    const result = await runCli(['message', 'watch', ID, '--interval', '1', '--timeout', '10', '--json'], { env: MOCK_ENV, dispatcher: mock.agent, clock });
+    expect(result.code).toBe(5);
+    expect(JSON.parse(result.stdout).status).toBe('sending');
+    expect(clock.sleeps.reduce((a, b) => a + b, 0)).toBe(10_000);
+    expect(result.stderr).toContain('Timed out');
+  });
+
+  it('shows unknown statuses as they are and keeps waiting', async () => {
+    mock = createMockApi();
+    mock.expect('GET', `messages/${ID}`, { status: 200, body: message('accepted_by_carrier') });
+    mock.expect('GET', `messages/${ID}`, { status: 200, body: message('Delivered') });
+    const result = await runCli(['message', 'watch', ID], { env: { ...MOCK_ENV, SVC_ORDER_POLL_MS: '10' }, dispatcher: mock.agent, clock: fakeClock() });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('accepted_by_carrier');
+  });
+
+  it('refuses a bad --interval before any request', async () => {
+    mock = createMockApi();
+    const result = await runCli(['message', 'watch', ID, '--interval', 'soon'], { env: MOCK_ENV, dispatcher: mock.agent });
+    expect(result.code).toBe(2);
+    expect(mock.seen).toHaveLength(0);
+  });
+});
