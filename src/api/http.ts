@@ -371,9 +371,12 @@ function errorCode(error: unknown): string | undefined {
   return undefined;
 }
 
+const TLS_TRUST_CODE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|^ERR_TLS|^ERR_SSL/;
+
+/** Failures that another attempt cannot mend: an untrusted certificate, a host that does not exist. */
 function isPermanentNetworkError(error: NetworkError): boolean {
   const code = errorCode(error.cause) ?? '';
-  return code.startsWith('ERR_TLS') || code.includes('CERT') || code === 'ENOTFOUND' || code === 'DEPTH_ZERO_SELF_SIGNED_CERT';
+  return TLS_TRUST_CODE.test(code) || code === 'ENOTFOUND';
 }
 
 function toNetworkError(error: unknown, url: URL, timeoutMs: number, answered: boolean, timedOut: boolean): NetworkError {
@@ -386,8 +389,13 @@ function toNetworkError(error: unknown, url: URL, timeoutMs: number, answered: b
     const what = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' ? 'host not found' : code;
     return new NetworkError(`Cannot connect to ${host}: ${what}`, false, error);
   }
-  if (code !== undefined && (code.startsWith('ERR_TLS') || code.includes('CERT'))) {
-    return new NetworkError(`TLS failure talking to ${host} (${code}); for a private CA, set NODE_EXTRA_CA_CERTS`, false, error);
+  if (code !== undefined && TLS_TRUST_CODE.test(code)) {
+    const detail = error instanceof Error ? error.message : code;
+    return new NetworkError(
+      `TLS failure talking to ${host}: ${detail} (${code}); for a private CA, point NODE_EXTRA_CA_CERTS at its PEM file`,
+      false,
+      error,
+    );
   }
   const detail = error instanceof Error ? error.message : String(error);
   return new NetworkError(

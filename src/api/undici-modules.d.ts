@@ -11,3 +11,11 @@ declare module 'undici/lib/api/api-request.js' {
   import type { Dispatcher } from 'undici';
   export default function request(this: Dispatcher, options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData>;
 }
+declare module 'undici/lib/api/index.js' {
+  const api: Record<string, unknown>;
+  export default api;
+}
+declare module 'undici/lib/dispatcher/dispatcher.js' {
+  import { Dispatcher } from 'undici';
+  export default Dispatcher;
+}

@@ -2,6 +2,8 @@ import type { Dispatcher } from 'undici';
 import AgentClass from 'undici/lib/dispatcher/agent.js';
 import EnvHttpProxyAgentClass from 'undici/lib/dispatcher/env-http-proxy-agent.js';
 import requestOnDispatcher from 'undici/lib/api/api-request.js';
+import dispatcherApi from 'undici/lib/api/index.js';
+import DispatcherClass from 'undici/lib/dispatcher/dispatcher.js';
 
 // The three pieces of undici the HTTP layer uses, imported from their own modules rather than
 // from undici's index: the index also loads fetch, WebSocket, caches and cookies (which pull in
@@ -9,6 +11,10 @@ import requestOnDispatcher from 'undici/lib/api/api-request.js';
 // start-up cost of a command that talks to the API. The build bundles these modules, so what
 // ships is fixed at build time and covered by the tests; a future undici that moves them fails
 // the build, not a user.
+
+// undici's index gives every dispatcher its request/connect/stream methods; the proxy agent needs
+// `connect` for its CONNECT tunnel, so the same is done here.
+Object.assign(DispatcherClass.prototype, dispatcherApi);
 
 export const Agent = AgentClass;
 export const EnvHttpProxyAgent = EnvHttpProxyAgentClass;
