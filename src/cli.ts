@@ -34,7 +34,7 @@ export async function main(argv: readonly string[], deps?: MainDeps): Promise<nu
   const wantsJson = argv.includes('--json') || argv.some((a, i) => (a === '-o' || a === '--output') && argv[i + 1] === 'json') || argv.includes('--output=json');
   const io = createIOStreams(ioInit(resolved, argv.includes('--no-color')));
   try {
-    const program = await buildProgram(resolved, state);
+    const program = await buildProgram(resolved, state, wantsJson);
     await program.parseAsync([...argv], { from: 'user' });
     return state.exitCode;
   } catch (error) {
@@ -146,7 +146,7 @@ function makeOption(Option: typeof CommanderOption, spec: OptionSpec): Commander
   return option;
 }
 
-async function buildProgram(deps: MainDeps, state: RunState): Promise<CommanderCommand> {
+async function buildProgram(deps: MainDeps, state: RunState, wantsJson: boolean): Promise<CommanderCommand> {
   const [{ Command, Option }, { COMMANDS, GROUPS }] = await Promise.all([import('commander'), import('./commands/tree.js')]);
   const program = new Command('svc');
   const io = createIOStreams(ioInit(deps, false));
@@ -156,7 +156,11 @@ async function buildProgram(deps: MainDeps, state: RunState): Promise<CommanderC
       .configureOutput({
         writeOut: (text) => io.stdout.write(text),
         writeErr: (text) => io.stderr.write(text),
-        outputError: (text, write) => write(text.replace(/^error: /, 'error: ')),
+        // Parse errors (unknown option, missing argument) follow --json like every other error.
+        outputError: (text, write) => {
+          if (!wantsJson) write(text);
+          else reportError(io, new UsageError(text.replace(/^error: /, '').replace(/\s+$/, '').replace(/\n/g, ' ')), true);
+        },
       })
       .showSuggestionAfterError(true)
       .configureHelp({ sortSubcommands: false, showGlobalOptions: false });

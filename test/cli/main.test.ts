@@ -43,6 +43,12 @@ describe('svc', () => {
     }
   });
 
+  it('prints parse errors as JSON on stderr with --json', async () => {
+    const result = await runCli(['tenant', 'get', '--json']);
+    expect(result.code).toBe(2);
+    expect(JSON.parse(result.stderr)).toEqual({ error: { status: null, message: "missing required argument 'ID'", title: null, errorCode: null } });
+  });
+
   it('refuses a bad --timeout', async () => {
     const result = await runCli(['tenant', 'list', '--timeout', 'soon']);
     expect(result.code).toBe(2);
