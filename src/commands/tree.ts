@@ -5,6 +5,8 @@ import { completionCommands } from './completion/index.js';
 import { healthCommands } from './health/index.js';
 import { mediaCommands, mediaGroup } from './media/index.js';
 import { messageCommands, messageGroup } from './message/index.js';
+import { numberCommands, numberGroup, numberLoaGroup } from './number/index.js';
+import { orderCommands, orderGroup } from './order/index.js';
 import { profileCommands, profileGroup } from './profile/index.js';
 import { sendCommands } from './send/index.js';
 import { tenantCommands, tenantGroup } from './tenant/index.js';
@@ -12,13 +14,15 @@ import { webhookCommands, webhookGroup } from './webhook/index.js';
 
 // The one command tree: parsing, help and completions all come from it.
 
-export const GROUPS: readonly GroupSpec[] = [authGroup, profileGroup, tenantGroup, webhookGroup, messageGroup, mediaGroup];
+export const GROUPS: readonly GroupSpec[] = [authGroup, profileGroup, tenantGroup, webhookGroup, messageGroup, mediaGroup, numberGroup, numberLoaGroup, orderGroup];
 
 export const COMMANDS: readonly CommandSpec[] = [
   ...authCommands,
   ...profileCommands,
   ...healthCommands,
   ...tenantCommands,
+  ...numberCommands,
+  ...orderCommands,
   ...sendCommands,
   ...messageCommands,
   ...mediaCommands,

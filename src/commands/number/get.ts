@@ -1,0 +1,11 @@
+import type { CommandInput } from '../spec.js';
+import type { Context } from '../../context.js';
+import { getPhoneNumber } from '../../api/numbers.js';
+import { requireE164 } from '../shared/input.js';
+import { writeNumber } from './view.js';
+
+export async function run(input: CommandInput, ctx: Context): Promise<number> {
+  const number = requireE164(input.arg(0) ?? '', 'NUMBER');
+  await writeNumber(ctx, await getPhoneNumber(await ctx.api(), number));
+  return 0;
+}

@@ -1,0 +1,51 @@
+import { open, stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import type { CommandInput } from '../spec.js';
+import type { Context } from '../../context.js';
+import { ApiError, UsageError } from '../../errors.js';
+import { uploadLoaDocument } from '../../api/numbers.js';
+import { loaFileProblem, loaLinkOf, multipartFile } from '../../numbers/loa.js';
+import { writeObject } from '../../output/render.js';
+
+async function readPdf(path: string): Promise<Buffer> {
+  let size: number;
+  try {
+    const info = await stat(path);
+    if (!info.isFile()) throw new UsageError(`${path}: not a file`);
+    size = info.size;
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`Cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : String(code ?? error)}`);
+  }
+  // Size and name are judged before the file is read, so a huge file is refused at once.
+  const early = loaFileProblem(path, size, Buffer.from('%PDF-'));
+  if (early !== undefined) throw new UsageError(early);
+  const handle = await open(path, 'r');
+  try {
+    const bytes = await handle.readFile();
+    const problem = loaFileProblem(path, bytes.length, bytes);
+    if (problem !== undefined) throw new UsageError(problem);
+    return bytes;
+  } finally {
+    await handle.close();
+  }
+}
+
+export async function run(input: CommandInput, ctx: Context): Promise<number> {
+  const path = input.arg(0) ?? '';
+  const bytes = await readPdf(path);
+  const form = multipartFile('file', basename(path), 'application/pdf', bytes);
+  const { data, location } = await uploadLoaDocument(await ctx.api(), form);
+  const link = loaLinkOf(data) ?? location;
+  if (ctx.globals.output !== 'table') {
+    await writeObject(ctx, data ?? { loaUrl: link ?? null });
+    return 0;
+  }
+  if (link === undefined) {
+    throw new ApiError(`The service took the LOA but its answer holds no link: ${JSON.stringify(data ?? null).slice(0, 200)}`);
+  }
+  ctx.io.stdout.write(`${link}\n`);
+  if (ctx.io.stderrIsTTY) ctx.io.stderr.write(`Use it with: svc number provision ... --loa-url '${link}'\n`);
+  return 0;
+}

@@ -1,0 +1,179 @@
+import type { Writable } from 'node:stream';
+import type { Context } from '../../context.js';
+import type { ApiClient } from '../../api/http.js';
+import { getOrder } from '../../api/orders.js';
+import { AuthError, CliError, NetworkError, NotFoundError, UsageError, WaitError } from '../../errors.js';
+import { firstInterval, formatSeconds, PollTimeoutError, pollUntil } from '../../poll/poll.js';
+import { describeOrderChanges, failureSummary, orderOutcome, orderStatus, spinnerText, type Order } from '../../numbers/order-status.js';
+import type { CommandInput } from '../spec.js';
+import { writeOrderNumbers } from './view.js';
+
+// Following an order to its end, for `order watch` and `number provision|unprovision --wait`:
+// polling that backs off (src/poll/poll.ts), a spinner on a terminal or one line per change
+// when stderr is piped, and the exit code of the contract (5 for a failed or timed-out order).
+
+export interface FollowOptions {
+  /** First poll interval in seconds (--interval); SVC_ORDER_POLL_MS or the default otherwise. */
+  intervalSeconds: number | undefined;
+  /** Give up after this many seconds (exit 5); undefined waits until the order ends or Ctrl-C. */
+  timeoutSeconds: number | undefined;
+}
+
+/** Consecutive failed reads tolerated during a wait (each already retried by the HTTP layer). */
+const TOLERATED_FAILURES = 5;
+
+export function followOptions(input: CommandInput, timeoutFlag: 'timeout' | 'waitTimeout'): FollowOptions {
+  const flagName = timeoutFlag === 'timeout' ? '--timeout' : '--wait-timeout';
+  return {
+    intervalSeconds: input.number('interval', '--interval', { min: 0.001, max: 3600 }),
+    timeoutSeconds: input.number(timeoutFlag, flagName, { min: 0.001 }),
+  };
+}
+
+/** Orders are numbered in the document; any short token without a slash is let through. */
+export function requireOrderId(value: string | undefined): string {
+  const id = (value ?? '').trim();
+  if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(id)) {
+    throw new UsageError(`The order ID must be the number the provision answer gave (like 1042), not "${value ?? ''}"`);
+  }
+  return id;
+}
+
+interface Progress {
+  update(order: Order, previous: Order | undefined): void;
+  tick(order: Order | undefined): void;
+  stop(outcome: 'completed' | 'failed' | 'stopped', message: string): void;
+}
+
+/**
+ * What ora needs of a terminal stream. A real TTY has cursor methods; a stream that only claims to
+ * be one (a test capture, a wrapped stderr) gets them as ANSI sequences.
+ */
+async function spinnerStream(stream: Writable): Promise<NodeJS.WritableStream> {
+  const tty = stream as Writable & { cursorTo?: unknown; columns?: number };
+  if (typeof tty.cursorTo === 'function') return stream;
+  const readline = await import('node:readline');
+  const adapter = {
+    isTTY: true,
+    columns: tty.columns ?? 80,
+    write: (chunk: string | Uint8Array): boolean => stream.write(chunk),
+    cursorTo: (x: number): boolean => readline.cursorTo(stream, x),
+    moveCursor: (dx: number, dy: number): boolean => readline.moveCursor(stream, dx, dy),
+    clearLine: (dir: -1 | 0 | 1): boolean => readline.clearLine(stream, dir),
+  };
+  return adapter as unknown as NodeJS.WritableStream;
+}
+
+async function startProgress(ctx: Context, orderId: string): Promise<Progress> {
+  const started = ctx.clock.now();
+  const elapsed = (): string => formatSeconds(ctx.clock.now() - started);
+  if (ctx.io.stderrIsTTY) {
+    const { default: ora } = await import('ora');
+    const spinner = ora({
+      stream: await spinnerStream(ctx.io.stderr),
+      isEnabled: true,
+      discardStdin: false,
+      color: ctx.io.colorStderr ? 'cyan' : false,
+      text: `Order ${orderId}: reading`,
+    }).start();
+    let stopped = false;
+    ctx.onClose(() => {
+      if (!stopped) spinner.stop();
+    });
+    let last: Order | undefined;
+    return {
+      update(order) {
+        last = order;
+        spinner.text = spinnerText(orderId, order, elapsed());
+        // Shown at once: a change must not wait for the next animation frame.
+        spinner.render();
+      },
+      tick(order) {
+        const shown = order ?? last;
+        if (shown !== undefined) spinner.text = spinnerText(orderId, shown, elapsed());
+      },
+      stop(outcome, message) {
+        stopped = true;
+        if (outcome === 'completed') spinner.succeed(message);
+        else if (outcome === 'failed') spinner.fail(message);
+        else spinner.stop();
+      },
+    };
+  }
+  return {
+    update(order, previous) {
+      for (const line of describeOrderChanges(orderId, previous, order)) ctx.io.stderr.write(`${line}\n`);
+    },
+    tick() {},
+    stop() {},
+  };
+}
+
+/** Errors that a long wait rides out: the server or the network being briefly unwell. */
+function isTransient(error: unknown): boolean {
+  if (error instanceof AuthError || error instanceof NotFoundError || error instanceof UsageError) return false;
+  if (error instanceof NetworkError) return true;
+  return error instanceof CliError && (error.status === null || error.status >= 500 || error.status === 429);
+}
+
+/**
+ * Polls the order until it ends. Returns it as it ended; throws PollTimeoutError (exit 5, with the
+ * last order read) on --timeout and InterruptedError (exit 130) on Ctrl-C.
+ */
+export async function followOrder(ctx: Context, api: ApiClient, orderId: string, options: FollowOptions, initial?: Order): Promise<Order> {
+  const progress = await startProgress(ctx, orderId);
+  let shown: Order | undefined;
+  const show = (order: Order): void => {
+    progress.update(order, shown);
+    shown = order;
+  };
+  try {
+    if (initial !== undefined) {
+      show(initial);
+      if (orderOutcome(initial) !== 'pending') {
+        progress.stop(orderOutcome(initial) === 'completed' ? 'completed' : 'failed', `Order ${orderId} ${orderStatus(initial)}`);
+        return initial;
+      }
+    }
+    const first = firstInterval(options.intervalSeconds, ctx.env);
+    const order = await pollUntil<Order>({
+      fetch: async () => {
+        const value = await getOrder(api, orderId);
+        progress.tick(value);
+        return value;
+      },
+      isDone: (value) => orderOutcome(value) !== 'pending',
+      onChange: (value) => show(value),
+      fingerprint: (value) => JSON.stringify([orderStatus(value), value['phoneNumbers'], value['completionDate']]),
+      // A read right after the submit would only see Pending again.
+      initialDelay: initial !== undefined,
+      firstIntervalMs: first,
+      timeoutMs: options.timeoutSeconds === undefined ? undefined : Math.round(options.timeoutSeconds * 1000),
+      what: `order ${orderId}`,
+      clock: ctx.clock,
+      signal: ctx.signal,
+      tolerateError: (error, failures) => {
+        if (!isTransient(error) || failures > TOLERATED_FAILURES) return false;
+        if (!ctx.io.stderrIsTTY) ctx.warn(`reading order ${orderId} failed (${error instanceof Error ? error.message : String(error)}); still waiting`);
+        return true;
+      },
+    });
+    const outcome = orderOutcome(order);
+    progress.stop(outcome === 'completed' ? 'completed' : 'failed', `Order ${orderId} ${orderStatus(order)}`);
+    return order;
+  } catch (error) {
+    progress.stop('stopped', '');
+    if (error instanceof PollTimeoutError && typeof error.last === 'object' && error.last !== null) {
+      // The order as last seen still goes to stdout, so that a script knows how far it got.
+      await writeOrderNumbers(ctx, error.last as Order);
+    }
+    throw error;
+  }
+}
+
+/** Prints the order as it ended and turns a failed order into exit 5. */
+export async function finishOrder(ctx: Context, orderId: string, order: Order): Promise<number> {
+  await writeOrderNumbers(ctx, order);
+  if (orderOutcome(order) === 'failed') throw new WaitError(failureSummary(orderId, order));
+  return 0;
+}
