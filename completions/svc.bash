@@ -8,7 +8,7 @@ _svc() {
     [[ "$w" == -* ]] && continue
     candidate="${path:+$path }$w"
     case "$candidate" in
-      'auth'|'auth login'|'auth status'|'auth logout'|'profile'|'profile list'|'profile use'|'profile remove'|'health'|'tenant'|'tenant list'|'tenant get'|'tenant create'|'tenant update'|'webhook'|'webhook sign'|'webhook verify'|'webhook listen'|'api'|'completion') path="$candidate" ;;
+      'auth'|'auth login'|'auth status'|'auth logout'|'profile'|'profile list'|'profile use'|'profile remove'|'health'|'tenant'|'tenant list'|'tenant get'|'tenant create'|'tenant update'|'number'|'number provision'|'number unprovision'|'number list'|'number get'|'number update'|'number loa'|'number loa upload'|'order'|'order get'|'order watch'|'send'|'message'|'message get'|'message watch'|'media'|'media upload'|'media types'|'webhook'|'webhook sign'|'webhook verify'|'webhook listen'|'sandbox'|'sandbox start'|'sandbox inbound'|'api'|'completion') path="$candidate" ;;
     esac
   done
   case "$path" in
@@ -19,7 +19,7 @@ _svc() {
         --base-url) return ;;
         --timeout) return ;;
       esac
-      COMPREPLY=($(compgen -W 'auth profile health tenant webhook api completion --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W 'auth profile health tenant number order send message media webhook sandbox api completion --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
     'auth')
       case "$prev" in
         --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
@@ -149,6 +149,196 @@ _svc() {
         --timeout) return ;;
       esac
       COMPREPLY=($(compgen -W '--domain --webhook-primary-uri --webhook-secondary-uri --webhook-secret-stdin --webhook-secret-env --webhook-basic-auth-username --webhook-basic-auth-password-stdin --webhook-event-type --file --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+    'number')
+      case "$prev" in
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --base-url) return ;;
+        --timeout) return ;;
+      esac
+      COMPREPLY=($(compgen -W 'provision unprovision list get update loa --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+    'number provision')
+      case "$prev" in
+        --tenant) return ;;
+        --type) COMPREPLY=($(compgen -W 'SMS MMS SMSMMS' -- "$cur")); return ;;
+        --class) COMPREPLY=($(compgen -W 'P2P A2P' -- "$cur")); return ;;
+        --campaign-id) return ;;
+        --brand-id) return ;;
+        --email) return ;;
+        --description) return ;;
+        --domain) return ;;
+        --platform-type) COMPREPLY=($(compgen -W 'PlatformAIndividual PlatformAChannel PlatformBSpace PlatformC PlatformD' -- "$cur")); return ;;
+        --loa-url) return ;;
+        --billing-plan) return ;;
+        --file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --interval) return ;;
+        --wait-timeout) return ;;
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --base-url) return ;;
+        --timeout) return ;;
+      esac
+      COMPREPLY=($(compgen -W '--tenant --type --class --campaign-id --brand-id --email --description --domain --platform-type --loa-url --billing-plan --file --wait --interval --wait-timeout --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+    'number unprovision')
+      case "$prev" in
+        --tenant) return ;;
+        --interval) return ;;
+        --wait-timeout) return ;;
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --base-url) return ;;
+        --timeout) return ;;
+      esac
+      COMPREPLY=($(compgen -W '--tenant --wait --interval --wait-timeout --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+    'number list')
+      case "$prev" in
+        --page) return ;;
+        --limit) return ;;
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --base-url) return ;;
+        --timeout) return ;;
+      esac
+      COMPREPLY=($(compgen -W '--page --limit --all --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+    'number get')
+      case "$prev" in
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --base-url) return ;;
+        --timeout) return ;;
+      esac
+      COMPREPLY=($(compgen -W '--json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+    'number update')
+      case "$prev" in
+        --description) return ;;
+        --user-id) return ;;
+        --external-id) return ;;
+        --platform-type) COMPREPLY=($(compgen -W 'PlatformAIndividual PlatformAChannel PlatformBSpace PlatformC PlatformD' -- "$cur")); return ;;
+        --campaign-id) return ;;
+        --brand-id) return ;;
+        --loa-url) return ;;
+        --activated) return ;;
+        --mms) return ;;
+        --billing-plan) COMPREPLY=($(compgen -W '250 500 1000 2000 Pooled Volume Pricing' -- "$cur")); return ;;
+        --set) return ;;
+        --file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --base-url) return ;;
+        --timeout) return ;;
+      esac
+      COMPREPLY=($(compgen -W '--description --user-id --external-id --platform-type --campaign-id --brand-id --loa-url --activated --mms --billing-plan --set --file --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+    'number loa')
+      case "$prev" in
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --base-url) return ;;
+        --timeout) return ;;
+      esac
+      COMPREPLY=($(compgen -W 'upload --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+    'number loa upload')
+      case "$prev" in
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --base-url) return ;;
+        --timeout) return ;;
+      esac
+      COMPREPLY=($(compgen -W '--json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+    'order')
+      case "$prev" in
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --base-url) return ;;
+        --timeout) return ;;
+      esac
+      COMPREPLY=($(compgen -W 'get watch --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+    'order get')
+      case "$prev" in
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --base-url) return ;;
+        --timeout) return ;;
+      esac
+      COMPREPLY=($(compgen -W '--json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+    'order watch')
+      case "$prev" in
+        --interval) return ;;
+        --timeout) return ;;
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --base-url) return ;;
+      esac
+      COMPREPLY=($(compgen -W '--interval --timeout --json --output -o --profile --base-url --debug --no-color --help' -- "$cur")) ;;
+    'send')
+      case "$prev" in
+        --from) return ;;
+        --to) return ;;
+        --to-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --body) return ;;
+        --body-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --media) return ;;
+        --media-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --tenant) return ;;
+        --concurrency) return ;;
+        --journal) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --base-url) return ;;
+        --timeout) return ;;
+      esac
+      COMPREPLY=($(compgen -W '--from --to --to-file --body --body-file --media --media-file --tenant --async --concurrency --journal --resume --dry-run --yes -y --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+    'message')
+      case "$prev" in
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --base-url) return ;;
+        --timeout) return ;;
+      esac
+      COMPREPLY=($(compgen -W 'get watch --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+    'message get')
+      case "$prev" in
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --base-url) return ;;
+        --timeout) return ;;
+      esac
+      COMPREPLY=($(compgen -W '--json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+    'message watch')
+      case "$prev" in
+        --interval) return ;;
+        --timeout) return ;;
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --base-url) return ;;
+      esac
+      COMPREPLY=($(compgen -W '--interval --timeout --json --output -o --profile --base-url --debug --no-color --help' -- "$cur")) ;;
+    'media')
+      case "$prev" in
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --base-url) return ;;
+        --timeout) return ;;
+      esac
+      COMPREPLY=($(compgen -W 'upload types --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+    'media upload')
+      case "$prev" in
+        --number) return ;;
+        --tenant) return ;;
+        --shape) COMPREPLY=($(compgen -W 'a b auto' -- "$cur")); return ;;
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --base-url) return ;;
+        --timeout) return ;;
+      esac
+      COMPREPLY=($(compgen -W '--number --tenant --shape --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+    'media types')
+      case "$prev" in
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --base-url) return ;;
+        --timeout) return ;;
+      esac
+      COMPREPLY=($(compgen -W '--json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
     'webhook')
       case "$prev" in
         --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
@@ -191,6 +381,41 @@ _svc() {
         --timeout) return ;;
       esac
       COMPREPLY=($(compgen -W '--port --host --secret-env --basic-auth-env --forward-to --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+    'sandbox')
+      case "$prev" in
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --base-url) return ;;
+        --timeout) return ;;
+      esac
+      COMPREPLY=($(compgen -W 'start inbound --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+    'sandbox start')
+      case "$prev" in
+        --port) return ;;
+        --host) return ;;
+        --state) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --order-delay) return ;;
+        --time-scale) return ;;
+        --faults) return ;;
+        --user) return ;;
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --base-url) return ;;
+        --timeout) return ;;
+      esac
+      COMPREPLY=($(compgen -W '--port --host --state --order-delay --time-scale --faults --user --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+    'sandbox inbound')
+      case "$prev" in
+        --to) return ;;
+        --from) return ;;
+        --body) return ;;
+        --media) return ;;
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --base-url) return ;;
+        --timeout) return ;;
+      esac
+      COMPREPLY=($(compgen -W '--to --from --body --media --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
     'api')
       case "$prev" in
         --data|-d) return ;;

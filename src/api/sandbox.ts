@@ -1,0 +1,33 @@
+import { objectBody, type ApiClient } from './http.js';
+
+// Typed calls for the endpoints that exist only in the sandbox (decisions.md), under
+// /api/v1/sandbox/. They return what the sandbox said and never print.
+
+export interface InboundMessage {
+  to: string;
+  from: string;
+  body: string;
+  mediaUrls?: string[];
+}
+
+export interface InboundResult {
+  /** The webhook delivery id; null when the tenant's filter or missing URI means nothing is sent. */
+  deliveryId: string | null;
+  /** The MessageReceived payload the tenant's webhook receives (or would). */
+  payload: Record<string, unknown>;
+  [extra: string]: unknown;
+}
+
+export async function simulateInbound(api: ApiClient, message: InboundMessage): Promise<InboundResult> {
+  const response = await api.request({ method: 'POST', path: 'sandbox/inbound', json: message });
+  const data = objectBody(response, 'the simulated inbound message');
+  const deliveryId = typeof data['deliveryId'] === 'string' ? data['deliveryId'] : null;
+  const payload = typeof data['payload'] === 'object' && data['payload'] !== null && !Array.isArray(data['payload']) ? (data['payload'] as Record<string, unknown>) : {};
+  return { ...data, deliveryId, payload };
+}
+
+/** Webhook delivery attempts of the caller's tenants (a bare array). */
+export async function listWebhookDeliveries(api: ApiClient): Promise<Record<string, unknown>[]> {
+  const response = await api.request({ method: 'GET', path: 'sandbox/webhooks/deliveries' });
+  return Array.isArray(response.data) ? (response.data as Record<string, unknown>[]) : [];
+}
