@@ -46,7 +46,9 @@ describe('svc order watch: polling', () => {
     expect(result.code).toBe(0);
     api.verify();
     expect(api.seen).toHaveLength(6);
-    expect(clock.sleeps).toEqual(backoffSchedule(200, 30_000, 1.5, 5));
+    // backoffSchedule rounds for display; the waits themselves are not rounded.
+    expect(clock.sleeps.map(Math.round)).toEqual(backoffSchedule(200, 30_000, 1.5, 5));
+    expect(clock.sleeps).toEqual([200, 300, 450, 675, 1012.5]);
     expect(result.stderr).toBe(
       [
         'order 42: Pending (+15551230001 Pending, +15551230002 Pending)',
@@ -168,5 +170,20 @@ describe('svc order watch: on a terminal', () => {
     expect(result.stderr).not.toContain('order 42: Processing');
     expect(result.stdout).toMatch(/NUMBER\s+STATUS\s+PHONE NUMBER ID/);
     expect(result.stdout).toMatch(/\+15551230002\s+Active/);
+  });
+});
+
+describe('svc order watch: failures that end the wait', () => {
+  it('stops at once on 404 (exit 4) and after too many failed reads in a row (exit 1)', async () => {
+    const api = createMockApi();
+    api.expect('GET', 'phone-numbers/orders/42', { status: 404, body: { message: 'Order 42 was not found' } });
+    const missing = await runCli(['order', 'watch', '42'], { env, dispatcher: api.agent, clock: fakeClock() });
+    expect(missing.code).toBe(4);
+    api.verify();
+    api.expect('GET', 'phone-numbers/orders/43', { status: 503, body: 'down' }, { times: 6 * 4 });
+    const down = await runCli(['order', 'watch', '43', '--interval', '1'], { env, dispatcher: api.agent, clock: fakeClock() });
+    expect(down.code).toBe(1);
+    api.verify();
+    expect(down.stderr.match(/still waiting/g)).toHaveLength(5);
   });
 });
