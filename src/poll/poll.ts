@@ -110,7 +110,7 @@ export async function pollUntil<T>(options: PollOptions<T>): Promise<T> {
     if (remaining <= 0) {
       throw new PollTimeoutError(`Timed out waiting for ${options.what} after ${formatSeconds(options.timeoutMs ?? 0)}`, previous);
     }
-    await pause(Math.round(Math.min(interval, remaining)));
+    await pause(Math.min(interval, remaining));
     interval = Math.min(max, interval * factor);
   }
 }
