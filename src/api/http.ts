@@ -223,10 +223,15 @@ export class ApiClient {
       headers['content-type'] = req.raw.contentType;
     }
     const timeoutMs = req.timeoutMs ?? this.options.timeoutMs;
-    const signals = [AbortSignal.timeout(timeoutMs)];
+    // A plain timer rather than AbortSignal.timeout: its weak timers and finalizers were about a
+    // sixth of the CPU time of a bulk send of thousands of requests.
+    const deadline = new AbortController();
+    const deadlineTimer = setTimeout(() => deadline.abort(new DOMException('The request timed out', 'TimeoutError')), timeoutMs);
+    const signals = [deadline.signal];
     if (this.options.signal && !req.finishOnInterrupt) signals.push(this.options.signal);
     if (req.signal) signals.push(req.signal);
-    const signal = AbortSignal.any(signals);
+    // AbortSignal.any costs a composite signal and listeners per request; a bulk send makes thousands.
+    const signal = signals.length === 1 ? signals[0]! : AbortSignal.any(signals);
     const started = performance.now();
     if (this.options.debug) {
       this.trace(`> ${req.method} ${url.href}${attempt > 1 ? ` (attempt ${attempt})` : ''}`);
@@ -266,6 +271,8 @@ export class ApiClient {
       const networkError = toNetworkError(error, url, timeoutMs, sentHeaders, signal.aborted);
       this.trace(`< ${networkError.message} (${Math.round(performance.now() - started)} ms)`);
       return { kind: 'error', error: networkError };
+    } finally {
+      clearTimeout(deadlineTimer);
     }
   }
 
