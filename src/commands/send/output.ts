@@ -33,8 +33,24 @@ export function createResultPrinter(ctx: Context, options: { bulk: boolean; befo
   const out = ctx.io.stdout;
   let count = 0;
   let single: BulkResult | undefined;
-  const write = (text: string): void => {
+  // Answers arrive many to an event-loop turn; one write per turn instead of one per result
+  // saves a system call per request (stdout to a pipe or file is written synchronously).
+  let pending = '';
+  let scheduled = false;
+  const flush = (): void => {
+    scheduled = false;
+    if (pending === '') return;
+    const text = pending;
+    pending = '';
     out.write(text);
+  };
+  const write = (text: string): void => {
+    pending += text;
+    if (pending.length >= 64 * 1024) flush();
+    else if (!scheduled) {
+      scheduled = true;
+      setImmediate(flush);
+    }
   };
   return {
     add(result) {
@@ -54,16 +70,15 @@ export function createResultPrinter(ctx: Context, options: { bulk: boolean; befo
         }
       } else if (result.outcome !== 'accepted') {
         options.beforeTerminalLine?.();
-        write(`${result.to.join(', ')}: ${result.outcome === 'unknown' ? 'no answer (may have been sent)' : 'failed'}: ${result.error.message}\n`);
+        out.write(`${result.to.join(', ')}: ${result.outcome === 'unknown' ? 'no answer (may have been sent)' : 'failed'}: ${result.error.message}\n`);
       }
       count++;
     },
     async end() {
-      if (format === 'json') {
-        write(count === 0 ? '[]\n' : '\n]\n');
-        return;
-      }
-      if (single !== undefined && single.outcome === 'accepted' && format === 'table') {
+      if (format === 'json') write(count === 0 ? '[]\n' : '\n]\n');
+      flush();
+      if (format !== 'table') return;
+      if (single !== undefined && single.outcome === 'accepted') {
         const { writeObject } = await import('../../output/render.js');
         await writeObject(ctx, ordered(elementFor(single)), { title: 'Sent' });
       }
