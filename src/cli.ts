@@ -189,7 +189,7 @@ async function buildProgram(deps: MainDeps, state: RunState, wantsJson: boolean)
       const key = path.slice(0, depth + 1).join(' ');
       let group = groups.get(key);
       if (!group) {
-        group = configure(new Command(path[depth]!)).description(groupSummaries.get(key) ?? '');
+        group = configure(new Command(path[depth]!)).description(groupSummaries.get(key) ?? '').enablePositionalOptions();
         addGlobals(group, new Set());
         parent.addCommand(group);
         groups.set(key, group);
@@ -209,9 +209,12 @@ async function buildProgram(deps: MainDeps, state: RunState, wantsJson: boolean)
       leaf.argument(arg.required ? `<${name}>` : `[${name}]`, arg.description);
     }
     const own = new Set<string>();
+    const ownAttributes = new Set<string>();
     for (const option of spec.options ?? []) {
       own.add(longFlag(option.flags));
-      leaf.addOption(makeOption(Option, option));
+      const made = makeOption(Option, option);
+      if (GLOBAL_OPTIONS.some((g) => longFlag(g.flags) === longFlag(option.flags))) ownAttributes.add(made.attributeName());
+      leaf.addOption(made);
     }
     addGlobals(leaf, own);
     const examples = spec.examples.map((e) => `  $ ${e}`).join('\n');
@@ -219,20 +222,29 @@ async function buildProgram(deps: MainDeps, state: RunState, wantsJson: boolean)
     leaf.action(async (...params: unknown[]) => {
       const command = params[params.length - 1] as CommanderCommand;
       // Options given later on the line (the leaf's copies of the globals) win over earlier ones;
-      // defaults never override a value given anywhere.
+      // defaults never override a value given anywhere. A flag the command declares itself (like
+      // `order watch --timeout`) means the command's own thing after its name, and the global
+      // one only before it.
       const chain: CommanderCommand[] = [];
       for (let cmd: CommanderCommand | null = command; cmd; cmd = cmd.parent) chain.unshift(cmd);
       const values: Record<string, unknown> = {};
+      const globalValues: Record<string, unknown> = {};
       const given = new Set<string>();
+      const merge = (into: Record<string, unknown>, key: string, value: unknown, explicit: boolean): void => {
+        if (explicit || !(key in into)) into[key] = value;
+      };
       for (const cmd of chain) {
+        const isLeaf = cmd === command;
         for (const [key, value] of Object.entries(cmd.opts())) {
           const source = cmd.getOptionValueSource(key);
           const explicit = source === 'cli' || source === 'env';
-          if (explicit) given.add(key);
-          if (explicit || !(key in values)) values[key] = value;
+          const commandsOwn = ownAttributes.has(key);
+          if (!commandsOwn || isLeaf) merge(values, key, value, explicit);
+          if (!commandsOwn || !isLeaf) merge(globalValues, key, value, explicit);
+          if (explicit && (!commandsOwn || isLeaf)) given.add(key);
         }
       }
-      const globals = globalsFrom(values);
+      const globals = globalsFrom(globalValues);
       const ctxIo = createIOStreams(ioInit(deps, values['color'] === false));
       const ctx = new CommandContext({ ...deps, io: ctxIo }, globals);
       state.ctx = ctx;

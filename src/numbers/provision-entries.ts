@@ -15,9 +15,9 @@ import {
   type ProvisionClass,
   type ProvisionType,
 } from '../domain/validate.js';
-import { lineColumnAt, parseJsonText } from '../commands/shared/input.js';
+import { parseJsonText } from '../commands/shared/input.js';
 import { parseCsv } from './csv.js';
-import { arrayElementLines, jsonErrorOffset } from './json-lines.js';
+import { arrayElementLines } from './json-lines.js';
 import { checkSettingsObject, requireSettingLeaf, SettingError, settingsFromAssignments, typeSettingValue, type SettingAssignment, type SettingsObject } from './settings.js';
 
 /** Text fields of an entry, with the flag that sets each for every entry. */
@@ -248,16 +248,7 @@ function draftFromJson(value: unknown, where: string): EntryDraft {
 /** Entries from JSON: an array of entries, a whole provision request, or a single entry. */
 export function draftsFromJson(text: string, file: string): ProvisionFile {
   const clean = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  let data: unknown;
-  try {
-    data = parseJsonText(text, file);
-  } catch (error) {
-    const located = error instanceof UsageError && error.message.startsWith(`${file}:`) && /^:\d+:\d+:/.test(error.message.slice(file.length));
-    const offset = located ? undefined : jsonErrorOffset(clean);
-    if (!(error instanceof UsageError) || offset === undefined) throw error;
-    const at = lineColumnAt(clean, offset);
-    throw new UsageError(`${file}:${at.line}:${at.column}:${error.message.slice(error.message.indexOf(':', file.length) + 1)}`);
-  }
+  const data = parseJsonText(text, file);
   if (Array.isArray(data)) {
     const lines = arrayElementLines(clean);
     return { drafts: data.map((value, i) => draftFromJson(value, `${file}:${lines[i] ?? 1}`)) };

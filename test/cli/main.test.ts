@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { fakeClock, runCli } from '../helpers/cli.js';
+import { createMockApi, MOCK_ENV } from '../helpers/mock-api.js';
 import { COMMANDS } from '../../src/commands/tree.js';
 
 describe('svc', () => {
@@ -47,6 +48,28 @@ describe('svc', () => {
     const result = await runCli(['tenant', 'get', '--json']);
     expect(result.code).toBe(2);
     expect(JSON.parse(result.stderr)).toEqual({ error: { status: null, message: "missing required argument 'ID'", title: null, errorCode: null } });
+  });
+
+  it("keeps a command's own --timeout apart from the global one given before the command", async () => {
+    const pending = { orderId: 42, status: 'Pending', phoneNumbers: [] };
+    const done = { orderId: 42, status: 'Completed', completionDate: '2026-01-01T00:01:00Z', phoneNumbers: [] };
+    // Before the command, --timeout is the per-request limit: the wait itself has none and
+    // follows the order to its end although that takes longer than 8 s.
+    const before = createMockApi();
+    before.expect('GET', 'phone-numbers/orders/42', { status: 200, body: pending }, { times: 6 });
+    before.expect('GET', 'phone-numbers/orders/42', { status: 200, body: done });
+    const clock = fakeClock();
+    const first = await runCli(['--timeout', '8', 'order', 'watch', '42', '--interval', '2', '--json'], { env: MOCK_ENV, dispatcher: before.agent, clock });
+    expect(first.code).toBe(0);
+    expect(clock.sleeps.reduce((a, b) => a + b, 0)).toBeGreaterThan(8000);
+    before.verify();
+    await before.agent.close();
+    // After it, --timeout is the wait's own limit: exit 5.
+    const after = createMockApi();
+    after.expect('GET', 'phone-numbers/orders/42', { status: 200, body: pending }, { times: 10 });
+    const second = await runCli(['order', 'watch', '42', '--interval', '2', '--timeout', '8', '--json'], { env: MOCK_ENV, dispatcher: after.agent, clock: fakeClock() });
+    expect(second.code).toBe(5);
+    await after.agent.close();
   });
 
   it('refuses a bad --timeout', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { arrayElementLines, jsonErrorOffset } from '../../src/numbers/json-lines.js';
+import { arrayElementLines } from '../../src/numbers/json-lines.js';
+import { jsonErrorOffset } from '../../src/commands/shared/json-position.js';
 import { buildProvisionEntries, draftsFromArguments, draftsFromCsv, draftsFromFileText, draftsFromJson } from '../../src/numbers/provision-entries.js';
 import { UsageError } from '../../src/errors.js';
 

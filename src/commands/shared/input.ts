@@ -3,6 +3,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { isE164, isGuid } from '../../domain/validate.js';
 import { stripOneTrailingNewline } from '../../output/io.js';
+import { jsonErrorOffset } from './json-position.js';
 
 // Input checks shared by commands. Each failure is a usage error (exit 2) naming the bad value,
 // and for files the file and the line.
@@ -28,15 +29,15 @@ export function parseJsonText(text: string, source: string): unknown {
     return JSON.parse(clean) as unknown;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
+    // Node 22 says "line L column C", Node 20 sometimes "position N" and sometimes nothing at all;
+    // without a position the text is scanned for the first character that is wrong.
     const lineCol = /line (\d+) column (\d+)/.exec(message);
     const position = /position (\d+)/.exec(message);
+    const offset = position ? Number(position[1]) : jsonErrorOffset(clean);
     let where = '';
     if (lineCol) where = `:${lineCol[1]}:${lineCol[2]}`;
-    else if (position) {
-      const at = lineColumnAt(clean, Number(position[1]));
-      where = `:${at.line}:${at.column}`;
-    } else if (/Unexpected end of JSON/i.test(message)) {
-      const at = lineColumnAt(clean, clean.length);
+    else if (offset !== undefined) {
+      const at = lineColumnAt(clean, offset);
       where = `:${at.line}:${at.column}`;
     }
     const reason = message.replace(/^JSON\.parse: /, '').replace(/ in JSON at position \d+.*$/, '').replace(/, "[^]*$/, '');
