@@ -17,7 +17,7 @@ interface Spinner {
 export async function run(input: CommandInput, ctx: Context): Promise<number> {
   const id = requireMessageId(input.arg(0));
   const intervalSeconds = input.number('interval', '--interval', { min: 0.001 });
-  const timeoutSeconds = input.has('timeout') ? input.number('timeout', '--timeout', { min: 0.001 }) : undefined;
+  const timeoutSeconds = input.number('timeout', '--timeout', { min: 0.001 });
   const api = await ctx.api();
   const started = ctx.clock.now();
 
