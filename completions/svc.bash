@@ -8,7 +8,7 @@ _svc() {
     [[ "$w" == -* ]] && continue
     candidate="${path:+$path }$w"
     case "$candidate" in
-      'auth'|'auth login'|'auth status'|'auth logout'|'profile'|'profile list'|'profile use'|'profile remove'|'health'|'tenant'|'tenant list'|'tenant get'|'tenant create'|'tenant update'|'number'|'number provision'|'number unprovision'|'number list'|'number get'|'number update'|'number loa'|'number loa upload'|'order'|'order get'|'order watch'|'send'|'message'|'message get'|'message watch'|'media'|'media upload'|'media types'|'webhook'|'webhook sign'|'webhook verify'|'webhook listen'|'sandbox'|'sandbox start'|'sandbox inbound'|'api'|'completion') path="$candidate" ;;
+      'demo'|'auth'|'auth login'|'auth status'|'auth logout'|'profile'|'profile list'|'profile use'|'profile remove'|'health'|'tenant'|'tenant list'|'tenant get'|'tenant create'|'tenant update'|'number'|'number provision'|'number unprovision'|'number list'|'number get'|'number update'|'number loa'|'number loa upload'|'order'|'order get'|'order watch'|'send'|'message'|'message get'|'message watch'|'media'|'media upload'|'media types'|'webhook'|'webhook sign'|'webhook verify'|'webhook listen'|'sandbox'|'sandbox start'|'sandbox inbound'|'api'|'completion') path="$candidate" ;;
     esac
   done
   case "$path" in
@@ -19,7 +19,16 @@ _svc() {
         --base-url) return ;;
         --timeout) return ;;
       esac
-      COMPREPLY=($(compgen -W 'auth profile health tenant number order send message media webhook sandbox api completion --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W 'demo auth profile health tenant number order send message media webhook sandbox api completion --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+    'demo')
+      case "$prev" in
+        --time-scale) return ;;
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --base-url) return ;;
+        --timeout) return ;;
+      esac
+      COMPREPLY=($(compgen -W '--time-scale --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
     'auth')
       case "$prev" in
         --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;

@@ -5,13 +5,14 @@ function __svc_path
     for w in $tokens[2..-1]
         string match -q -- "-*" $w; and continue
         set -l candidate (string trim -- "$path $w")
-        if contains -- $candidate 'auth' 'auth login' 'auth status' 'auth logout' 'profile' 'profile list' 'profile use' 'profile remove' 'health' 'tenant' 'tenant list' 'tenant get' 'tenant create' 'tenant update' 'number' 'number provision' 'number unprovision' 'number list' 'number get' 'number update' 'number loa' 'number loa upload' 'order' 'order get' 'order watch' 'send' 'message' 'message get' 'message watch' 'media' 'media upload' 'media types' 'webhook' 'webhook sign' 'webhook verify' 'webhook listen' 'sandbox' 'sandbox start' 'sandbox inbound' 'api' 'completion'
+        if contains -- $candidate 'demo' 'auth' 'auth login' 'auth status' 'auth logout' 'profile' 'profile list' 'profile use' 'profile remove' 'health' 'tenant' 'tenant list' 'tenant get' 'tenant create' 'tenant update' 'number' 'number provision' 'number unprovision' 'number list' 'number get' 'number update' 'number loa' 'number loa upload' 'order' 'order get' 'order watch' 'send' 'message' 'message get' 'message watch' 'media' 'media upload' 'media types' 'webhook' 'webhook sign' 'webhook verify' 'webhook listen' 'sandbox' 'sandbox start' 'sandbox inbound' 'api' 'completion'
             set path $candidate
         end
     end
     echo $path
 end
 complete -c svc -f
+complete -c svc -n 'test (__svc_path) = '\'''\''' -a demo -d 'a tour of the whole tool against a local sandbox (nothing leaves this machine)'
 complete -c svc -n 'test (__svc_path) = '\'''\''' -a auth -d 'log in, see who you are, log out'
 complete -c svc -n 'test (__svc_path) = '\'''\''' -a profile -d 'list, switch and remove stored profiles'
 complete -c svc -n 'test (__svc_path) = '\'''\''' -a health -d 'show the service'\''s health (exit 1 unless Healthy)'
@@ -32,6 +33,14 @@ complete -c svc -n 'test (__svc_path) = '\'''\''' -l base-url -x -d 'override th
 complete -c svc -n 'test (__svc_path) = '\'''\''' -l debug -d 'trace HTTP requests and answers on stderr, secrets redacted'
 complete -c svc -n 'test (__svc_path) = '\'''\''' -l no-color -d 'no colour (also off for NO_COLOR or when not a TTY)'
 complete -c svc -n 'test (__svc_path) = '\'''\''' -l timeout -x -d 'per-request timeout in seconds (default 30)'
+complete -c svc -n 'test (__svc_path) = '\''demo'\''' -l time-scale -x -d 'run the sandbox X times faster (default 1)'
+complete -c svc -n 'test (__svc_path) = '\''demo'\''' -l json -d 'machine output: one JSON document on stdout (same as -o json)'
+complete -c svc -n 'test (__svc_path) = '\''demo'\''' -l output -s o -x -a 'table json ndjson' -d 'output format'
+complete -c svc -n 'test (__svc_path) = '\''demo'\''' -l profile -r -F -d 'use this profile (default: SVC_PROFILE, then the active profile)'
+complete -c svc -n 'test (__svc_path) = '\''demo'\''' -l base-url -x -d 'override the profile'\''s base URL (default: SVC_BASE_URL)'
+complete -c svc -n 'test (__svc_path) = '\''demo'\''' -l debug -d 'trace HTTP requests and answers on stderr, secrets redacted'
+complete -c svc -n 'test (__svc_path) = '\''demo'\''' -l no-color -d 'no colour (also off for NO_COLOR or when not a TTY)'
+complete -c svc -n 'test (__svc_path) = '\''demo'\''' -l timeout -x -d 'per-request timeout in seconds (default 30)'
 complete -c svc -n 'test (__svc_path) = '\''auth'\''' -a login -d 'check credentials with one request and store them in a profile'
 complete -c svc -n 'test (__svc_path) = '\''auth'\''' -a status -d 'show the profile, base URL, username and tenant in use (never the password)'
 complete -c svc -n 'test (__svc_path) = '\''auth'\''' -a logout -d 'remove the stored credentials of a profile'

@@ -2,6 +2,7 @@ import type { CommandSpec, GroupSpec } from './spec.js';
 import { apiCommands } from './api/index.js';
 import { authCommands, authGroup } from './auth/index.js';
 import { completionCommands } from './completion/index.js';
+import { demoCommands } from './demo/index.js';
 import { healthCommands } from './health/index.js';
 import { mediaCommands, mediaGroup } from './media/index.js';
 import { messageCommands, messageGroup } from './message/index.js';
@@ -18,6 +19,7 @@ import { webhookCommands, webhookGroup } from './webhook/index.js';
 export const GROUPS: readonly GroupSpec[] = [authGroup, profileGroup, tenantGroup, webhookGroup, messageGroup, mediaGroup, numberGroup, numberLoaGroup, orderGroup, sandboxGroup];
 
 export const COMMANDS: readonly CommandSpec[] = [
+  ...demoCommands,
   ...authCommands,
   ...profileCommands,
   ...healthCommands,

@@ -1,0 +1,34 @@
+import type { Context } from '../../context.js';
+import type { Palette } from '../../webhooks/format.js';
+import { plainPalette } from '../../webhooks/format.js';
+import { runTour } from '../../demo/tour.js';
+import type { CommandInput } from '../spec.js';
+
+async function paletteFor(enabled: boolean): Promise<Palette> {
+  if (!enabled) return plainPalette;
+  const { Chalk } = await import('chalk');
+  const chalk = new Chalk({ level: 1 });
+  return {
+    dim: (text) => chalk.dim(text),
+    bold: (text) => chalk.bold(text),
+    green: (text) => chalk.green(text),
+    yellow: (text) => chalk.yellow(text),
+    red: (text) => chalk.red(text),
+    cyan: (text) => chalk.cyan(text),
+  };
+}
+
+export async function run(input: CommandInput, ctx: Context): Promise<number> {
+  const timeScale = input.number('timeScale', '--time-scale', { min: 0.1, max: 1000 }) ?? 1;
+  // The tour is a transcript for a person: it goes to stdout, whatever --json says.
+  await runTour({
+    out: ctx.io.stdout,
+    isTTY: ctx.io.stdoutIsTTY,
+    columns: ctx.io.columns,
+    color: ctx.io.colorStdout,
+    palette: await paletteFor(ctx.io.colorStdout),
+    signal: ctx.signal,
+    timeScale,
+  });
+  return 0;
+}

@@ -1,0 +1,256 @@
+// `svc demo`: a sandbox and a webhook listener in this process, then the main job done with the
+// real commands, each run through main() exactly as typed (and printed) so that the tour shows
+// what a person would see. The user's own profiles are never touched: the commands get a
+// temporary SVC_CONFIG_DIR.
+
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import { main } from '../cli.js';
+import { CliError, ExitCode, InterruptedError } from '../errors.js';
+import { startSandbox, type RunningSandbox } from '../sandbox/index.js';
+import { formatEventLine, type Palette } from '../webhooks/format.js';
+import { startWebhookListener, type AcceptedWebhookEvent, type WebhookListener } from '../webhooks/listener.js';
+import { drawDemoPng } from './png.js';
+
+export const DEMO_SECRET_ENV = 'SVC_DEMO_WEBHOOK_SECRET';
+/** Not in the sandbox's failing range (+1555010xxxx). */
+export const DEMO_NUMBER = '+15555550100';
+export const DEMO_CONTACT = '+15551234567';
+/** Long enough to watch, short enough not to bore. */
+export const DEMO_ORDER_DELAY_MS = 1500;
+export const DEMO_MESSAGE_STEP_MS = 300;
+/** How long the tour waits for a webhook before it calls the step failed (real time). */
+const WEBHOOK_WAIT_MS = 20_000;
+
+export interface TourOptions {
+  /** The transcript: every step, the commands' output (stdout and stderr, as a terminal shows them), the webhooks. */
+  out: Writable;
+  isTTY: boolean;
+  columns: number;
+  color: boolean;
+  palette: Palette;
+  signal: AbortSignal;
+  /** Divides the sandbox's delays (tests use a large value); 1 is the human pace. */
+  timeScale: number;
+  /** The number to provision (default DEMO_NUMBER); tests pick a failing one to see a step fail. */
+  number?: string;
+}
+
+/** A step that did not work: the message names it. */
+export class TourStepError extends CliError {
+  constructor(
+    readonly step: string,
+    reason: string,
+  ) {
+    super(`demo step "${step}" failed: ${reason}`, ExitCode.Failure);
+  }
+}
+
+/** Writes what a command prints into the transcript, claiming the terminal's traits. */
+class TranscriptStream extends Writable {
+  text = '';
+  constructor(
+    private readonly target: Writable,
+    readonly isTTY: boolean,
+    readonly columns: number,
+  ) {
+    super();
+  }
+  override _write(chunk: Buffer | string, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    this.target.write(chunk);
+    this.text += typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+    callback();
+  }
+}
+
+/** Shell quoting for the printed command lines, readable for the usual cases. */
+export function shellQuote(arg: string): string {
+  if (/^[\w@%+=:,./-]+$/.test(arg)) return arg;
+  if (!/['\\]/.test(arg)) return `'${arg}'`;
+  return `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+const ANSI_SEQUENCE = /\u001b\[[0-9;]*m/g;
+
+/** The message id in what `svc send` printed (a table row or key/value view, coloured or not). */
+export function messageIdIn(output: string): string | undefined {
+  return /messageId\W+([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})/i.exec(output.replace(ANSI_SEQUENCE, ''))?.[1];
+}
+
+interface Waiter {
+  matches: (event: AcceptedWebhookEvent) => boolean;
+  wake: () => void;
+}
+
+export async function runTour(options: TourOptions): Promise<void> {
+  const { out, palette, signal } = options;
+  const say = (line = ''): void => {
+    out.write(`${line}\n`);
+  };
+  const heading = (number: number, title: string): void => {
+    say();
+    say(palette.bold(palette.cyan(`${number}. ${title}`)));
+  };
+
+  const ourNumber = options.number ?? DEMO_NUMBER;
+  const workDir = await mkdtemp(join(tmpdir(), 'svc-demo-'));
+  const configDir = join(workDir, 'config');
+  const secret = randomBytes(24).toString('base64url');
+  const events: AcceptedWebhookEvent[] = [];
+  const waiters: Waiter[] = [];
+  let sandbox: RunningSandbox | undefined;
+  let listener: WebhookListener | undefined;
+
+  // A terminal that reports no width (a pty of size 0) must not make tables divide by zero.
+  const columns = options.columns > 0 ? options.columns : 80;
+  const env: Record<string, string> = { SVC_CONFIG_DIR: configDir, [DEMO_SECRET_ENV]: secret };
+  if (!options.color) env['NO_COLOR'] = '1';
+
+  /** Runs one command through main(), printed first as typed; a non-zero exit fails the step. Returns its stdout. */
+  const svc = async (step: string, args: string[]): Promise<string> => {
+    say(`${palette.dim('$')} ${palette.bold(['svc', ...args].map(shellQuote).join(' '))}`);
+    const stdout = new TranscriptStream(out, options.isTTY, columns);
+    // stderr is not a terminal for the commands: a spinner redrawing its line would erase the
+    // listener's lines printed in between, while plain progress lines read well in a transcript.
+    const code = await main(args, {
+      stdin: Readable.from([]),
+      stdout,
+      stderr: new TranscriptStream(out, false, columns),
+      env,
+      tty: { stdin: false, stdout: options.isTTY, stderr: false, columns },
+      signal,
+    });
+    if (signal.aborted) throw new InterruptedError();
+    if (code !== 0) throw new TourStepError(step, `\`svc ${args[0] ?? ''} ${args[1] ?? ''}\` exited with ${code} (its error is above)`);
+    return stdout.text;
+  };
+
+  /** Resolves once the listener has received `count` events that match, or fails the step. */
+  const waitForEvents = async (step: string, what: string, count: number, matches: (event: AcceptedWebhookEvent) => boolean): Promise<void> => {
+    const have = (): number => events.filter(matches).length;
+    if (have() >= count) return;
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const waiter: Waiter = {
+          matches,
+          wake: () => {
+            if (have() >= count) resolve();
+          },
+        };
+        waiters.push(waiter);
+        timer = setTimeout(() => reject(new TourStepError(step, `${what} did not reach the listener within ${WEBHOOK_WAIT_MS / 1000} s`)), WEBHOOK_WAIT_MS);
+        onAbort = () => reject(new InterruptedError());
+        signal.addEventListener('abort', onAbort, { once: true });
+        waiter.wake();
+      });
+    } finally {
+      clearTimeout(timer);
+      if (onAbort) signal.removeEventListener('abort', onAbort);
+      waiters.splice(0, waiters.length, ...waiters.filter((w) => w.matches !== matches));
+    }
+  };
+
+  const kindIs = (kind: string, status?: string) => (event: AcceptedWebhookEvent): boolean =>
+    !event.duplicate && event.kind === kind && (status === undefined || event.summary.status === status);
+
+  try {
+    say(palette.bold('A tour of svc against a local sandbox: nothing here leaves this machine.'));
+
+    heading(1, 'Start a local sandbox of the service');
+    sandbox = await startSandbox({
+      port: 0,
+      orderDelayMs: DEMO_ORDER_DELAY_MS,
+      messageStepMs: DEMO_MESSAGE_STEP_MS,
+      timeScale: options.timeScale,
+    });
+    say(`Sandbox running at ${sandbox.url}, account sandbox@example.com / sandbox.`);
+    say(palette.dim('(`svc sandbox start` runs the same server on its own; here it lives inside the demo.)'));
+
+    heading(2, 'Start a webhook listener that checks signatures');
+    listener = await startWebhookListener(
+      { port: 0, secrets: [secret] },
+      {
+        accepted(event) {
+          events.push(event);
+          if (!event.duplicate) say(`${palette.cyan('  [listener]')} ${formatEventLine(event, { palette })}`);
+          for (const waiter of [...waiters]) waiter.wake();
+        },
+        rejected(rejection) {
+          say(`${palette.red('  [listener] refused')} ${rejection.status} ${rejection.reason}`);
+        },
+      },
+    );
+    say(`Listening on ${listener.url}; the tenant's webhook secret is in $${DEMO_SECRET_ENV}.`);
+    say(palette.dim('(`svc webhook listen` does the same in a terminal of its own.)'));
+
+    const tenantId = randomUUID();
+    const listenerUrl = listener.url;
+
+    heading(3, 'Log in: a "sandbox" profile (in a temporary config directory, your own profiles are untouched)');
+    await svc('log in', ['auth', 'login', '--sandbox', '--base-url', sandbox.url]);
+
+    heading(4, 'Create a tenant whose webhooks go to the listener');
+    await svc('create a tenant', [
+      'tenant', 'create',
+      '--tenant-id', tenantId,
+      '--domain', 'demo.example.com',
+      '--webhook-primary-uri', listenerUrl,
+      '--webhook-secret-env', DEMO_SECRET_ENV,
+      '--webhook-event-type', 'All',
+    ]);
+
+    heading(5, 'Provision a number and watch its order');
+    await svc('provision a number', [
+      'number', 'provision', ourNumber,
+      '--tenant', tenantId,
+      '--type', 'SMSMMS',
+      '--class', 'P2P',
+      '--wait',
+      '--interval', '0.25',
+    ]);
+    await waitForEvents('provision a number', 'the order-status webhook (Completed)', 1, kindIs('OrderStatus', 'Completed'));
+
+    heading(6, 'Send an SMS; its delivery receipts arrive at the listener');
+    await svc('send an SMS', ['send', '--from', ourNumber, '--to', DEMO_CONTACT, '--body', 'Hello from svc! This SMS went through the local sandbox.']);
+    await waitForEvents('send an SMS', 'the "delivered" receipt of the SMS', 1, kindIs('DeliveryReceipt', 'delivered'));
+
+    heading(7, 'Send an MMS with an image uploaded from a file');
+    const image = join(workDir, 'svc-demo.png');
+    await writeFile(image, drawDemoPng());
+    const sent = await svc('send an MMS', ['send', '--from', ourNumber, '--to', DEMO_CONTACT, '--body', 'And a picture', '--media-file', image, '--tenant', tenantId]);
+    await waitForEvents('send an MMS', 'the "delivered" receipt of the MMS', 2, kindIs('DeliveryReceipt', 'delivered'));
+    const messageId = messageIdIn(sent);
+    if (messageId === undefined) throw new TourStepError('send an MMS', 'its output shows no messageId');
+    say(palette.dim('The message as the service keeps it: delivered, with the link of the uploaded image.'));
+    await svc('read the MMS back', ['message', 'get', messageId]);
+
+    heading(8, 'Simulate a reply coming in; it reaches the listener as a MessageReceived event');
+    await svc('simulate an inbound message', ['sandbox', 'inbound', '--to', ourNumber, '--from', DEMO_CONTACT, '--body', 'Hi! Got your picture.']);
+    await waitForEvents('simulate an inbound message', 'the MessageReceived webhook', 1, kindIs('MessageReceived'));
+
+    heading(9, 'Shut down');
+  } finally {
+    await listener?.close();
+    await sandbox?.close();
+    await rm(workDir, { recursive: true, force: true });
+  }
+  const received = events.filter((e) => !e.duplicate).length;
+  say(`Listener and sandbox stopped; ${received} webhook events were received and verified.`);
+  say();
+  say(palette.bold('What next'));
+  for (const [command, why] of [
+    ['svc sandbox start', 'a sandbox that keeps running (add --state sandbox.json to keep its data)'],
+    ['svc auth login --sandbox', 'a "sandbox" profile for it'],
+    ['svc webhook listen', 'receive your tenants\' webhooks in another terminal'],
+    ['svc tenant create --help', 'and every other command: flags and examples'],
+    ['svc send --dry-run --to-file contacts.csv ...', 'check a bulk send before sending it'],
+    ['svc auth login', 'when you have an account on the real service'],
+  ] as const) {
+    say(`  ${command.padEnd(46)} ${palette.dim(why)}`);
+  }
+}
