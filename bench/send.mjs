@@ -117,7 +117,7 @@ async function cliSend(url, file, concurrency, dir) {
 
 async function main() {
   const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 8);
-  const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
   const small = Number(process.env.BENCH_RECIPIENTS ?? 10_000);
   const large = Number(process.env.BENCH_LARGE ?? 100_000);
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-send-'));
@@ -131,21 +131,27 @@ async function main() {
     const cli = [];
     const bare = [];
     for (let round = 0; round < rounds; round++) {
+      const bareStarted = performance.now();
       const b = JSON.parse((await run(process.execPath, [self, '--bare', url, file, String(concurrency)])).stdout);
+      const bareWallMs = performance.now() - bareStarted;
       if (b.ok !== small) throw new Error(`the bare loop got ${b.ok} answers of ${small}`);
-      bare.push((b.ok * 1000) / b.ms);
+      bare.push({ rate: (b.ok * 1000) / bareWallMs, loopRate: (b.ok * 1000) / b.ms });
       const c = await cliSend(url, file, concurrency, dir);
       if (c.ok !== small) throw new Error(`the CLI printed ${c.ok} results of ${small}`);
       cli.push({ rate: (c.ok * 1000) / c.ms, rss: c.peakRssKb });
     }
     const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
     const cliRate = median(cli.map((c) => c.rate));
-    const bareRate = median(bare);
+    const bareRate = median(bare.map((b) => b.rate));
+    const bareLoopRate = median(bare.map((b) => b.loopRate));
     const ratio = cliRate / bareRate;
+    // Both sides are timed the same way, as whole processes from spawn to exit: a user runs a
+    // process, and the bare loop also has to start node, load undici and read the file. The bare
+    // loop's own timing of its loop alone is printed too, as the strictest floor.
     console.log(`bulk send of ${small} recipients, concurrency ${concurrency}, ${rounds} rounds (medians):`);
-    console.log(`  bare undici loop  ${bareRate.toFixed(0)} requests/s`);
+    console.log(`  bare undici loop  ${bareRate.toFixed(0)} requests/s (whole process; ${bareLoopRate.toFixed(0)} requests/s counting its loop alone)`);
     console.log(`  svc send          ${cliRate.toFixed(0)} requests/s (whole process: start-up, file check, journal, output)`);
-    console.log(`  ratio             ${ratio.toFixed(2)} (target >= 0.80) ${ratio >= 0.8 ? 'OK' : 'BELOW TARGET'}`);
+    console.log(`  ratio             ${ratio.toFixed(2)} (target >= 0.80) ${ratio >= 0.8 ? 'OK' : 'BELOW TARGET'}; against the loop alone ${(cliRate / bareLoopRate).toFixed(2)}`);
 
     const largeFile = writeRecipients(dir, large);
     const big = await cliSend(url, largeFile, concurrency, dir);

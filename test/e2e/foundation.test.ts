@@ -46,6 +46,9 @@ beforeAll(async () => {
   server.on('GET', '/api/v1/empty', (_req, res) => {
     res.writeHead(200).end();
   });
+  server.on('POST', '/api/v1/slow', () => {
+    // Never answers: the client's --timeout has to end it.
+  });
   server.on('GET', `/api/v1/tenants/00000000-0000-0000-0000-000000000000`, (_req, res) => {
     res.writeHead(200).end();
   });
@@ -138,6 +141,14 @@ describe('end to end', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('plain HTTP');
     expect(server.requests.length).toBe(before);
+  });
+
+  it('gives up on a request after --timeout, and never retries a POST that went out', async () => {
+    const result = await spawnCli(['api', 'POST', '/slow', '--data', '{}', '--timeout', '0.3'], { env });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('No answer from 127.0.0.1');
+    expect(result.stderr).toContain('within 0.3 s (--timeout)');
+    expect(server.requests.filter((r) => r.url === '/api/v1/slow')).toHaveLength(1);
   });
 
   it('has no unhandled requests', () => {
