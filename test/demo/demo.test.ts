@@ -83,6 +83,13 @@ describe('svc demo', () => {
     expect(out.text).not.toContain('5. Provision');
   });
 
+  it('refuses --json, since its output is a transcript (exit 2)', async () => {
+    const result = await runCli(['demo', '--json']);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(JSON.parse(result.stderr)).toMatchObject({ error: { message: expect.stringContaining('no --json') } });
+  });
+
   it('refuses a bad --time-scale with exit 2', async () => {
     const result = await runCli(['demo', '--time-scale', 'fast']);
     expect(result.code).toBe(2);

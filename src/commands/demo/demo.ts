@@ -2,6 +2,7 @@ import type { Context } from '../../context.js';
 import type { Palette } from '../../webhooks/format.js';
 import { plainPalette } from '../../webhooks/format.js';
 import { runTour } from '../../demo/tour.js';
+import { UsageError } from '../../errors.js';
 import type { CommandInput } from '../spec.js';
 
 async function paletteFor(enabled: boolean): Promise<Palette> {
@@ -19,8 +20,9 @@ async function paletteFor(enabled: boolean): Promise<Palette> {
 }
 
 export async function run(input: CommandInput, ctx: Context): Promise<number> {
+  if (ctx.globals.output !== 'table') throw new UsageError('svc demo prints a transcript for people; it has no --json or -o output');
   const timeScale = input.number('timeScale', '--time-scale', { min: 0.1, max: 1000 }) ?? 1;
-  // The tour is a transcript for a person: it goes to stdout, whatever --json says.
+  // The tour is a transcript for a person, on stdout: the commands' output and the webhooks are what it shows.
   await runTour({
     out: ctx.io.stdout,
     isTTY: ctx.io.stdoutIsTTY,
