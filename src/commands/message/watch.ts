@@ -5,6 +5,7 @@ import { getMessage, messageOutcome, type Message } from '../../api/messages.js'
 import { firstInterval, pollUntil, PollTimeoutError } from '../../poll/poll.js';
 import { writeObject } from '../../output/render.js';
 import { requireMessageId } from './get.js';
+import { startSpinner } from '../../output/spinner.js';
 
 export const DEFAULT_WATCH_TIMEOUT_S = 600;
 
@@ -23,8 +24,7 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
 
   let spinner: Spinner | undefined;
   if (ctx.io.stderrIsTTY) {
-    const { default: ora } = await import('ora');
-    spinner = ora({ stream: ctx.io.stderr, text: `Message ${id}: reading`, discardStdin: false }).start();
+    spinner = await startSpinner(ctx, `Message ${id}: reading`);
   }
   const describe = (message: Message): string => `Message ${id}: ${String(message.status ?? 'no status')}`;
 

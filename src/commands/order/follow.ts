@@ -1,4 +1,4 @@
-import type { Writable } from 'node:stream';
+import { startSpinner } from '../../output/spinner.js';
 import type { Context } from '../../context.js';
 import type { ApiClient } from '../../api/http.js';
 import { getOrder } from '../../api/orders.js';
@@ -45,41 +45,11 @@ interface Progress {
   stop(outcome: 'completed' | 'failed' | 'stopped', message: string): void;
 }
 
-/**
- * What ora needs of a terminal stream. A real TTY has cursor methods; a stream that only claims to
- * be one (a test capture, a wrapped stderr) gets them as ANSI sequences.
- */
-async function spinnerStream(stream: Writable): Promise<NodeJS.WritableStream> {
-  const tty = stream as Writable & { cursorTo?: unknown; columns?: number };
-  if (typeof tty.cursorTo === 'function') return stream;
-  const readline = await import('node:readline');
-  const adapter = {
-    isTTY: true,
-    columns: tty.columns ?? 80,
-    write: (chunk: string | Uint8Array): boolean => stream.write(chunk),
-    cursorTo: (x: number): boolean => readline.cursorTo(stream, x),
-    moveCursor: (dx: number, dy: number): boolean => readline.moveCursor(stream, dx, dy),
-    clearLine: (dir: -1 | 0 | 1): boolean => readline.clearLine(stream, dir),
-  };
-  return adapter as unknown as NodeJS.WritableStream;
-}
-
 async function startProgress(ctx: Context, orderId: string): Promise<Progress> {
   const started = ctx.clock.now();
   const elapsed = (): string => formatSeconds(ctx.clock.now() - started);
   if (ctx.io.stderrIsTTY) {
-    const { default: ora } = await import('ora');
-    const spinner = ora({
-      stream: await spinnerStream(ctx.io.stderr),
-      isEnabled: true,
-      discardStdin: false,
-      color: ctx.io.colorStderr ? 'cyan' : false,
-      text: `Order ${orderId}: reading`,
-    }).start();
-    let stopped = false;
-    ctx.onClose(() => {
-      if (!stopped) spinner.stop();
-    });
+    const spinner = await startSpinner(ctx, `Order ${orderId}: reading`);
     let last: Order | undefined;
     return {
       update(order) {
@@ -93,7 +63,6 @@ async function startProgress(ctx: Context, orderId: string): Promise<Progress> {
         if (shown !== undefined) spinner.text = spinnerText(orderId, shown, elapsed());
       },
       stop(outcome, message) {
-        stopped = true;
         if (outcome === 'completed') spinner.succeed(message);
         else if (outcome === 'failed') spinner.fail(message);
         else spinner.stop();
