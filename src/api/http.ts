@@ -275,9 +275,8 @@ export class ApiClient {
         bodyTimeout: timeoutMs,
       });
       sentHeaders = true;
-      const bytes = Buffer.from(await answer.body.arrayBuffer());
+      const text = await answer.body.text();
       const responseHeaders = flattenHeaders(answer.headers);
-      const text = bytes.toString('utf8');
       const response: ApiResponse = { status: answer.statusCode, headers: responseHeaders, data: undefined, text };
       if (this.options.debug) {
         this.trace(`< ${answer.statusCode} (${Math.round(performance.now() - started)} ms)`);
