@@ -32,6 +32,17 @@ export type PlatformType = (typeof PLATFORM_TYPES)[number];
 export const WEBHOOK_EVENT_TYPES = ['All', 'MessageReceived', 'OrderStatus'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
+/** The tenant settings of the document: the webhook endpoint, its secret, Basic auth and filter. */
+export const TENANT_WEBHOOK_FIELDS = [
+  'webhookPrimaryUri',
+  'webhookSecondaryUri',
+  'webhookSecret',
+  'webhookBasicAuthUsername',
+  'webhookBasicAuthPassword',
+  'webhookEventType',
+] as const;
+export type TenantWebhookField = (typeof TENANT_WEBHOOK_FIELDS)[number];
+
 export const ORDER_ACTIONS = ['Provision', 'Unprovision'] as const;
 export type OrderAction = (typeof ORDER_ACTIONS)[number];
 

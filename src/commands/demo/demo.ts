@@ -1,23 +1,8 @@
 import type { Context } from '../../context.js';
-import type { Palette } from '../../webhooks/format.js';
-import { plainPalette } from '../../webhooks/format.js';
 import { runTour } from '../../demo/tour.js';
 import { UsageError } from '../../errors.js';
 import type { CommandInput } from '../spec.js';
-
-async function paletteFor(enabled: boolean): Promise<Palette> {
-  if (!enabled) return plainPalette;
-  const { Chalk } = await import('chalk');
-  const chalk = new Chalk({ level: 1 });
-  return {
-    dim: (text) => chalk.dim(text),
-    bold: (text) => chalk.bold(text),
-    green: (text) => chalk.green(text),
-    yellow: (text) => chalk.yellow(text),
-    red: (text) => chalk.red(text),
-    cyan: (text) => chalk.cyan(text),
-  };
-}
+import { terminalPalette } from '../../output/palette.js';
 
 export async function run(input: CommandInput, ctx: Context): Promise<number> {
   if (ctx.globals.output !== 'table') throw new UsageError('svc demo prints a transcript for people; it has no --json or -o output');
@@ -28,7 +13,7 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
     isTTY: ctx.io.stdoutIsTTY,
     columns: ctx.io.columns,
     color: ctx.io.colorStdout,
-    palette: await paletteFor(ctx.io.colorStdout),
+    palette: await terminalPalette(ctx.io.colorStdout),
     signal: ctx.signal,
     timeScale,
   });

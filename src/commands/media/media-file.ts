@@ -1,4 +1,4 @@
-import { open, stat } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { UsageError } from '../../errors.js';
 import {
@@ -11,6 +11,7 @@ import {
   unsupportedMediaTypeText,
 } from '../../domain/media-formats.js';
 import { isHttpsUrl } from '../../domain/validate.js';
+import { fileSize } from '../shared/input.js';
 
 // Local media files checked before anything is sent: a supported format by extension and by
 // content, at most 5 MB each and 5 MB together, at most 10 media a message. Every refusal names
@@ -90,16 +91,7 @@ function guessedType(fileName: string, sniffed: string | undefined): string {
 /** Checks a file's name, size and first bytes; reads it only when all of that passes. */
 export async function readMediaFile(path: string): Promise<MediaFile> {
   const fileName = basename(path);
-  let size: number;
-  try {
-    const info = await stat(path);
-    if (!info.isFile()) throw new UsageError(`${path}: not a file`);
-    size = info.size;
-  } catch (error) {
-    if (error instanceof UsageError) throw error;
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`Cannot read media file ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : String(code ?? error)}`);
-  }
+  const size = await fileSize(path, 'media file');
   if (size > MAX_MEDIA_BYTES) throw new UsageError(`${path}: ${MEDIA_TOO_LARGE_TEXT} (it is ${describeSize(size)})`);
   if (size === 0) throw new UsageError(`${path}: the file is empty`);
 

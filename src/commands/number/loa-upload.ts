@@ -1,4 +1,4 @@
-import { open, stat } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { CommandInput } from '../spec.js';
 import type { Context } from '../../context.js';
@@ -6,18 +6,10 @@ import { ApiError, UsageError } from '../../errors.js';
 import { uploadLoaDocument } from '../../api/numbers.js';
 import { loaFileProblem, loaLinkOf, multipartFile } from '../../numbers/loa.js';
 import { writeObject } from '../../output/render.js';
+import { fileSize } from '../shared/input.js';
 
 async function readPdf(path: string): Promise<Buffer> {
-  let size: number;
-  try {
-    const info = await stat(path);
-    if (!info.isFile()) throw new UsageError(`${path}: not a file`);
-    size = info.size;
-  } catch (error) {
-    if (error instanceof UsageError) throw error;
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`Cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : String(code ?? error)}`);
-  }
+  const size = await fileSize(path, 'LOA file');
   // Size and name are judged before the file is read, so a huge file is refused at once.
   const early = loaFileProblem(path, size, Buffer.from('%PDF-'));
   if (early !== undefined) throw new UsageError(early);

@@ -1,19 +1,12 @@
 import type { CommandInput } from '../spec.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { isHttpsUrl, isLoopbackHost, matchEnum, WEBHOOK_EVENT_TYPES } from '../../domain/validate.js';
+import { isHttpsUrl, isLoopbackHost, matchEnum, TENANT_WEBHOOK_FIELDS, WEBHOOK_EVENT_TYPES } from '../../domain/validate.js';
 import { readJsonObjectFile, readSecretFromStdin, requireGuid, secretFromEnv } from '../shared/input.js';
 import type { Tenant, TenantWrite } from '../../api/tenants.js';
 import { statusTone, writeObject, type Column } from '../../output/render.js';
 
-export const WEBHOOK_FIELDS = [
-  'webhookPrimaryUri',
-  'webhookSecondaryUri',
-  'webhookSecret',
-  'webhookBasicAuthUsername',
-  'webhookBasicAuthPassword',
-  'webhookEventType',
-] as const;
+const WEBHOOK_FIELDS = TENANT_WEBHOOK_FIELDS;
 export const SECRET_FIELDS = ['webhookSecret', 'webhookBasicAuthPassword'] as const;
 const READ_ONLY_FIELDS = ['owner', 'billableOwner', 'createdDate'];
 const HIDDEN = '********';

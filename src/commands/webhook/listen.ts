@@ -2,26 +2,12 @@ import type { Context } from '../../context.js';
 import { CliError, ExitCode, UsageError } from '../../errors.js';
 import { isLoopbackHost } from '../../domain/validate.js';
 import { formatEventJsonLine, formatEventLine, formatRejectionLine, plainPalette } from '../../webhooks/format.js';
-import type { Palette } from '../../webhooks/format.js';
 import { checkForwardUrl, startWebhookListener } from '../../webhooks/listener.js';
 import type { WebhookListener } from '../../webhooks/listener.js';
 import type { CommandInput } from '../spec.js';
 import { DEFAULT_LISTEN_PORT } from './index.js';
 import { basicAuthFromEnv, secretsFromEnv } from './inputs.js';
-
-async function paletteFor(enabled: boolean): Promise<Palette> {
-  if (!enabled) return plainPalette;
-  const { Chalk } = await import('chalk');
-  const chalk = new Chalk({ level: 1 });
-  return {
-    dim: (text) => chalk.dim(text),
-    bold: (text) => chalk.bold(text),
-    green: (text) => chalk.green(text),
-    yellow: (text) => chalk.yellow(text),
-    red: (text) => chalk.red(text),
-    cyan: (text) => chalk.cyan(text),
-  };
-}
+import { terminalPalette } from '../../output/palette.js';
 
 export async function run(input: CommandInput, ctx: Context): Promise<number> {
   const port = input.number('port', '--port', { min: 0, max: 65535, integer: true }) ?? DEFAULT_LISTEN_PORT;
@@ -38,8 +24,8 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
   }
 
   const json = ctx.globals.output !== 'table';
-  const stdoutPalette = json ? plainPalette : await paletteFor(ctx.io.colorStdout);
-  const stderrPalette = await paletteFor(ctx.io.colorStderr);
+  const stdoutPalette = json ? plainPalette : await terminalPalette(ctx.io.colorStdout);
+  const stderrPalette = await terminalPalette(ctx.io.colorStderr);
   const counts = { events: 0, duplicates: 0, refused: 0 };
 
   let listener: WebhookListener;

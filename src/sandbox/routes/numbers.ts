@@ -116,6 +116,36 @@ function refuseDuplicates(numbers: string[]): void {
   }
 }
 
+/** A new order, every number in it Pending; type and class are the first number's (all agree). */
+function pendingOrder(
+  orderId: number,
+  owner: string,
+  action: OrderRecord['action'],
+  tenantId: string,
+  first: Pick<NumberRecord, 'provisionClass' | 'provisionType'>,
+  records: readonly NumberRecord[],
+  now: string,
+): OrderRecord {
+  return {
+    orderId,
+    owner,
+    status: 'Pending',
+    action,
+    tenantId,
+    provisionClass: first.provisionClass,
+    provisionType: first.provisionType,
+    createDate: now,
+    completionDate: null,
+    phoneNumbers: records.map((r): OrderEntry => ({
+      number: r.phoneNumber,
+      phoneNumberId: r.phoneNumberId,
+      status: 'Pending',
+      email: r.email,
+    })),
+    nextStepAt: null,
+  };
+}
+
 export async function provisionNumbers(call: ApiCall): Promise<void> {
   const body = await call.readJson();
   const engine = call.engine;
@@ -174,24 +204,7 @@ export async function provisionNumbers(call: ApiCall): Promise<void> {
       pendingOrderId: orderId,
     }));
     for (const r of records) store.putNumber(r);
-    order = {
-      orderId,
-      owner: call.owner,
-      status: 'Pending',
-      action,
-      tenantId: tenant.tenantId,
-      provisionClass: first.provisionClass,
-      provisionType: first.provisionType,
-      createDate: now,
-      completionDate: null,
-      phoneNumbers: records.map((r): OrderEntry => ({
-        number: r.phoneNumber,
-        phoneNumberId: r.phoneNumberId,
-        status: 'Pending',
-        email: r.email,
-      })),
-      nextStepAt: null,
-    };
+    order = pendingOrder(orderId, call.owner, action, tenant.tenantId, first, records, now);
   } else {
     const numbers = list.map((raw, index) => {
       if (!isObject(raw)) throw validationError(`phoneNumbers[${index}] must be an object`);
@@ -209,24 +222,7 @@ export async function provisionNumbers(call: ApiCall): Promise<void> {
     });
     for (const r of records) r.pendingOrderId = orderId;
     const first = records[0] as NumberRecord;
-    order = {
-      orderId,
-      owner: call.owner,
-      status: 'Pending',
-      action,
-      tenantId: tenant.tenantId,
-      provisionClass: first.provisionClass,
-      provisionType: first.provisionType,
-      createDate: now,
-      completionDate: null,
-      phoneNumbers: records.map((r): OrderEntry => ({
-        number: r.phoneNumber,
-        phoneNumberId: r.phoneNumberId,
-        status: 'Pending',
-        email: r.email,
-      })),
-      nextStepAt: null,
-    };
+    order = pendingOrder(orderId, call.owner, action, tenant.tenantId, first, records, now);
   }
   store.nextOrderId = orderId + 1;
   engine.startOrder(order);

@@ -1,7 +1,7 @@
 // Tenants: list, create, read, update. Webhook fields are accepted inside `settings` and at the
 // top level of the body (the document shows both) and are kept in `settings`.
 
-import { isGuid, WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../domain/validate.js';
+import { isGuid, TENANT_WEBHOOK_FIELDS, WEBHOOK_EVENT_TYPES, type TenantWebhookField, type WebhookEventType } from '../../domain/validate.js';
 import type { ApiCall } from '../call.js';
 import { conflict, validationError } from '../errors.js';
 import { HIDDEN_SECRET } from '../engine.js';
@@ -9,15 +9,8 @@ import { isObject, isSandboxAcceptedUrl, optionalString, type JsonObject } from 
 import { sendEmpty, sendJson } from '../http-io.js';
 import type { TenantRecord, TenantSettings } from '../state.js';
 
-const SETTING_KEYS = [
-  'webhookPrimaryUri',
-  'webhookSecondaryUri',
-  'webhookSecret',
-  'webhookBasicAuthUsername',
-  'webhookBasicAuthPassword',
-  'webhookEventType',
-] as const;
-type SettingKey = (typeof SETTING_KEYS)[number];
+const SETTING_KEYS = TENANT_WEBHOOK_FIELDS;
+type SettingKey = TenantWebhookField;
 
 function isSettingKey(key: string): key is SettingKey {
   return (SETTING_KEYS as readonly string[]).includes(key);
