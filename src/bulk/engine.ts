@@ -23,7 +23,8 @@ export interface JournalSink {
 }
 
 export interface BulkOptions<P> {
-  requests: AsyncIterable<BulkRequest<P>>;
+  /** The requests, in batches (one asynchronous step per batch, not per request). */
+  requests: AsyncIterable<readonly BulkRequest<P>[]>;
   send(request: BulkRequest<P>): Promise<SendAnswer>;
   concurrency: number;
   journal?: JournalSink | undefined;
@@ -117,12 +118,14 @@ export async function runBulk<P>(options: BulkOptions<P>): Promise<BulkSummary> 
   const stopped = (): boolean => options.signal.aborted || fatal !== undefined;
   let readError: { error: unknown } | undefined;
   try {
-    for await (const request of options.requests) {
-      while (inFlight >= concurrency && !stopped()) await waitForSlot();
-      const pending = options.ready?.();
-      if (pending !== undefined) await pending;
-      if (stopped()) break;
-      launch(request);
+    batches: for await (const batch of options.requests) {
+      for (const request of batch) {
+        while (inFlight >= concurrency && !stopped()) await waitForSlot();
+        const pending = options.ready?.();
+        if (pending !== undefined) await pending;
+        if (stopped()) break batches;
+        launch(request);
+      }
     }
   } catch (error) {
     readError = { error };

@@ -149,8 +149,20 @@ export async function* readRecipients(
   path: string,
   options: ReadRecipientsOptions = {},
 ): AsyncGenerator<RecipientRow, void, undefined> {
+  for await (const batch of readRecipientBatches(path, options)) yield* batch;
+}
+
+/**
+ * The same rows as `readRecipients`, a batch per chunk of the file (at most one chunk's rows are
+ * held). A bulk send iterates these: one asynchronous step per chunk instead of one per row is
+ * a measurable share of its time.
+ */
+export async function* readRecipientBatches(
+  path: string,
+  options: ReadRecipientsOptions = {},
+): AsyncGenerator<RecipientRow[], void, undefined> {
   const file = options.displayName ?? path;
-  const pending: RecipientRow[] = [];
+  let pending: RecipientRow[] = [];
   let failure: RecipientProblem | undefined;
   const scanner = new RecipientScanner(file, options.numberColumn, {
     row(row) {
@@ -163,16 +175,19 @@ export async function* readRecipients(
       if (failure === undefined) options.onDuplicate?.(duplicate);
     },
   });
+  const take = (): RecipientRow[] => {
+    const batch = pending;
+    pending = [];
+    return batch;
+  };
 
   for await (const text of decodeFile(path, file, options.highWaterMark)) {
     scanner.push(text);
-    for (const row of pending) yield row;
-    pending.length = 0;
+    if (pending.length > 0) yield take();
     if (failure !== undefined) throw new RecipientsFileError(file, [failure]);
   }
   scanner.end();
-  for (const row of pending) yield row;
-  pending.length = 0;
+  if (pending.length > 0) yield take();
   if (failure !== undefined) throw new RecipientsFileError(file, [failure]);
 }
 

@@ -6,11 +6,18 @@ import { createProgressLine, formatDuration, renderProgress } from '../../src/bu
 import { ApiError, AuthError, InterruptedError, NetworkError } from '../../src/errors.js';
 import type { JournalRecord } from '../../src/send/journal.js';
 
-async function* requestsOf(count: number, onPull?: (i: number) => void): AsyncGenerator<BulkRequest<number>> {
+/** `count` requests in batches of `batchSize` (one a batch by default, so that pulls can be counted). */
+async function* requestsOf(count: number, onPull?: (i: number) => void, batchSize = 1): AsyncGenerator<BulkRequest<number>[]> {
+  let batch: BulkRequest<number>[] = [];
   for (let i = 0; i < count; i++) {
     onPull?.(i);
-    yield { to: [`+1555700${String(i).padStart(4, '0')}`], payload: i };
+    batch.push({ to: [`+1555700${String(i).padStart(4, '0')}`], payload: i });
+    if (batch.length === batchSize) {
+      yield batch;
+      batch = [];
+    }
   }
+  if (batch.length > 0) yield batch;
 }
 
 /** A send whose answers are released by the test, so that the window can be observed. */
@@ -72,6 +79,26 @@ describe('runBulk', () => {
       onResult: (r) => order.push(`result ${r.to[0]}`),
     });
     expect(order).toEqual(['journal +15557000000 accepted', 'result +15557000000', 'journal +15557000001 rejected', 'result +15557000001']);
+  });
+
+  it('keeps the window across batches and stops mid-batch on abort', async () => {
+    const gate = gatedSend();
+    const controller = new AbortController();
+    const results: BulkResult[] = [];
+    const done = runBulk({ requests: requestsOf(40, undefined, 7), send: gate.send, concurrency: 3, signal: controller.signal, onResult: (r) => results.push(r) });
+    for (let round = 0; round < 4; round++) {
+      await tick();
+      expect(gate.inFlight()).toBe(3);
+      for (const release of gate.pending.splice(0)) release();
+    }
+    await tick();
+    controller.abort();
+    await tick();
+    for (const release of gate.pending.splice(0)) release();
+    const summary = await done;
+    expect(summary.interrupted).toBe(true);
+    expect(summary.requests).toBe(15);
+    expect(results.map((r) => r.to[0])).toEqual(Array.from({ length: 15 }, (_, i) => `+1555700${String(i).padStart(4, '0')}`));
   });
 
   it('stops launching on abort and waits for every request in flight', async () => {

@@ -6,7 +6,7 @@ import { uploadMedia } from '../../api/media.js';
 import { runBulk, type BulkRequest, type BulkSummary } from '../../bulk/engine.js';
 import { createProgressLine, formatDuration, type ProgressLine } from '../../bulk/progress.js';
 import { JournalWriter, readJournal, type AcceptedRecipients } from '../../send/journal.js';
-import { readRecipients } from '../../send/recipients.js';
+import { readRecipientBatches } from '../../send/recipients.js';
 import { describeSize } from '../media/media-file.js';
 import { planSend, type SendPlan } from './plan.js';
 import { bodyStats, type BodyStats } from './stats.js';
@@ -62,20 +62,24 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
   const payloadFor = (to: string[], body: string): SendMessageRequest =>
     mediaUrls.length > 0 ? { from: plan.from, to, body, mediaUrls } : { from: plan.from, to, body };
 
-  async function* requests(): AsyncGenerator<BulkRequest<SendMessageRequest>> {
+  async function* requests(): AsyncGenerator<BulkRequest<SendMessageRequest>[]> {
     if (plan.to !== undefined) {
       const remaining = plan.to.filter((to) => !accepted?.has(to));
       skipped = plan.to.length - remaining.length;
-      if (remaining.length > 0) yield { to: remaining, payload: payloadFor(remaining, plan.body) };
+      if (remaining.length > 0) yield [{ to: remaining, payload: payloadFor(remaining, plan.body) }];
       return;
     }
-    for await (const row of readRecipients(plan.toFile!.path)) {
-      if (accepted?.has(row.to)) {
-        skipped++;
-        counts.skipped = skipped;
-        continue;
+    for await (const rows of readRecipientBatches(plan.toFile!.path)) {
+      const batch: BulkRequest<SendMessageRequest>[] = [];
+      for (const row of rows) {
+        if (accepted?.has(row.to)) {
+          skipped++;
+          counts.skipped = skipped;
+          continue;
+        }
+        batch.push({ to: [row.to], payload: payloadFor([row.to], plan.template.render(row.fields)) });
       }
-      yield { to: [row.to], payload: payloadFor([row.to], plan.template.render(row.fields)) };
+      if (batch.length > 0) yield batch;
     }
   }
 
