@@ -8,15 +8,13 @@ import type { BulkResult } from '../../bulk/engine.js';
 
 export type SendElement = Record<string, unknown> & { to: string[] };
 
-export function elementFor(result: BulkResult): SendElement {
-  if (result.outcome === 'accepted') return { ...result.answer, to: result.to };
-  return { to: result.to, error: result.error };
-}
-
 /** `to` first, as the contract shows it, then the server's fields in their order. */
-function ordered(element: SendElement): SendElement {
-  const { to, ...rest } = element;
-  return { to, ...rest };
+export function elementFor(result: BulkResult): SendElement {
+  if (result.outcome !== 'accepted') return { to: result.to, error: result.error };
+  const element: SendElement = { to: result.to, ...result.answer };
+  // An answer with a `to` of its own must not replace the recipients this request was for.
+  element.to = result.to;
+  return element;
 }
 
 export interface ResultPrinter {
@@ -54,7 +52,7 @@ export function createResultPrinter(ctx: Context, options: { bulk: boolean; befo
   };
   return {
     add(result) {
-      const element = ordered(elementFor(result));
+      const element = elementFor(result);
       if (format === 'json') {
         write(`${count === 0 ? '[\n  ' : ',\n  '}${JSON.stringify(element, null, 2).replace(/\n/g, '\n  ')}`);
       } else if (format === 'ndjson') {
@@ -80,7 +78,7 @@ export function createResultPrinter(ctx: Context, options: { bulk: boolean; befo
       if (format !== 'table') return;
       if (single !== undefined && single.outcome === 'accepted') {
         const { writeObject } = await import('../../output/render.js');
-        await writeObject(ctx, ordered(elementFor(single)), { title: 'Sent' });
+        await writeObject(ctx, elementFor(single), { title: 'Sent' });
       }
     },
     ready() {
