@@ -2,7 +2,7 @@ import type { Command as CommanderCommand, Option as CommanderOption } from 'com
 import type { Writable } from 'node:stream';
 import { CommandInput, type CommandSpec, type GroupSpec, type OptionSpec } from './commands/spec.js';
 import { CommandContext, type ContextDeps, type GlobalOptions, type OutputFormat } from './context.js';
-import { describeError, exitCodeFor, ExitCode, InterruptedError, UsageError } from './errors.js';
+import { CliError, describeError, exitCodeFor, ExitCode, InterruptedError, UsageError } from './errors.js';
 import { createIOStreams, type IOStreams } from './output/io.js';
 import { VERSION } from './version.js';
 import { GLOBAL_OPTIONS } from './commands/globals.js';
@@ -41,6 +41,8 @@ export async function main(argv: readonly string[], deps?: MainDeps): Promise<nu
     const code = commanderExit(error);
     if (code !== undefined) return code;
     reportError(io, error, state.ctx?.globals.output === 'json' || wantsJson);
+    // An error no command meant to raise is a bug: --debug shows where, for the report.
+    if (!(error instanceof CliError) && error instanceof Error && argv.includes('--debug')) io.stderr.write(`${error.stack ?? ''}\n`);
     return exitCodeFor(error);
   } finally {
     await state.ctx?.close();
@@ -245,7 +247,7 @@ async function buildProgram(deps: MainDeps, state: RunState, wantsJson: boolean)
         }
       }
       const globals = globalsFrom(globalValues);
-      const ctxIo = createIOStreams(ioInit(deps, values['color'] === false));
+      const ctxIo = createIOStreams(ioInit(deps, globalValues['color'] === false));
       const ctx = new CommandContext({ ...deps, io: ctxIo }, globals);
       state.ctx = ctx;
       const input = new CommandInput(command.processedArgs as (string | string[] | undefined)[], values, given);
