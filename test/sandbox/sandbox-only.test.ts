@@ -66,6 +66,13 @@ describe('sandbox-only endpoints', () => {
     expect(obj(answer)['payload']).toEqual(payload);
   });
 
+  it('takes a media link whose file name has a malformed %-escape as written (not a 500)', async () => {
+    const url = 'https://cdn.example.com/files/%E0%A4%A.png';
+    const answer = await h.api('POST', '/sandbox/inbound', { to: NUMBER, from: '+14155559999', body: 'x', mediaUrls: [url] });
+    expect(answer.status, answer.text).toBe(202);
+    expect(obj(obj(answer)['payload'])['attachments']).toEqual([{ name: '%E0%A4%A.png', url, contentType: 'image/png', size: 0 }]);
+  });
+
   it('refuses an inbound message to a number that is not the caller’s', async () => {
     const cases: [Record<string, unknown>, string | undefined][] = [
       [{ to: '+14155550499', from: '+14155559999', body: 'x' }, undefined],

@@ -16,6 +16,16 @@ function threadOf(a: string, b: string): { threadId: string; threadKey: string }
   return { threadKey, threadId: `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}` };
 }
 
+/** The file name a link ends in; a malformed %-escape is kept as written rather than refused. */
+function fileNameOf(url: string): string {
+  const last = new URL(url).pathname.split('/').pop() ?? '';
+  try {
+    return decodeURIComponent(last);
+  } catch {
+    return last;
+  }
+}
+
 export async function simulateInbound(call: ApiCall): Promise<void> {
   const body = await call.readJson();
   const engine = call.engine;
@@ -31,7 +41,7 @@ export async function simulateInbound(call: ApiCall): Promise<void> {
 
   const attachments = mediaUrls.map((url) => {
     const hosted = engine.hostedMediaFor(url);
-    const name = hosted?.fileName ?? decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '') ?? '';
+    const name = hosted?.fileName ?? fileNameOf(url);
     return {
       name,
       url,
