@@ -341,19 +341,21 @@ export function buildProvisionEntries(drafts: readonly EntryDraft[], defaults: E
     }
     firstSeen.set(number, draft.where ?? 'on the command line');
 
-    const pick = (own: string | undefined, fromFlag: string | undefined, flag: string, name: string): string | undefined => {
-      if (own !== undefined && fromFlag !== undefined && own !== fromFlag) {
+    // Enumerations are matched without case, so "sms" in a file and --type SMS agree.
+    const pick = (own: string | undefined, fromFlag: string | undefined, flag: string, name: string, anyCase = false): string | undefined => {
+      const differ = own !== undefined && fromFlag !== undefined && (anyCase ? own.trim().toLowerCase() !== fromFlag.trim().toLowerCase() : own !== fromFlag);
+      if (differ) {
         report(`${name} is ${JSON.stringify(own)} for ${number} but ${flag} says ${JSON.stringify(fromFlag)}; give one or the other`);
       }
       return own ?? fromFlag;
     };
     const fields: Partial<Record<EntryTextField, string>> = {};
     for (const field of TEXT_FIELD_NAMES) {
-      const value = pick(draft.fields[field], defaults.fields[field], ENTRY_TEXT_FIELDS[field], field);
+      const value = pick(draft.fields[field], defaults.fields[field], ENTRY_TEXT_FIELDS[field], field, field === 'platformType');
       if (value !== undefined) fields[field] = value;
     }
-    const typeText = pick(draft.provisionType, defaults.provisionType, '--type', 'the provision type');
-    const classText = pick(draft.provisionClass, defaults.provisionClass, '--class', 'the provision class');
+    const typeText = pick(draft.provisionType, defaults.provisionType, '--type', 'the provision type', true);
+    const classText = pick(draft.provisionClass, defaults.provisionClass, '--class', 'the provision class', true);
     let provisionType: ProvisionType | undefined;
     let provisionClass: ProvisionClass | undefined;
     if (typeText === undefined) report(`no provision type for ${number}: give --type ${PROVISION_TYPES.join('|')}${draft.where ? ' or a type in the file' : ''}`);

@@ -132,6 +132,15 @@ describe('checking entries', () => {
     expect(clash.problems).toEqual(['n.csv:2: email is "a@example.com" for +15551230001 but --email says "b@example.com"; give one or the other']);
   });
 
+  it('takes a file and a flag that spell the same enumeration value in another case as agreeing', () => {
+    const { drafts } = draftsFromCsv('number,type,class,platformType\n+15551230001,sms,p2p,platformc\n', 'n.csv');
+    const built = buildProvisionEntries(drafts, { fields: { platformType: 'PlatformC' }, provisionType: 'SMS', provisionClass: 'P2P' });
+    expect(built.problems).toEqual([]);
+    expect(built.entries[0]).toMatchObject({ platformType: 'PlatformC', messagingFeature: { provisionType: 'SMS', provisionClass: 'P2P' } });
+    const clash = buildProvisionEntries(drafts, { fields: {}, provisionType: 'MMS', provisionClass: 'P2P' });
+    expect(clash.problems).toEqual(['n.csv:2: the provision type is "sms" for +15551230001 but --type says "MMS"; give one or the other']);
+  });
+
   it('needs a type and a class, and matches them case-insensitively', () => {
     const drafts = draftsFromArguments(['+15551230001']);
     expect(buildProvisionEntries(drafts, { fields: {} }).problems).toEqual([
