@@ -42,15 +42,22 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
       (await import('node:v8')).setFlagsFromString('--optimize-for-size');
     }
   }
+  // Opened before any upload: a journal that cannot be written is a usage error (exit 2), and
+  // that must come before the first request, not after the media went up.
+  const journal = plan.journal !== undefined ? openJournal(plan.journal) : undefined;
   const mediaUrls = [...plan.mediaUrls];
-  for (const file of plan.mediaFiles) {
-    const uploaded = await uploadMedia(api, file, { number: plan.from, tenantId: plan.tenant }, 'auto', (why) => ctx.debug(`media upload: ${why}`));
-    ctx.debug(`uploaded ${file.path} as ${uploaded.url}`);
-    mediaUrls.push(uploaded.url);
+  try {
+    for (const file of plan.mediaFiles) {
+      const uploaded = await uploadMedia(api, file, { number: plan.from, tenantId: plan.tenant }, 'auto', (why) => ctx.debug(`media upload: ${why}`));
+      ctx.debug(`uploaded ${file.path} as ${uploaded.url}`);
+      mediaUrls.push(uploaded.url);
+    }
+  } catch (error) {
+    await journal?.close();
+    throw error;
   }
 
   const bulk = plan.toFile !== undefined;
-  const journal = plan.journal !== undefined ? openJournal(plan.journal) : undefined;
   const started = ctx.clock.now();
   let skipped = 0;
   let progress: ProgressLine | undefined;

@@ -367,6 +367,28 @@ describe('svc send --media-file', () => {
   });
 });
 
+describe('svc send --media-file with a journal that cannot be opened', () => {
+  it('is a usage error before anything is uploaded', async () => {
+    const uploads: unknown[] = [];
+    mock = mockSends(accepted, (pool) => {
+      pool
+        .intercept({ method: 'POST', path: '/api/v1/media' })
+        .reply((options) => {
+          uploads.push(options.body);
+          return { statusCode: 201, data: JSON.stringify({ uri: 'https://media.test/photo.png' }), responseOptions: { headers: { 'content-type': 'application/json' } } };
+        })
+        .persist();
+    });
+    const d = dir();
+    const png = d.file('photo.png', PNG_BYTES);
+    const result = await run(['send', '--from', FROM, '--to', A, '--media-file', png, '--tenant', TENANT, '--journal', `${d.dir}/missing/run.jsonl`, '--json']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/Cannot open the journal/);
+    expect(uploads).toEqual([]);
+    expect(mock.sends).toEqual([]);
+  });
+});
+
 describe('svc send --journal and --resume', () => {
   it('journals one line per request and resumes only those not accepted, saying how many were unknown', async () => {
     const list = numbers(12);
