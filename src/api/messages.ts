@@ -38,8 +38,8 @@ export async function sendMessage(api: ApiClient, request: SendMessageRequest, o
   return typeof data === 'object' && data !== null && !Array.isArray(data) ? (data as SendAnswer) : {};
 }
 
-export async function getMessage(api: ApiClient, messageId: string): Promise<Message> {
-  const response = await api.request({ method: 'GET', path: `messages/${encodeURIComponent(messageId)}` });
+export async function getMessage(api: ApiClient, messageId: string, signal?: AbortSignal): Promise<Message> {
+  const response = await api.request({ method: 'GET', path: `messages/${encodeURIComponent(messageId)}`, signal });
   const data = response.data;
   return typeof data === 'object' && data !== null && !Array.isArray(data) ? (data as Message) : {};
 }

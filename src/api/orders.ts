@@ -3,7 +3,7 @@ import type { Order } from '../numbers/order-status.js';
 
 // Typed calls for provisioning orders. They return what the server said and never print.
 
-export async function getOrder(api: ApiClient, orderId: string): Promise<Order> {
-  const response = await api.request({ method: 'GET', path: `phone-numbers/orders/${encodeURIComponent(orderId)}` });
+export async function getOrder(api: ApiClient, orderId: string, signal?: AbortSignal): Promise<Order> {
+  const response = await api.request({ method: 'GET', path: `phone-numbers/orders/${encodeURIComponent(orderId)}`, signal });
   return (typeof response.data === 'object' && response.data !== null && !Array.isArray(response.data) ? response.data : {}) as Order;
 }

@@ -6,7 +6,11 @@ import { InterruptedError, WaitError } from '../errors.js';
 // couple of dozen requests, not hundreds.
 
 export interface PollOptions<T> {
-  fetch: () => Promise<T>;
+  /**
+   * One read. With a timeout, `deadline` aborts when the wait's time is up (at the earliest
+   * FETCH_GRACE_MS after the read started), so that a read that hangs cannot outlast --timeout.
+   */
+  fetch: (deadline?: AbortSignal) => Promise<T>;
   isDone: (value: T) => boolean;
   /** Called with each value whose fingerprint differs from the previous one. */
   onChange?: (value: T, previous: T | undefined) => void;
@@ -33,6 +37,8 @@ export interface PollOptions<T> {
 export const DEFAULT_FIRST_INTERVAL_MS = 2_000;
 export const DEFAULT_MAX_INTERVAL_MS = 30_000;
 export const DEFAULT_FACTOR = 1.5;
+/** The least time a read gets before the deadline cuts it off (real milliseconds). */
+export const FETCH_GRACE_MS = 1_000;
 
 /** The first interval: the flag (seconds) if given, else SVC_ORDER_POLL_MS, else the default. */
 export function firstInterval(flagSeconds: number | undefined, env: Readonly<Record<string, string | undefined>>): number {
@@ -81,6 +87,8 @@ export async function pollUntil<T>(options: PollOptions<T>): Promise<T> {
       throw error;
     }
   };
+  const timedOut = (): PollTimeoutError =>
+    new PollTimeoutError(`Timed out waiting for ${options.what} after ${formatSeconds(options.timeoutMs ?? 0)}`, previous);
   if (options.initialDelay) {
     await pause(Math.min(interval, Math.max(0, deadline - clock.now())));
     interval = Math.min(max, interval * factor);
@@ -88,13 +96,19 @@ export async function pollUntil<T>(options: PollOptions<T>): Promise<T> {
   for (;;) {
     if (signal.aborted) throw new InterruptedError();
     let fetched: { value: T } | undefined;
+    // A real timer, not the clock's: it bounds a request on the wire, which runs in real time.
+    const cutOff = deadline === Infinity ? undefined : new AbortController();
+    const timer = cutOff === undefined ? undefined : setTimeout(() => cutOff.abort(), Math.max(deadline - clock.now(), FETCH_GRACE_MS));
     try {
-      fetched = { value: await options.fetch() };
+      fetched = { value: await options.fetch(cutOff?.signal) };
       failures = 0;
     } catch (error) {
       if (signal.aborted) throw new InterruptedError();
+      if (cutOff?.signal.aborted) throw timedOut();
       failures++;
       if (!options.tolerateError?.(error, failures)) throw error;
+    } finally {
+      clearTimeout(timer);
     }
     if (fetched !== undefined) {
       const { value } = fetched;
@@ -107,9 +121,7 @@ export async function pollUntil<T>(options: PollOptions<T>): Promise<T> {
       if (options.isDone(value)) return value;
     }
     const remaining = deadline - clock.now();
-    if (remaining <= 0) {
-      throw new PollTimeoutError(`Timed out waiting for ${options.what} after ${formatSeconds(options.timeoutMs ?? 0)}`, previous);
-    }
+    if (remaining <= 0) throw timedOut();
     await pause(Math.min(interval, remaining));
     interval = Math.min(max, interval * factor);
   }

@@ -31,7 +31,7 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
   let final: Message;
   try {
     final = await pollUntil<Message>({
-      fetch: () => getMessage(api, id),
+      fetch: (deadline) => getMessage(api, id, deadline),
       isDone: (message) => messageOutcome(message) !== 'pending',
       fingerprint: (message) => String(message.status ?? ''),
       onChange: (message) => {

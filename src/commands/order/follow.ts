@@ -106,8 +106,8 @@ export async function followOrder(ctx: Context, api: ApiClient, orderId: string,
     }
     const first = firstInterval(options.intervalSeconds, ctx.env);
     const order = await pollUntil<Order>({
-      fetch: async () => {
-        const value = await getOrder(api, orderId);
+      fetch: async (deadline) => {
+        const value = await getOrder(api, orderId, deadline);
         progress.tick(value);
         return value;
       },

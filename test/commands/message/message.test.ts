@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { fakeClock, runCli } from '../../helpers/cli.js';
 import { createMockApi, MOCK_ENV, type MockApi } from '../../helpers/mock-api.js';
+import { startTestServer } from '../../helpers/http-server.js';
 
 const ID = '0b0a6c8e-2f7a-4a55-9b1e-3d7c2a1f9e10';
 const message = (status: string, extra: Record<string, unknown> = {}) => ({ messageId: ID, from: '+15551230000', to: '+15557650001', status, segmentCount: 1, ...extra });
@@ -66,6 +67,30 @@ describe('svc message watch', () => {
     const result = await runCli(['message', 'watch', ID], { env: { ...MOCK_ENV, SVC_ORDER_POLL_MS: '10' }, dispatcher: mock.agent, clock: fakeClock() });
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('accepted_by_carrier');
+  });
+
+  it('ends at --timeout (exit 5) even when a read never answers', async () => {
+    mock = createMockApi();
+    const server = await startTestServer();
+    server.on(
+      'GET',
+      `/api/v1/messages/${ID}`,
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(message('sending')));
+      },
+      () => {},
+    );
+    try {
+      const result = await runCli(['message', 'watch', ID, '--interval', '0.1', '--timeout', '0.5', '--json'], {
+        env: { ...MOCK_ENV, SVC_BASE_URL: server.url },
+        clock: fakeClock(),
+      });
+      expect(result.code).toBe(5);
+      expect(JSON.parse(result.stdout).status).toBe('sending');
+      expect(result.stderr).toContain('Timed out');
+    } finally {
+      await server.close();
+    }
   });
 
   it('refuses a bad --interval before any request', async () => {

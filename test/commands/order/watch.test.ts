@@ -3,6 +3,7 @@ import { fakeClock, runCli } from '../../helpers/cli.js';
 import { createMockApi, MOCK_ENV } from '../../helpers/mock-api.js';
 import { backoffSchedule } from '../../../src/poll/poll.js';
 import { order } from '../number/helpers.js';
+import { startTestServer } from '../../helpers/http-server.js';
 
 const env = { ...MOCK_ENV };
 const pending = order('Pending', [['+15551230001', 'Pending'], ['+15551230002', 'Pending']]);
@@ -185,5 +186,27 @@ describe('svc order watch: failures that end the wait', () => {
     expect(down.code).toBe(1);
     api.verify();
     expect(down.stderr.match(/still waiting/g)).toHaveLength(5);
+  });
+});
+
+describe('svc order watch: a read that never answers', () => {
+  it('still ends at --timeout (exit 5), not after the per-request timeout and its retries', async () => {
+    const server = await startTestServer();
+    const json = (body: unknown) => (_req: unknown, res: import('node:http').ServerResponse): void => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    };
+    // The first read answers; the second hangs until the connection is closed.
+    server.on('GET', '/api/v1/phone-numbers/orders/42', json(pending), () => {});
+    try {
+      const result = await runCli(['order', 'watch', '42', '--timeout', '0.5', '--interval', '0.1'], {
+        env: { ...env, SVC_BASE_URL: server.url },
+        clock: fakeClock(),
+      });
+      expect(result.code).toBe(5);
+      expect(result.stderr).toContain('Timed out waiting for order 42');
+      expect(server.requests).toHaveLength(2);
+    } finally {
+      await server.close();
+    }
   });
 });
