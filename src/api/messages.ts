@@ -44,12 +44,16 @@ export async function getMessage(api: ApiClient, messageId: string, signal?: Abo
   return typeof data === 'object' && data !== null && !Array.isArray(data) ? (data as Message) : {};
 }
 
-/** Status words that end a message's life badly; statuses the document does not show pass through. */
-const FAILED_STATUSES = new Set(['failed', 'undelivered', 'rejected', 'error', 'expired', 'canceled', 'cancelled']);
+/**
+ * Words that end a message's life badly, wherever they stand in the status (`failed`,
+ * `delivery_failed`, `Undeliverable`, `rejected`, `expired`, `cancelled`, ...), as orders are
+ * read; other statuses the document does not show pass through as pending.
+ */
+const FAILED_STATUS = /fail|undeliver|reject|error|expire|cancel/;
 
 export function messageOutcome(message: Message): 'delivered' | 'failed' | 'pending' {
   const status = typeof message.status === 'string' ? message.status.trim().toLowerCase() : '';
   if (status === 'delivered') return 'delivered';
-  if (FAILED_STATUSES.has(status)) return 'failed';
+  if (FAILED_STATUS.test(status)) return 'failed';
   return 'pending';
 }

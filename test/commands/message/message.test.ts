@@ -60,6 +60,18 @@ describe('svc message watch', () => {
     expect(result.stderr).toContain('Timed out');
   });
 
+  it('reads failure words it was not told about as failed (exit 1) rather than waiting for the timeout', async () => {
+    for (const status of ['delivery_failed', 'Undeliverable', 'REJECTED_BY_CARRIER', 'Expired']) {
+      mock = createMockApi();
+      mock.expect('GET', `messages/${ID}`, { status: 200, body: message(status) });
+      const result = await runCli(['message', 'watch', ID, '--json'], { env: MOCK_ENV, dispatcher: mock.agent, clock: fakeClock() });
+      expect(result.code, status).toBe(1);
+      expect(JSON.parse(result.stdout).status).toBe(status);
+      mock.verify();
+      if (status !== 'Expired') await mock.agent.close();
+    }
+  });
+
   it('shows unknown statuses as they are and keeps waiting', async () => {
     mock = createMockApi();
     mock.expect('GET', `messages/${ID}`, { status: 200, body: message('accepted_by_carrier') });
