@@ -47,7 +47,10 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
     previousPrint = print;
     await printer.add(items as PhoneNumber[]);
     seen += items.length;
-    pageSize ??= metaNumber(meta, 'limit', 'pageSize', 'perPage', 'size') ?? limit ?? items.length;
+    // Without a page size in the envelope, the first page's length is the size: a server may
+    // clamp --limit (decisions.md: larger is clamped), and taking --limit would end the walk
+    // after one "short" page. At worst this costs one request for an empty page.
+    pageSize ??= metaNumber(meta, 'limit', 'pageSize', 'perPage', 'size') ?? items.length;
     const total = metaNumber(meta, 'total', 'totalCount', 'totalItems', 'totalRecords');
     const totalPages = metaNumber(meta, 'totalPages', 'pageCount', 'pages');
     if (items.length < pageSize) break;

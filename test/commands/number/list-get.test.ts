@@ -71,6 +71,17 @@ describe('svc number list --all', () => {
     expect(JSON.parse(result.stdout)).toEqual(range(1, 6));
   });
 
+  it('keeps walking when a server clamps --limit and says nothing of it (bare arrays)', async () => {
+    const api = createMockApi();
+    api.expect('GET', 'phone-numbers/active?page=1&limit=500', { status: 200, body: range(1, 3) });
+    api.expect('GET', 'phone-numbers/active?page=2&limit=500', { status: 200, body: range(4, 3) });
+    api.expect('GET', 'phone-numbers/active?page=3&limit=500', { status: 200, body: range(7, 1) });
+    const result = await runCli(['number', 'list', '--all', '--limit', '500', '--json'], { env, dispatcher: api.agent });
+    expect(result.code).toBe(0);
+    api.verify();
+    expect(JSON.parse(result.stdout)).toEqual(range(1, 7));
+  });
+
   it('stops when the total is reached, without asking for an empty page ({data} envelope)', async () => {
     const api = createMockApi();
     api.expect('GET', 'phone-numbers/active?page=1', { status: 200, body: { data: range(1, 2), total: 4, limit: 2 } });
