@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { ApiError, AuthError, CliError, InterruptedError, NetworkError, NotFoundError } from '../errors.js';
+import { ApiError, AuthError, CliError, InterruptedError, NetworkError, NotFoundError, UsageError } from '../errors.js';
 import { redactJsonText, redactText } from './redact.js';
 
 // The only module that imports undici. It knows the base URL, Basic auth, JSON in and out,
@@ -135,7 +135,13 @@ export class ApiClient {
   }
 
   url(path: string, query?: Record<string, QueryValue>): URL {
-    const url = new URL(path.replace(/^\/+/, ''), this.options.root);
+    const root = this.options.root;
+    const url = new URL(path.replace(/^\/+/, ''), root);
+    // URL resolution lets `\\host/x`, `http:host/x` or `../..` leave the API root; the request
+    // would then carry the credentials to another host, or over plain HTTP past the transport rule.
+    if (url.origin !== root.origin || !url.pathname.startsWith(root.pathname)) {
+      throw new UsageError(`The path "${path}" leads outside ${root.href}; give a path under it, like /tenants`);
+    }
     for (const [key, value] of Object.entries(query ?? {})) {
       if (value === undefined || value === null) continue;
       if (Array.isArray(value)) for (const v of value) url.searchParams.append(key, String(v));
@@ -281,7 +287,7 @@ export class ApiClient {
       if (this.options.debug) {
         this.trace(`< ${answer.statusCode} (${Math.round(performance.now() - started)} ms)`);
         for (const [name, value] of Object.entries(responseHeaders)) this.trace(`< ${name}: ${value}`);
-        if (text !== '') this.trace(`< ${redactJsonText(truncate(text, 4000))}`);
+        if (text !== '') this.trace(`< ${truncate(redactJsonText(text), 4000)}`);
       }
       response.data = parseBody(text, responseHeaders['content-type'], answer.statusCode, req.method, url);
       return { kind: 'answer', response };
@@ -315,7 +321,8 @@ function sameQuery(a: Record<string, QueryValue> | undefined, b: Record<string, 
 }
 
 function describeBody(body: Uint8Array | string, contentType: string): string {
-  if (typeof body === 'string' && contentType.includes('json')) return redactJsonText(truncate(body, 4000));
+  // Redacted before it is cut short: a cut JSON text no longer parses, and its secret-named fields would show.
+  if (typeof body === 'string' && contentType.includes('json')) return truncate(redactJsonText(body), 4000);
   const length = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
   return `[${length} bytes of ${contentType.split(';')[0] || 'data'}]`;
 }
@@ -374,9 +381,10 @@ export function errorFromResponse(response: ApiResponse, method: string, url: UR
     if (details) message = message ? `${message} (${details})` : details;
   }
   if (!message) message = title ?? (text.trim() ? firstLine(text) : `empty answer`);
-  const where = `${method} ${decodeURIComponent(url.pathname)}`;
+  const where = `${method} ${safeDecode(url.pathname)}`;
   const extra = { status, ...(title ? { title } : {}), ...(errorCode ? { errorCode } : {}) };
   if (status === 401) {
+    if (message === 'empty answer') message = 'The service refused the credentials (HTTP 401)';
     return new AuthError(`${message}${errorCode ? ` (${errorCode})` : ''}`, {
       ...extra,
       hints: ['Check the username and password: `svc auth status` shows which ones are in use.'],
@@ -388,6 +396,15 @@ export function errorFromResponse(response: ApiResponse, method: string, url: UR
     return new ApiError(`The server refused ${where} (${status}): ${message}`, extra);
   }
   return new ApiError(`${where} failed with HTTP ${status}: ${message}`, extra);
+}
+
+/** A path as the user would read it; a malformed escape (a path the user typed) is shown as sent. */
+function safeDecode(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
 }
 
 export function parseRetryAfter(value: string | undefined, now: number): number | undefined {

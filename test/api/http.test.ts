@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient, errorFromResponse, parseRetryAfter } from '../../src/api/http.js';
-import { AuthError, NetworkError, NotFoundError, ApiError } from '../../src/errors.js';
+import { AuthError, NetworkError, NotFoundError, ApiError, UsageError } from '../../src/errors.js';
 import { createMockApi, MOCK_ORIGIN, BASIC_AUTH, MOCK_ENV, type MockApi } from '../helpers/mock-api.js';
 import { fakeClock } from '../helpers/cli.js';
 import { apiRoot } from '../../src/config/settings.js';
@@ -93,6 +93,52 @@ describe('ApiClient', () => {
     expect(trace).not.toContain('hunter22');
     expect(trace).not.toContain(MOCK_ENV.SVC_PASSWORD);
   });
+
+  it('redacts secret-named fields of bodies too long to trace whole', async () => {
+    mock = createMockApi();
+    const padding = 'x'.repeat(5000);
+    mock.expect('POST', 'tenants', { status: 201, body: { settings: { webhookBasicAuthPassword: 'server-echoed-pw' }, notes: padding } });
+    const lines: string[] = [];
+    await client(mock, { debug: (l) => lines.push(l) }).request({
+      method: 'POST',
+      path: 'tenants',
+      json: { settings: { webhookSecret: 'long-body-secret' }, domain: padding },
+    });
+    const trace = lines.join('\n');
+    expect(trace).toContain('more characters]');
+    expect(trace).not.toContain('long-body-secret');
+    expect(trace).not.toContain('server-echoed-pw');
+  });
+});
+
+describe('paths that would leave the API root', () => {
+  let mock: MockApi;
+  afterEach(async () => {
+    await mock.agent.close();
+  });
+
+  it.each([
+    ['\\\\evil.example/x'],
+    ['/\\\\evil.example/x'],
+    ['http:evil.example/x'],
+    ['//evil.example/x/../../..'],
+    ['../../admin'],
+    ['tenants/../../../x'],
+  ])('refuses %s before any request, so the credentials never leave for another host', async (path) => {
+    mock = createMockApi();
+    const error = await client(mock).request({ method: 'GET', path }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).message).toContain('leads outside https://api.test/api/v1/');
+    expect(mock.seen).toHaveLength(0);
+  });
+
+  it('still takes ordinary paths, with or without a leading slash', async () => {
+    mock = createMockApi();
+    mock.expect('GET', 'tenants', { status: 200, body: [] }, { times: 2 });
+    await client(mock).request({ method: 'GET', path: '/tenants' });
+    await client(mock).request({ method: 'GET', path: 'tenants' });
+    mock.verify();
+  });
 });
 
 describe('errorFromResponse', () => {
@@ -110,6 +156,17 @@ describe('errorFromResponse', () => {
     expect(error.errorCode).toBe(errorCode);
     expect(error.title).toBe('Unauthorized');
     expect(error.exitCode).toBe(3);
+  });
+  it('says what a 401 without a body means', () => {
+    const error = errorFromResponse(response(401, ''), 'GET', url);
+    expect(error.exitCode).toBe(3);
+    expect(error.message).toBe('The service refused the credentials (HTTP 401)');
+  });
+  it('shows a path with a malformed escape as sent instead of failing on it', () => {
+    const body = { message: 'bad escape', errorCode: 'VALIDATION_ERROR' };
+    const error = errorFromResponse(response(400, JSON.stringify(body), body), 'GET', new URL('https://api.test/api/v1/tenants/%zz'));
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error.message).toBe('The server refused GET /api/v1/tenants/%zz (400): bad escape');
   });
   it('maps 403 to exit 3 and 404 to exit 4', () => {
     expect(errorFromResponse(response(403, ''), 'GET', url).exitCode).toBe(3);

@@ -48,6 +48,16 @@ describe('svc api', () => {
     expect(empty.stdout).toBe('null\n');
   });
 
+  it('refuses a path that resolves outside /api/v1 (another host, plain HTTP, ..) with exit 2', async () => {
+    mock = createMockApi();
+    for (const path of ['\\\\evil.example/steal', 'http:evil.example/steal', '../../admin']) {
+      const result = await run(['api', 'GET', path, '--json']);
+      expect(result.code).toBe(2);
+      expect(JSON.parse(result.stderr).error.message).toContain('leads outside https://api.test/api/v1/');
+    }
+    expect(mock.seen).toHaveLength(0);
+  });
+
   it('refuses an unknown method', async () => {
     mock = createMockApi();
     const result = await run(['api', 'FETCH', '/health']);
