@@ -73,6 +73,8 @@ function commanderExit(error: unknown): number | undefined {
   const code = (error as { code: unknown }).code;
   if (typeof code !== 'string' || !code.startsWith('commander.')) return undefined;
   if (code === 'commander.helpDisplayed' || code === 'commander.version') return ExitCode.Ok;
+  // `svc help` asked for help (exit code 0); a bare `svc` or `svc tenant` lacked a command (1).
+  if (code === 'commander.help') return (error as { exitCode: unknown }).exitCode === 0 ? ExitCode.Ok : ExitCode.Usage;
   return ExitCode.Usage;
 }
 

@@ -25,6 +25,21 @@ describe('svc', () => {
     expect(result.stdout).toContain(`$ ${spec.examples[0]}`);
   });
 
+  it('exits 0 for `svc help` and `svc help COMMAND`, and 2 when a command is missing', async () => {
+    const help = await runCli(['help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Usage: svc');
+    const helpTenant = await runCli(['help', 'tenant']);
+    expect(helpTenant.code).toBe(0);
+    expect(helpTenant.stdout).toContain('Usage: svc tenant');
+    const bare = await runCli([]);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain('Usage: svc');
+    const group = await runCli(['tenant']);
+    expect(group.code).toBe(2);
+    expect(group.stdout).toBe('');
+  });
+
   it('exits 2 on an unknown command or option, with a suggestion', async () => {
     const command = await runCli(['tenat', 'list']);
     expect(command.code).toBe(2);
