@@ -11,6 +11,11 @@ export const SECRET_FIELDS = ['webhookSecret', 'webhookBasicAuthPassword'] as co
 const READ_ONLY_FIELDS = ['owner', 'billableOwner', 'createdDate'];
 const HIDDEN = '********';
 
+/** A secret as a read shows it: a run of mask characters, never the value itself. */
+function isHiddenValue(value: string): boolean {
+  return /^[*•x]+$/i.test(value);
+}
+
 export interface TenantChanges {
   body: TenantWrite;
   /** Secrets given on this run, to scrub from any trace. */
@@ -66,7 +71,18 @@ export async function tenantChanges(input: CommandInput, ctx: Context): Promise<
       if (typeof settings[key] === 'string') checkWebhookUri(settings[key], `${file}: settings.${key}`);
     }
     if (typeof body.tenantId === 'string') requireGuid(body.tenantId, `${file}: tenantId`);
-    for (const key of SECRET_FIELDS) if (typeof settings[key] === 'string') secrets.push(settings[key]);
+    for (const key of SECRET_FIELDS) {
+      const value = settings[key];
+      if (typeof value !== 'string') continue;
+      // A file saved from `tenant get --json` holds the hidden marker, not the secret: sending it
+      // would make the marker the new secret.
+      if (isHiddenValue(value)) {
+        delete settings[key];
+        ctx.warn(`${file}: settings.${key} is the hidden marker "${value}", so it is not sent (the stored value stays as it is)`);
+      } else {
+        secrets.push(value);
+      }
+    }
   }
   const tenantId = input.string('tenantId');
   if (tenantId !== undefined) body.tenantId = requireGuid(tenantId, '--tenant-id');
@@ -109,7 +125,7 @@ export function maskTenant(tenant: Tenant, secrets: readonly string[] = []): Ten
   const mask = (holder: Record<string, unknown>): void => {
     for (const key of SECRET_FIELDS) {
       const value = holder[key];
-      if (typeof value === 'string' && value !== '' && (secrets.includes(value) || !/^[*•x]+$/i.test(value))) holder[key] = HIDDEN;
+      if (typeof value === 'string' && value !== '' && (secrets.includes(value) || !isHiddenValue(value))) holder[key] = HIDDEN;
     }
   };
   mask(copy);

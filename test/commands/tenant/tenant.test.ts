@@ -194,6 +194,26 @@ describe('svc tenant update', () => {
     mock.verify();
   });
 
+  it('never sends back a hidden secret that a file saved from `tenant get --json` holds', async () => {
+    mock = createMockApi();
+    const dir = mkdtempSync(join(tmpdir(), 'svc-tenant-'));
+    const file = join(dir, 'tenant.json');
+    writeFileSync(file, JSON.stringify({ tenantId: ID, domain: 'edited.com', settings: { webhookSecret: '********', webhookBasicAuthPassword: '********', webhookEventType: 'All' } }));
+    mock.expect('GET', `tenants/${ID}`, { status: 200, body: tenant });
+    mock.expect('PUT', `tenants/${ID}`, { status: 204 }, {
+      body: (b) =>
+        expect(b).toEqual({
+          domain: 'edited.com',
+          settings: { webhookPrimaryUri: 'https://hooks.example.com/a', webhookEventType: 'All', extraField: 7 },
+        }),
+    });
+    mock.expect('GET', `tenants/${ID}`, { status: 200, body: { ...tenant, domain: 'edited.com' } });
+    const result = await run(['tenant', 'update', ID, '--file', file]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('settings.webhookSecret is the hidden marker');
+    mock.verify();
+  });
+
   it('refuses an update with nothing to change', async () => {
     mock = createMockApi();
     const result = await run(['tenant', 'update', ID]);
