@@ -10,6 +10,8 @@ interface Task<S = unknown> {
 }
 
 const COALESCE_MS = 2;
+// setTimeout fires at once for anything longer (and warns); tick() then simply re-arms for the rest.
+const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
 
 export class TickScheduler {
   private readonly heap: Task[] = [];
@@ -50,7 +52,7 @@ export class TickScheduler {
       return;
     }
     this.armedFor = next.due;
-    this.timer = setTimeout(() => this.tick(), Math.max(0, next.due - this.now()));
+    this.timer = setTimeout(() => this.tick(), Math.min(MAX_TIMER_DELAY_MS, Math.max(0, next.due - this.now())));
   }
 
   private tick(): void {

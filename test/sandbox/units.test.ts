@@ -57,6 +57,21 @@ describe('TickScheduler', () => {
     scheduler.close();
   });
 
+  it('never asks setTimeout for more than it can wait (a longer delay would fire at once, in a loop)', () => {
+    const spy = vi.spyOn(globalThis, 'setTimeout');
+    const scheduler = new TickScheduler();
+    try {
+      // --order-delay 86400000 --time-scale 0.01: an A2P order completes after 500 days.
+      scheduler.at(Date.now() + 432_000_000_000, () => {}, null);
+      const delays = spy.mock.calls.map((call) => Number(call[1]));
+      expect(delays.length).toBeGreaterThan(0);
+      expect(Math.max(...delays)).toBeLessThanOrEqual(2 ** 31 - 1);
+    } finally {
+      scheduler.close();
+      spy.mockRestore();
+    }
+  });
+
   it('orders many random tasks correctly', () => {
     vi.useFakeTimers({ now: 0 });
     const scheduler = new TickScheduler();
