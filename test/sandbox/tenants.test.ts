@@ -68,6 +68,13 @@ describe('tenants', () => {
     expect((await h.api('GET', '/tenants/00000000-0000-4000-8000-000000000000')).status).toBe(404);
   });
 
+  it('answers 400 for a tenant id in the path that is not a GUID, like every other path identifier', async () => {
+    const read = await h.api('GET', '/tenants/not-a-guid');
+    expect(read.status).toBe(400);
+    expect(obj(read)).toMatchObject({ errorCode: 'VALIDATION_ERROR', message: expect.stringContaining('"not-a-guid"') });
+    expect((await h.api('PUT', '/tenants/not-a-guid', { domain: 'x.com' })).status).toBe(400);
+  });
+
   it('refuses invalid input with 400 and the right code', async () => {
     const cases: [unknown, string, RegExp][] = [
       [{ tenantId: 'not-a-guid' }, 'VALIDATION_ERROR', /tenantId must be a GUID/],

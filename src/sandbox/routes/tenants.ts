@@ -107,13 +107,20 @@ export async function createTenant(call: ApiCall): Promise<void> {
   sendJson(call.res, 201, engine.tenantView(tenant), { Location: `/api/v1/tenants/${tenantId}` });
 }
 
+/** The tenant named in the path: a malformed id is a 400, a well-formed unknown or foreign one a 404. */
+function pathTenant(call: ApiCall): TenantRecord {
+  const id = call.param(0);
+  if (!isGuid(id)) throw validationError(`tenantId must be a GUID, got "${id}"`);
+  return call.engine.ownTenant(call.owner, id);
+}
+
 export function getTenant(call: ApiCall): void {
-  const tenant = call.engine.ownTenant(call.owner, call.param(0));
+  const tenant = pathTenant(call);
   sendJson(call.res, 200, call.engine.tenantView(tenant));
 }
 
 export async function updateTenant(call: ApiCall): Promise<void> {
-  const tenant = call.engine.ownTenant(call.owner, call.param(0));
+  const tenant = pathTenant(call);
   const body = await call.readJson();
   refuseOwnerFields(body, tenant);
   const bodyId = optionalString(body, 'tenantId');
