@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { UsageError } from '../errors.js';
 
 // The profile store. Reading is a plain JSON parse of the file (every command that talks to the
 // API needs it, and loading `conf` costs more start-up time than the whole request); writing goes
@@ -77,17 +78,44 @@ export interface ProfileStore {
   setActive(name: string | undefined): void;
 }
 
+/** A store file that cannot be read or written is the user's to fix: say which file, never crash. */
+function storeProblem(dir: string, error: unknown): UsageError {
+  if (error instanceof UsageError) return error;
+  const reason = error instanceof Error ? error.message : String(error);
+  return new UsageError(`The profile store ${join(dir, CONFIG_FILE_NAME)} cannot be used: ${reason}`, [
+    'Fix or remove the file, or set SVC_CONFIG_DIR to another directory.',
+  ]);
+}
+
 export async function openProfileStore(dir: string): Promise<ProfileStore> {
   const { default: Conf } = await import('conf');
-  const conf = new Conf<StoreData>({
-    projectName: 'svc',
-    projectSuffix: '',
-    cwd: dir,
-    configName: 'config',
-    configFileMode: 0o600,
-    clearInvalidConfig: false,
-  });
-  const read = (): StoreData => readStore(dir);
+  let conf: InstanceType<typeof Conf<StoreData>>;
+  try {
+    conf = new Conf<StoreData>({
+      projectName: 'svc',
+      projectSuffix: '',
+      cwd: dir,
+      configName: 'config',
+      configFileMode: 0o600,
+      clearInvalidConfig: false,
+    });
+  } catch (error) {
+    throw storeProblem(dir, error);
+  }
+  const read = (): StoreData => {
+    try {
+      return readStore(dir);
+    } catch (error) {
+      throw storeProblem(dir, error);
+    }
+  };
+  const write = <T>(change: () => T): T => {
+    try {
+      return change();
+    } catch (error) {
+      throw storeProblem(dir, error);
+    }
+  };
   return {
     path: conf.path,
     data: read,
@@ -96,19 +124,18 @@ export async function openProfileStore(dir: string): Promise<ProfileStore> {
       const clean: Profile = { baseUrl: profile.baseUrl, username: profile.username, password: profile.password };
       if (profile.tenant) clean.tenant = profile.tenant;
       profiles[name] = clean;
-      conf.set('profiles', profiles);
+      write(() => conf.set('profiles', profiles));
     },
     removeProfile(name) {
       const profiles = { ...(read().profiles ?? {}) };
       if (!(name in profiles)) return false;
       delete profiles[name];
-      conf.set('profiles', profiles);
-      if (read().activeProfile === name) conf.delete('activeProfile');
+      write(() => conf.set('profiles', profiles));
+      if (read().activeProfile === name) write(() => conf.delete('activeProfile'));
       return true;
     },
     setActive(name) {
-      if (name === undefined) conf.delete('activeProfile');
-      else conf.set('activeProfile', name);
+      write(() => (name === undefined ? conf.delete('activeProfile') : conf.set('activeProfile', name)));
     },
   };
 }

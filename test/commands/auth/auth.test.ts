@@ -1,4 +1,4 @@
-import { statSync, readFileSync } from 'node:fs';
+import { statSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, scriptedPrompter, tempConfigDir } from '../../helpers/cli.js';
@@ -110,6 +110,18 @@ describe('svc auth status, logout and profiles', () => {
     expect(text.stdout + text.stderr).not.toContain('alpha-password');
     const fromEnv = await runCli(['auth', 'status'], { env: { SVC_CONFIG_DIR: dir, SVC_USERNAME: 'env@example.com' } });
     expect(fromEnv.stdout).toContain('env@example.com (from SVC_USERNAME)');
+  });
+
+  it('names a broken profile store instead of crashing, in every command that writes it', async () => {
+    const dir = setup();
+    writeFileSync(join(dir, 'config.json'), '{"profiles": {');
+    for (const argv of [['profile', 'use', 'alpha'], ['profile', 'remove', 'alpha'], ['auth', 'logout'], ['auth', 'login', '--sandbox', '--no-verify']]) {
+      const result = await runCli(argv, { env: { SVC_CONFIG_DIR: dir } });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`The profile store ${join(dir, 'config.json')} cannot be used`);
+      expect(result.stderr).not.toContain('Unexpected error');
+    }
+    expect(readFileSync(join(dir, 'config.json'), 'utf8')).toBe('{"profiles": {');
   });
 
   it('exits 3 when nothing is configured', async () => {
