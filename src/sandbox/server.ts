@@ -150,8 +150,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     const saved = await readStateFile(file);
     if (saved) {
       stateExisted = true;
-      store.load(saved);
-      if (saved.dispatcher) dispatcher.restore(saved.dispatcher);
+      try {
+        store.load(saved);
+        if (saved.dispatcher) dispatcher.restore(saved.dispatcher);
+      } catch (error) {
+        // A file of another version, or one damaged by hand, is a bad input (left untouched), not a crash.
+        scheduler.close();
+        await dispatcher.close();
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new Error(`state file ${file} is not a sandbox state this version can load (${reason}); move it away or pass another --state`);
+      }
     }
     writer = new DebouncedStateWriter(
       file,

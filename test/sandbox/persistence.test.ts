@@ -132,6 +132,14 @@ describe('--state FILE', () => {
     expect(await readFile(stateFile, 'utf8')).toBe('{"version": 1, "tenan');
     await writeFile(stateFile, '{"some": "other file"}');
     await expect(startSandbox({ port: 0, stateFile })).rejects.toThrow(/not a sandbox state/);
+    // The right top-level shape, but of another version or with a damaged record inside.
+    const empty = { mediaSigningKey: '', nextOrderId: 1, tenants: [], numbers: [], orders: [], messages: [], media: [] };
+    const newer = JSON.stringify({ ...empty, version: 99 });
+    await writeFile(stateFile, newer);
+    await expect(startSandbox({ port: 0, stateFile })).rejects.toThrow(/^state file .* is not a sandbox state this version can load \(unsupported state file version 99/);
+    expect(await readFile(stateFile, 'utf8')).toBe(newer);
+    await writeFile(stateFile, JSON.stringify({ ...empty, version: 1, tenants: [null] }));
+    await expect(startSandbox({ port: 0, stateFile })).rejects.toThrow(/^state file .* is not a sandbox state this version can load/);
   });
 
   it('writes atomically: the target holds the old or the new content, never a mix, and no temp file stays', async () => {

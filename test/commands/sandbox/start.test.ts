@@ -77,6 +77,17 @@ describe('svc sandbox start: flags', () => {
     expect(readFileSync(file, 'utf8')).toBe('{"hello": "world"}');
   });
 
+  it('refuses a state file of another version with exit 2 naming it, not as an unexpected error', async () => {
+    const file = join(tempDir(), 'state.json');
+    const text = JSON.stringify({ version: 99, mediaSigningKey: '', nextOrderId: 1, tenants: [], numbers: [], orders: [], messages: [], media: [] });
+    writeFileSync(file, text);
+    const result = await runCli(['sandbox', 'start', '--port', '0', '--state', file]);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toMatch(/state file .*state\.json is not a sandbox state this version can load \(unsupported state file version 99/);
+    expect(result.stderr).not.toMatch(/Unexpected error/);
+    expect(readFileSync(file, 'utf8')).toBe(text);
+  });
+
   it('refuses --host that is not an address of this machine', async () => {
     const result = await runCli(['sandbox', 'start', '--port', '0', '--host', '192.0.2.1']);
     expect(result.code).toBe(2);
