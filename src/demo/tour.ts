@@ -4,6 +4,7 @@
 // temporary SVC_CONFIG_DIR.
 
 import { randomBytes, randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -97,6 +98,10 @@ export async function runTour(options: TourOptions): Promise<void> {
 
   const ourNumber = options.number ?? DEMO_NUMBER;
   const workDir = await mkdtemp(join(tmpdir(), 'svc-demo-'));
+  // The process may end before `finally` below has run (a second Ctrl-C exits at once, and a
+  // library's own SIGINT hook can count as that second one): the directory goes with it then too.
+  const removeWorkDir = (): void => rmSync(workDir, { recursive: true, force: true });
+  process.once('exit', removeWorkDir);
   const configDir = join(workDir, 'config');
   const secret = randomBytes(24).toString('base64url');
   const events: AcceptedWebhookEvent[] = [];
@@ -235,9 +240,13 @@ export async function runTour(options: TourOptions): Promise<void> {
 
     heading(9, 'Shut down');
   } finally {
-    await listener?.close();
-    await sandbox?.close();
-    await rm(workDir, { recursive: true, force: true });
+    try {
+      await listener?.close();
+      await sandbox?.close();
+    } finally {
+      await rm(workDir, { recursive: true, force: true });
+      process.off('exit', removeWorkDir);
+    }
   }
   const received = events.filter((e) => !e.duplicate).length;
   say(`Listener and sandbox stopped; ${received} webhook events were received and verified.`);

@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { inflateSync } from 'node:zlib';
+import { spawn } from 'node:child_process';
 import { runCli } from '../helpers/cli.js';
+import { BIN } from '../helpers/spawn.js';
 import { sniffContentType } from '../../src/domain/media-formats.js';
 import { plainPalette } from '../../src/webhooks/format.js';
 import { drawDemoPng } from '../../src/demo/png.js';
@@ -81,6 +83,30 @@ describe('svc demo', () => {
     });
     await expect(runTour({ out, isTTY: false, columns: 100, color: false, palette: plainPalette, signal: controller.signal, timeScale: 20 })).rejects.toThrow(InterruptedError);
     expect(out.text).not.toContain('5. Provision');
+  });
+
+  it('Ctrl-C of the real process exits 130 and leaves no temporary directory behind', async () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'svc-demo-tmp-'));
+    try {
+      const child = spawn(process.execPath, [BIN, 'demo'], {
+        env: { PATH: process.env['PATH'], HOME: process.env['HOME'], TMPDIR: tmp, SVC_CONFIG_DIR: join(tmp, 'user-config') },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString('utf8');
+        // The order takes 1.5 s at this pace: the tour is mid-step, after `auth login` wrote its profile.
+        if (out.includes('$ svc number provision') && !child.killed) child.kill('SIGINT');
+      });
+      child.stderr.resume();
+      const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+      clearTimeout(killer);
+      expect(code, out).toBe(130);
+      expect(readdirSync(tmp)).toEqual([]);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
   });
 
   it('refuses --json, since its output is a transcript (exit 2)', async () => {
