@@ -546,13 +546,18 @@ export async function startWebhookListener(
     }
   }
 
+  // The latest request of each connection: a client that hangs up before that request's body
+  // ended makes Node report the connection too, after the request itself was reported.
+  const latestRequest = new WeakMap<Socket, IncomingMessage>();
   const server = createServer({ requestTimeout: 60_000, headersTimeout: 30_000 }, (request, response) => {
+    latestRequest.set(request.socket, request);
     const handling = handle(request, response);
     handlersInFlight.add(handling);
     void handling.finally(() => handlersInFlight.delete(handling));
   });
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
-    if (error.code === 'ECONNRESET' || !socket.writable) {
+    const cutRequest = latestRequest.get(socket);
+    if (error.code === 'ECONNRESET' || !socket.writable || (error.code === 'HPE_INVALID_EOF_STATE' && cutRequest !== undefined && !cutRequest.complete)) {
       socket.destroy();
       return;
     }

@@ -316,6 +316,32 @@ describe('bad requests are answered 4xx and the listener keeps running', () => {
     expect(sink.rejections[0]).toMatchObject({ status: 400, reason: expect.stringMatching(/malformed HTTP/) });
   });
 
+  it('reports a request once when its client hangs up before the body ended (refused early, or cut mid-body)', async () => {
+    const { listener, sink } = await listen();
+    const hangUpMidBody = (declaredLength: number): Promise<string> =>
+      new Promise((resolve) => {
+        const socket = connect(listener.port, '127.0.0.1', () => {
+          socket.write(`POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${declaredLength}\r\n\r\n{"a":`);
+        });
+        let received = '';
+        socket.on('data', (chunk: Buffer) => {
+          received += chunk.toString('latin1');
+          // The early 413 has arrived: leave, as a sender does once it has its answer.
+          socket.end();
+        });
+        socket.on('error', () => undefined);
+        socket.on('close', () => resolve(received));
+        // No answer comes to a body that is merely incomplete: leave mid-body.
+        if (declaredLength <= MAX_WEBHOOK_BODY_BYTES) setImmediate(() => socket.end());
+      });
+    expect(await hangUpMidBody(2 * MAX_WEBHOOK_BODY_BYTES)).toMatch(/^HTTP\/1\.1 413 /);
+    await hangUpMidBody(100);
+    // Both cut requests are reported by now; a later request proves the listener moved on.
+    expect((await post(listener.url, body)).status).toBe(200);
+    expect(sink.rejections.map((rejection) => rejection.status)).toEqual([413, 400]);
+    expect(sink.rejections[1]?.reason).toMatch(/aborted by the client/);
+  });
+
   it('keeps answering when the sink throws', async () => {
     const listener = await startWebhookListener(
       {},
