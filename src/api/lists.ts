@@ -1,3 +1,6 @@
+import { ApiError } from '../errors.js';
+import { firstLine, type ApiResponse } from './http.js';
+
 // Tolerant reading of list answers: a bare array, or an array inside whatever envelope.
 
 const ENVELOPE_KEYS = ['items', 'data', 'results', 'value', 'values', 'records', 'tenants', 'phoneNumbers', 'numbers', 'orders', 'messages', 'content', 'list'];
@@ -19,4 +22,16 @@ export function unwrapList(data: unknown): ListPage {
   if (key === undefined) return { items: [], meta: record };
   const { [key]: items, ...meta } = record;
   return { items: items as unknown[], meta };
+}
+
+/**
+ * The list of an answer. A body that is not JSON at all (an HTML page served for every path by
+ * a wrong base URL) is an unexpected answer, not an empty list: `auth login` would otherwise
+ * accept any web site as the service.
+ */
+export function listBody(response: ApiResponse, what: string): ListPage {
+  if (response.data === undefined && response.text.trim() !== '') {
+    throw new ApiError(`Unexpected answer for ${what}: HTTP ${response.status} with "${firstLine(response.text)}", not JSON`, { status: response.status });
+  }
+  return unwrapList(response.data);
 }

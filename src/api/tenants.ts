@@ -1,5 +1,5 @@
 import { objectBody, type ApiClient } from './http.js';
-import { unwrapList } from './lists.js';
+import { listBody } from './lists.js';
 
 // Typed calls for tenants. They return what the server said and never print.
 
@@ -20,7 +20,7 @@ const path = (id: string): string => `tenants/${encodeURIComponent(id)}`;
 
 export async function listTenants(api: ApiClient): Promise<Tenant[]> {
   const response = await api.request({ method: 'GET', path: 'tenants' });
-  return unwrapList(response.data).items as Tenant[];
+  return listBody(response, 'GET /tenants').items as Tenant[];
 }
 
 export async function getTenant(api: ApiClient, id: string): Promise<Tenant> {

@@ -52,6 +52,20 @@ describe('svc auth login', () => {
     expect(() => statSync(join(dir, 'config.json'))).toThrow();
   });
 
+  it('stores nothing when the base URL serves a web page instead of the API (exit 1)', async () => {
+    const dir = setup();
+    mock.expect('GET', 'tenants', { status: 200, body: '<!doctype html><html><head><title>Welcome</title></head></html>' });
+    const result = await runCli(['auth', 'login', '--base-url', MOCK_ORIGIN, '--username', 'me@example.com', '--password-stdin'], {
+      env: { SVC_CONFIG_DIR: dir },
+      stdin: 'pw-of-mine',
+      dispatcher: mock.agent,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('Unexpected answer for GET /tenants: HTTP 200 with "Welcome", not JSON');
+    expect(() => statSync(join(dir, 'config.json'))).toThrow();
+    mock.verify();
+  });
+
   it('asks for what is missing when a person is at the terminal', async () => {
     const dir = setup();
     mock.expect('GET', 'tenants', { status: 200, body: [] });

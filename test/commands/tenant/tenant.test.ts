@@ -37,6 +37,20 @@ describe('svc tenant list', () => {
     mock.verify();
   });
 
+  it('reads an empty body as no tenants, but a page that is not JSON as an unexpected answer', async () => {
+    mock = createMockApi();
+    mock.expect('GET', 'tenants', { status: 200 });
+    mock.expect('GET', 'tenants', { status: 200, body: 'Hello from a web server' });
+    const empty = await run(['tenant', 'list', '--json']);
+    expect(empty.code).toBe(0);
+    expect(JSON.parse(empty.stdout)).toEqual([]);
+    const page = await run(['tenant', 'list', '--json']);
+    expect(page.code).toBe(1);
+    expect(page.stdout).toBe('');
+    expect(JSON.parse(page.stderr).error.message).toContain('HTTP 200 with "Hello from a web server"');
+    mock.verify();
+  });
+
   it('prints tab-separated rows when piped, and an aligned table on a TTY', async () => {
     mock = createMockApi();
     mock.expect('GET', 'tenants', { status: 200, body: [tenant] }, { times: 2 });
