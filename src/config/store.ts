@@ -87,8 +87,24 @@ function storeProblem(dir: string, error: unknown): UsageError {
   ]);
 }
 
-export async function openProfileStore(dir: string): Promise<ProfileStore> {
+/**
+ * conf's atomic writes pull in when-exit, which on import hooks SIGINT to run its clean-ups and
+ * then sends SIGINT to the process again. The CLI handles Ctrl-C itself (the command is aborted
+ * and ends normally, when when-exit's 'exit' hook still runs) and would take that second signal
+ * for a second Ctrl-C and exit at once, skipping the command's own clean-up; so the SIGINT hook
+ * that the import added is removed.
+ */
+async function loadConf(): Promise<typeof import('conf').default> {
+  const before = process.listeners('SIGINT');
   const { default: Conf } = await import('conf');
+  for (const listener of process.listeners('SIGINT')) {
+    if (!before.includes(listener)) process.off('SIGINT', listener);
+  }
+  return Conf;
+}
+
+export async function openProfileStore(dir: string): Promise<ProfileStore> {
+  const Conf = await loadConf();
   let conf: InstanceType<typeof Conf<StoreData>>;
   try {
     conf = new Conf<StoreData>({

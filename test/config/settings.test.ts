@@ -29,6 +29,16 @@ describe('profile store and precedence', () => {
   let cleanup = (): void => undefined;
   afterEach(() => cleanup());
 
+  // First in the file, so that conf is imported here for the first time in this worker.
+  it('leaves SIGINT to the CLI after loading conf', async () => {
+    const temp = tempConfigDir();
+    cleanup = temp.cleanup;
+    const before = process.listeners('SIGINT').length;
+    const store = await openProfileStore(temp.dir);
+    store.setProfile('x', { baseUrl: 'https://api.example.com', username: 'u', password: 'p' });
+    expect(process.listeners('SIGINT').length).toBe(before);
+  });
+
   it('creates the store with mode 0600 and reads it back without conf', async () => {
     const temp = tempConfigDir();
     cleanup = temp.cleanup;
