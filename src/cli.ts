@@ -103,7 +103,8 @@ function parseTimeout(text: string | undefined): number {
   if (text.trim() === '' || !Number.isFinite(seconds) || seconds <= 0) {
     throw new UsageError(`--timeout must be a positive number of seconds, not "${text}"`);
   }
-  return Math.round(seconds * 1000);
+  // At least 1 ms: undici reads a timeout of 0 as "no timeout".
+  return Math.max(1, Math.round(seconds * 1000));
 }
 
 function globalsFrom(values: Record<string, unknown>): GlobalOptions {

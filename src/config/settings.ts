@@ -83,7 +83,9 @@ export function apiRoot(baseUrl: string): URL {
   try {
     url = new URL(baseUrl);
   } catch {
-    throw new UsageError(`"${baseUrl}" is not a valid base URL`, ['Give an absolute URL such as https://api.example.com']);
+    // Whatever stands before an @ may be a password typed into the URL: it is not repeated.
+    const shown = baseUrl.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^/@]*@/i, '$1[REDACTED]@');
+    throw new UsageError(`"${shown}" is not a valid base URL`, ['Give an absolute URL such as https://api.example.com']);
   }
   if (url.protocol === 'http:') {
     if (!isLoopbackHost(url.hostname)) {

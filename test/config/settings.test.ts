@@ -20,8 +20,16 @@ describe('apiRoot', () => {
       expect(() => apiRoot(bad)).toThrow();
     }
   });
-  it('refuses credentials in the URL', () => {
+  it('refuses credentials in the URL, never repeating them', () => {
     expect(() => apiRoot('https://me:pw@api.example.com')).toThrow(/must not carry credentials/);
+    let message = '';
+    try {
+      apiRoot('https://me:s3cret-pw@api example.com');
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toContain('is not a valid base URL');
+    expect(message).not.toContain('s3cret-pw');
   });
 });
 
