@@ -84,7 +84,11 @@ export function isIsoDateTime(value: string): boolean {
   if (!/^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/.test(value)) {
     return false;
   }
-  return !Number.isNaN(Date.parse(value));
+  if (Number.isNaN(Date.parse(value))) return false;
+  // Date.parse rolls a day past the month's end over (2026-02-30 is March 2), so check the day.
+  const [year, month, day] = value.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
 /**
