@@ -367,6 +367,18 @@ describe('svc send --media-file', () => {
   });
 });
 
+describe('svc send --media with a link of the local sandbox', () => {
+  it('takes http:// on a loopback host (what `svc media upload` prints there), and only there', async () => {
+    mock = mockSends(accepted);
+    const link = 'http://127.0.0.1:4010/media/abc/photo.png?expires=1&sig=x';
+    const result = await run(['send', '--from', FROM, '--to', A, '--media', link, '--json']);
+    expect(result.code).toBe(0);
+    expect(mock.sends[0]!.body.mediaUrls).toEqual([link]);
+    const refused = await run(['send', '--from', FROM, '--to', A, '--media', 'http://10.0.0.1/a.png', '--json']);
+    expect(refused.code).toBe(2);
+  });
+});
+
 describe('svc send --media-file with a journal that cannot be opened', () => {
   it('is a usage error before anything is uploaded', async () => {
     const uploads: unknown[] = [];
