@@ -1,6 +1,6 @@
 import type { CommandInput } from '../spec.js';
 import type { Context } from '../../context.js';
-import { ExitCode } from '../../errors.js';
+import { CliError, ExitCode } from '../../errors.js';
 import { getMessage, messageOutcome, type Message } from '../../api/messages.js';
 import { firstInterval, pollUntil, PollTimeoutError } from '../../poll/poll.js';
 import { writeObject } from '../../output/render.js';
@@ -59,6 +59,8 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
     return ExitCode.Ok;
   }
   const reason = [final.errorCode, final.errorMessage].filter((v) => typeof v === 'string' && v !== '').join(': ');
-  ctx.io.stderr.write(`Message ${id} ${String(final.status)}${reason ? `: ${reason}` : ''}\n`);
-  return ExitCode.Failure;
+  // Thrown rather than written, so that --json gets the contract's {"error": ...} on stderr.
+  throw new CliError(`Message ${id} ${String(final.status)}${reason ? `: ${reason}` : ''}`, ExitCode.Failure, {
+    ...(typeof final.errorCode === 'string' && final.errorCode !== '' ? { errorCode: final.errorCode } : {}),
+  });
 }

@@ -46,7 +46,9 @@ describe('svc message watch', () => {
     const result = await runCli(['message', 'watch', ID, '--interval', '0.5', '--json'], { env: MOCK_ENV, dispatcher: mock.agent, clock: fakeClock() });
     expect(result.code).toBe(1);
     expect(JSON.parse(result.stdout).status).toBe('failed');
-    expect(result.stderr).toContain('failed: UNREACHABLE: handset off');
+    expect(JSON.parse(result.stderr.trim().split('\n').at(-1)!)).toEqual({
+      error: { status: null, message: `Message ${ID} failed: UNREACHABLE: handset off`, title: null, errorCode: 'UNREACHABLE' },
+    });
   });
 
   it('exits 5 on its timeout, printing the message as it was', async () => {
