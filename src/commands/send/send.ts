@@ -1,7 +1,7 @@
 import type { CommandInput } from '../spec.js';
 import type { Context } from '../../context.js';
 import { CliError, ExitCode, InterruptedError, UsageError } from '../../errors.js';
-import { sendMessage, type SendMessageRequest } from '../../api/messages.js';
+import { messageOutcome, sendMessage, type SendAnswer, type SendMessageRequest } from '../../api/messages.js';
 import { uploadMedia } from '../../api/media.js';
 import { runBulk, type BulkRequest, type BulkSummary } from '../../bulk/engine.js';
 import { createProgressLine, formatDuration, type ProgressLine } from '../../bulk/progress.js';
@@ -65,6 +65,8 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
   if (bulk && ctx.io.stderrIsTTY) progress = createProgressLine(ctx.io.stderr, total, () => ctx.clock.now(), ctx.io.columns);
   const printer = createResultPrinter(ctx, { bulk, beforeTerminalLine: () => progress?.clear() });
   const counts = { accepted: 0, failed: 0, skipped: 0 };
+  let recipientsAccepted = 0;
+  const recipientsFailed: string[] = [];
 
   const payloadFor = (to: string[], body: string): SendMessageRequest =>
     mediaUrls.length > 0 ? { from: plan.from, to, body, mediaUrls } : { from: plan.from, to, body };
@@ -99,8 +101,11 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
       journal,
       signal: ctx.signal,
       onResult(result) {
-        if (result.outcome === 'accepted') counts.accepted++;
-        else counts.failed++;
+        if (result.outcome === 'accepted') {
+          counts.accepted++;
+          recipientsAccepted += result.to.length;
+          for (const to of failedRecipientsIn(result.answer, result.to)) recipientsFailed.push(to);
+        } else counts.failed++;
         printer.add(result);
         progress?.update(counts);
       },
@@ -117,6 +122,16 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
     writeSummary(ctx, plan, summary, skipped, ctx.clock.now() - started);
   }
   if (summary.interrupted) return ExitCode.Interrupted;
+  if (failed === 0 && recipientsFailed.length > 0) {
+    // Accepted requests whose answer says some recipients failed: they are journaled as accepted
+    // (sending again could reach the others twice), but the exit code tells the truth.
+    const shown = recipientsFailed.slice(0, 5).join(', ') + (recipientsFailed.length > 5 ? `, and ${recipientsFailed.length - 5} more` : '');
+    if (recipientsFailed.length < recipientsAccepted) {
+      ctx.warn(`the service reports ${recipientsFailed.length} of ${recipientsAccepted} recipients failed: ${shown}`);
+      return ExitCode.Partial;
+    }
+    throw new CliError(`The service accepted the send but reports every recipient failed: ${shown}`, ExitCode.Failure);
+  }
   if (failed === 0) return ExitCode.Ok;
   if (summary.accepted > 0) return ExitCode.Partial;
   const first = summary.firstFailure!;
@@ -126,6 +141,18 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
     ...(first.error.title !== null ? { title: first.error.title } : {}),
     ...(first.error.errorCode !== null ? { errorCode: first.error.errorCode } : {}),
   });
+}
+
+/** Recipients that an accepted request's answer already reports as failed (a synchronous send). */
+export function failedRecipientsIn(answer: SendAnswer, to: readonly string[]): string[] {
+  const messages = answer['messages'];
+  if (Array.isArray(messages)) {
+    return messages
+      .filter((m): m is Record<string, unknown> => typeof m === 'object' && m !== null)
+      .filter((m) => typeof m['status'] === 'string' && messageOutcome({ status: m['status'] }) === 'failed')
+      .map((m) => (typeof m['to'] === 'string' ? m['to'] : '(unnamed recipient)'));
+  }
+  return typeof answer['status'] === 'string' && messageOutcome({ status: answer['status'] }) === 'failed' ? [...to] : [];
 }
 
 function openJournal(path: string): JournalWriter {

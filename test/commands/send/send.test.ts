@@ -281,6 +281,21 @@ describe('svc send --to-file', () => {
     expect(result.stderr).toMatch(/8 accepted, 2 failed/);
   });
 
+  it('exits 6 when an accepted send reports some recipients failed, and 1 when it reports all', async () => {
+    mock = mockSends((_request, index) =>
+      index === 0
+        ? { status: 200, body: { messageId: 'm1', status: 'sent', messages: [{ messageId: 'm1', to: A, status: 'sent' }, { messageId: 'm2', to: B, status: 'failed' }] } }
+        : { status: 200, body: { messageId: 'm3', status: 'Failed' } },
+    );
+    const some = await run(['send', '--from', FROM, '--to', A, B, '--body', 'x', '--json']);
+    expect(some.code).toBe(6);
+    expect(some.stderr).toContain(`1 of 2 recipients failed: ${B}`);
+    expect(JSON.parse(some.stdout)[0].messages[1].status).toBe('failed');
+    const all = await run(['send', '--from', FROM, '--to', A, '--body', 'x', '--json']);
+    expect(all.code).toBe(1);
+    expect(JSON.parse(all.stderr).error.message).toContain(`every recipient failed: ${A}`);
+  });
+
   it('exits with the first error\'s code when every request fails', async () => {
     mock = mockSends(() => ({ status: 403, body: { message: 'not your number' } }));
     const file = dir().file('to.txt', numbers(3).join('\n'));
