@@ -1,5 +1,5 @@
 import type { ApiClient } from './http.js';
-import { unwrapList, type ListPage } from './lists.js';
+import { listBody, type ListPage } from './lists.js';
 import type { ProvisionEntry } from '../numbers/provision-entries.js';
 import type { Order } from '../numbers/order-status.js';
 
@@ -38,7 +38,7 @@ export async function submitNumberOrder(api: ApiClient, request: ProvisionReques
 /** One page of GET /phone-numbers/active, whatever its envelope. */
 export async function listActiveNumbers(api: ApiClient, page: { page?: number | undefined; limit?: number | undefined }): Promise<ListPage> {
   const response = await api.request({ method: 'GET', path: 'phone-numbers/active', query: { page: page.page, limit: page.limit } });
-  return unwrapList(response.data);
+  return listBody(response, 'GET /phone-numbers/active');
 }
 
 export async function getPhoneNumber(api: ApiClient, number: string): Promise<PhoneNumber> {

@@ -27,6 +27,14 @@ describe('svc number list: one page, any envelope', () => {
     });
   }
 
+  it('reads a 200 web page (a wrong base URL) as an unexpected answer, not an empty list', async () => {
+    const api = createMockApi();
+    api.expect('GET', 'phone-numbers/active', { status: 200, body: '<!DOCTYPE html><html><head><title>Welcome</title></head></html>' });
+    const result = await runCli(['number', 'list', '--json'], { env, dispatcher: api.agent });
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stderr).error.message).toContain('Unexpected answer for GET /phone-numbers/active');
+  });
+
   it('passes --page and --limit, and checks them before sending', async () => {
     const api = createMockApi();
     api.expect('GET', 'phone-numbers/active?page=3&limit=5', { status: 200, body: { items: range(11, 5) } });
