@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import type { ApiClient, Clock } from './api/http.js';
 import type { IOStreams } from './output/io.js';
-import { resolveSettings, type ResolvedSettings } from './config/settings.js';
+import type { ResolvedSettings, resolveSettings } from './config/settings.js';
 import type { ProfileStore } from './config/store.js';
 import { AuthError, InterruptedError, UsageError } from './errors.js';
 import { readAllText } from './output/io.js';
@@ -93,9 +93,14 @@ export class CommandContext implements Context {
   private resolved: ResolvedSettings | undefined;
   private stdinClaim: string | undefined;
 
+  /**
+   * `resolve` is the settings module's resolver, passed in rather than imported so that the
+   * settings and profile-store modules load only when a command runs, never for `--help`.
+   */
   constructor(
     private readonly deps: ContextDeps,
     readonly globals: GlobalOptions,
+    private readonly resolve: typeof resolveSettings,
   ) {
     this.io = deps.io;
     this.env = deps.env;
@@ -105,7 +110,7 @@ export class CommandContext implements Context {
 
   settings(flags: { tenant?: string | undefined } = {}): ResolvedSettings {
     const resolve = (tenant: string | undefined): ResolvedSettings =>
-      resolveSettings({ profile: this.globals.profile, baseUrl: this.globals.baseUrl, tenant }, this.env);
+      this.resolve({ profile: this.globals.profile, baseUrl: this.globals.baseUrl, tenant }, this.env);
     if (flags.tenant !== undefined) return resolve(flags.tenant);
     this.resolved ??= resolve(undefined);
     return this.resolved;

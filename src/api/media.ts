@@ -7,8 +7,8 @@ import { MEDIA_TOO_LARGE_TEXT, unsupportedMediaTypeText } from '../domain/media-
 //   Shape A: {phoneNumber, fileName, contentType, data (Base64), tenantId} -> {uri, fileName}
 //   Shape B: {phoneNumberId, fileName, mimeType, content (Base64)} -> {url, fileName, mimeType, expiresAt}
 
-export type UploadShape = 'a' | 'b' | 'auto';
-export const UPLOAD_SHAPES: readonly UploadShape[] = ['a', 'b', 'auto'];
+export { UPLOAD_SHAPES, type UploadShape } from '../domain/media-formats.js';
+import type { UploadShape } from '../domain/media-formats.js';
 
 export interface UploadFile {
   fileName: string;

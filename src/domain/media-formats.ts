@@ -30,6 +30,10 @@ export const MAX_MEDIA_BYTES = 5 * 1024 * 1024;
 export const MAX_MEDIA_TOTAL_BYTES = 5 * 1024 * 1024;
 export const MAX_MEDIA_PER_MESSAGE = 10;
 
+/** The two request shapes of the media upload, and `auto` (A, then B when A is refused). */
+export type UploadShape = 'a' | 'b' | 'auto';
+export const UPLOAD_SHAPES: readonly UploadShape[] = ['a', 'b', 'auto'];
+
 /** The document's two media error texts. */
 export const MEDIA_TOO_LARGE_TEXT = 'The file exceeds the maximum size of 5MB';
 export function unsupportedMediaTypeText(contentType: string): string {

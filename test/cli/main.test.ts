@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { fakeClock, runCli } from '../helpers/cli.js';
 import { createMockApi, MOCK_ENV } from '../helpers/mock-api.js';
 import { COMMANDS } from '../../src/commands/tree.js';
+import { selectedBranch } from '../../src/program.js';
 
 describe('svc', () => {
   it('prints its version', async () => {
@@ -38,6 +39,15 @@ describe('svc', () => {
     const group = await runCli(['tenant']);
     expect(group.code).toBe(2);
     expect(group.stdout).toBe('');
+  });
+
+  it('finds the command a line names, past global options and their values', () => {
+    expect(selectedBranch(['tenant', 'list'])).toBe('tenant');
+    expect(selectedBranch(['--json', '--profile', 'work', '-o', 'json', 'number', 'get', '+15551234567'])).toBe('number');
+    expect(selectedBranch(['--timeout=5', 'order', 'watch'])).toBe('order');
+    expect(selectedBranch(['help', 'send'])).toBe('send');
+    expect(selectedBranch(['--help'])).toBeUndefined();
+    expect(selectedBranch([])).toBeUndefined();
   });
 
   it('exits 2 on an unknown command or option, with a suggestion', async () => {

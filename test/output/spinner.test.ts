@@ -1,5 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { resolveSettings } from '../../src/config/settings.js';
 import { CommandContext } from '../../src/context.js';
 import { createIOStreams } from '../../src/output/io.js';
 import { startSpinner } from '../../src/output/spinner.js';
@@ -20,7 +21,7 @@ function terminal(columns: number): PassThrough & { isTTY: boolean; columns: num
 
 function contextFor(stderr: ReturnType<typeof terminal>): CommandContext {
   const io = createIOStreams({ stdin: new PassThrough(), stdout: new PassThrough(), stderr, env: { NO_COLOR: '1' } });
-  return new CommandContext({ io, env: {} }, { output: 'table', profile: undefined, baseUrl: undefined, debug: false, timeoutMs: 30_000 });
+  return new CommandContext({ io, env: {} }, { output: 'table', profile: undefined, baseUrl: undefined, debug: false, timeoutMs: 30_000 }, resolveSettings);
 }
 
 describe('startSpinner', () => {

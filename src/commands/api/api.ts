@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { ApiRequest, QueryValue } from '../../api/http.js';
 import { parseJsonText, readTextFile } from '../shared/input.js';
-import { API_METHODS } from './index.js';
+import { API_METHODS } from '../defaults.js';
 
 export async function run(input: CommandInput, ctx: Context): Promise<number> {
   const methodText = input.arg(0) ?? '';

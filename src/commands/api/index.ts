@@ -1,6 +1,6 @@
 import type { CommandSpec } from '../spec.js';
+import { API_METHODS } from '../defaults.js';
 
-export const API_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD'] as const;
 
 export const apiCommands: CommandSpec[] = [
   {

@@ -2,7 +2,7 @@ import type { CommandInput } from '../spec.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { completionScript } from './generate.js';
-import { SHELLS } from './index.js';
+import { SHELLS } from '../defaults.js';
 
 export async function run(input: CommandInput, ctx: Context): Promise<number> {
   const shell = SHELLS.find((s) => s === (input.arg(0) ?? '').toLowerCase());

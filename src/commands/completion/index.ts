@@ -1,6 +1,6 @@
 import type { CommandSpec } from '../spec.js';
+import { SHELLS } from '../defaults.js';
 
-export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
 export const completionCommands: CommandSpec[] = [
   {

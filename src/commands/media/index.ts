@@ -1,5 +1,5 @@
 import type { CommandSpec, GroupSpec } from '../spec.js';
-import { UPLOAD_SHAPES } from '../../api/media.js';
+import { UPLOAD_SHAPES } from '../../domain/media-formats.js';
 
 export const mediaGroup: GroupSpec = { name: 'media', summary: 'upload media for MMS, and the supported formats' };
 

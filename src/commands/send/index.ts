@@ -1,6 +1,6 @@
 import type { CommandSpec } from '../spec.js';
+import { DEFAULT_CONCURRENCY } from '../defaults.js';
 
-export const DEFAULT_CONCURRENCY = 8;
 
 export const sendCommands: CommandSpec[] = [
   {

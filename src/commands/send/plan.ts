@@ -9,7 +9,7 @@ import { checkRecipientsFile, RecipientsFileError, type RecipientsCheck } from '
 import { compileTemplate, TemplateError, type CompiledTemplate } from '../../send/template.js';
 import { requireE164, requireTenant } from '../shared/input.js';
 import { checkMessageMedia, readMediaFile, type MediaFile } from '../media/media-file.js';
-import { DEFAULT_CONCURRENCY } from './index.js';
+import { DEFAULT_CONCURRENCY } from '../defaults.js';
 
 // Everything `svc send` checks before it sends anything: numbers, body, media, the recipients
 // file and its placeholders, and the flags that go together. Any problem is a usage error (exit 2)

@@ -1,9 +1,8 @@
 import type { CommandSpec, GroupSpec, OptionSpec } from '../spec.js';
+import { DEFAULT_LISTEN_PORT, DEFAULT_SECRET_ENV } from '../defaults.js';
 
 export const webhookGroup: GroupSpec = { name: 'webhook', summary: 'sign, verify and receive webhook events locally' };
 
-export const DEFAULT_SECRET_ENV = 'SVC_WEBHOOK_SECRET';
-export const DEFAULT_LISTEN_PORT = 4242;
 
 const secretEnvOption: OptionSpec = {
   flags: '--secret-env <var>',

@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { BasicCredentials } from '../../webhooks/listener.js';
 import type { CommandInput } from '../spec.js';
-import { DEFAULT_SECRET_ENV } from './index.js';
+import { DEFAULT_SECRET_ENV } from '../defaults.js';
 
 // Secrets reach these commands only through environment variables named on the command line, so
 // that they never show in shell history or `ps`. Messages name the variable, never its value:

@@ -5,7 +5,7 @@ import { formatEventJsonLine, formatEventLine, formatRejectionLine, plainPalette
 import { checkForwardUrl, startWebhookListener } from '../../webhooks/listener.js';
 import type { WebhookListener } from '../../webhooks/listener.js';
 import type { CommandInput } from '../spec.js';
-import { DEFAULT_LISTEN_PORT } from './index.js';
+import { DEFAULT_LISTEN_PORT } from '../defaults.js';
 import { basicAuthFromEnv, secretsFromEnv } from './inputs.js';
 import { terminalPalette } from '../../output/palette.js';
 

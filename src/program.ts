@@ -1,0 +1,285 @@
+import type { Command as CommanderCommand, Option as CommanderOption } from 'commander';
+import type { MainDeps } from './cli.js';
+import { CommandInput, type CommandSpec, type GroupSpec, type OptionSpec } from './commands/spec.js';
+import { GLOBAL_OPTIONS } from './commands/globals.js';
+import { COMMANDS, GROUPS } from './commands/tree.js';
+import { CommandContext, type GlobalOptions, type OutputFormat } from './context.js';
+import { CliError, describeError, exitCodeFor, ExitCode, UsageError } from './errors.js';
+import { createIOStreams, type IOStreams } from './output/io.js';
+import { VERSION } from './version.js';
+
+// The program: the commander tree built from the command specs, parsing, running one command,
+// and the one place where an error becomes a message and an exit code. Loaded by main() for
+// everything but `svc --version`.
+
+interface RunState {
+  exitCode: number;
+  ctx: CommandContext | undefined;
+}
+
+export async function runMain(argv: readonly string[], resolved: MainDeps): Promise<number> {
+  const state: RunState = { exitCode: ExitCode.Ok, ctx: undefined };
+  const wantsJson = argv.includes('--json') || argv.some((a, i) => (a === '-o' || a === '--output') && argv[i + 1] === 'json') || argv.includes('--output=json');
+  const io = createIOStreams(ioInit(resolved, argv.includes('--no-color')));
+  try {
+    const program = await buildProgram(argv, resolved, state, wantsJson);
+    await program.parseAsync([...argv], { from: 'user' });
+    return state.exitCode;
+  } catch (error) {
+    const code = commanderExit(error);
+    if (code !== undefined) return code;
+    reportError(io, error, state.ctx?.globals.output === 'json' || wantsJson);
+    // An error no command meant to raise is a bug: --debug shows where, for the report.
+    if (!(error instanceof CliError) && error instanceof Error && argv.includes('--debug')) io.stderr.write(`${error.stack ?? ''}\n`);
+    return exitCodeFor(error);
+  } finally {
+    await state.ctx?.close();
+  }
+}
+
+function ioInit(deps: MainDeps, noColorFlag: boolean): Parameters<typeof createIOStreams>[0] {
+  return {
+    stdin: deps.stdin as IOStreams['stdin'],
+    stdout: deps.stdout,
+    stderr: deps.stderr,
+    ...(deps.tty?.stdin !== undefined ? { stdinIsTTY: deps.tty.stdin } : {}),
+    ...(deps.tty?.stdout !== undefined ? { stdoutIsTTY: deps.tty.stdout } : {}),
+    ...(deps.tty?.stderr !== undefined ? { stderrIsTTY: deps.tty.stderr } : {}),
+    ...(deps.tty?.columns !== undefined ? { columns: deps.tty.columns } : {}),
+    env: deps.env,
+    noColorFlag,
+  };
+}
+
+/** Commander signals help, version and parse errors by throwing; turn them into exit codes. */
+function commanderExit(error: unknown): number | undefined {
+  if (typeof error !== 'object' || error === null || !('code' in error) || !('exitCode' in error)) return undefined;
+  const code = (error as { code: unknown }).code;
+  if (typeof code !== 'string' || !code.startsWith('commander.')) return undefined;
+  if (code === 'commander.helpDisplayed' || code === 'commander.version') return ExitCode.Ok;
+  // `svc help` asked for help (exit code 0); a bare `svc` or `svc tenant` lacked a command (1).
+  if (code === 'commander.help') return (error as { exitCode: unknown }).exitCode === 0 ? ExitCode.Ok : ExitCode.Usage;
+  return ExitCode.Usage;
+}
+
+export function reportError(io: IOStreams, error: unknown, json: boolean): void {
+  const described = describeError(error);
+  if (json) {
+    const body = {
+      error: {
+        status: described.status,
+        message: described.message,
+        title: described.title,
+        errorCode: described.errorCode,
+      },
+    };
+    io.stderr.write(`${JSON.stringify(body)}\n`);
+    return;
+  }
+  const red = (text: string): string => (io.colorStderr ? `\u001b[31m${text}\u001b[39m` : text);
+  io.stderr.write(`${red('error:')} ${described.message}\n`);
+  for (const hint of described.hints) io.stderr.write(`  ${hint}\n`);
+}
+
+function parseTimeout(text: string | undefined): number {
+  if (text === undefined) return 30_000;
+  const seconds = Number(text);
+  if (text.trim() === '' || !Number.isFinite(seconds) || seconds <= 0) {
+    throw new UsageError(`--timeout must be a positive number of seconds, not "${text}"`);
+  }
+  // At least 1 ms: undici reads a timeout of 0 as "no timeout".
+  return Math.max(1, Math.round(seconds * 1000));
+}
+
+function globalsFrom(values: Record<string, unknown>): GlobalOptions {
+  let output: OutputFormat = 'table';
+  const requested = values['output'];
+  if (typeof requested === 'string') output = requested as OutputFormat;
+  if (values['json'] === true) output = 'json';
+  const str = (name: string): string | undefined => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
+  return {
+    output,
+    profile: str('profile'),
+    baseUrl: str('baseUrl'),
+    debug: values['debug'] === true,
+    timeoutMs: parseTimeout(str('timeout')),
+  };
+}
+
+/** Enumerations match case-insensitively and come out in the listed spelling. */
+function choiceParser(flag: string, choices: readonly string[]): (value: string) => string {
+  return (value: string) => {
+    const match = choices.find((c) => c.toLowerCase() === value.trim().toLowerCase());
+    if (match === undefined) {
+      throw new UsageError(`${flag} must be one of ${choices.join(', ')}, not "${value}"`);
+    }
+    return match;
+  };
+}
+
+function longFlag(flags: string): string {
+  return /--[a-z0-9-]+/i.exec(flags)?.[0] ?? flags;
+}
+
+function makeOption(Option: typeof CommanderOption, spec: OptionSpec): CommanderOption {
+  const description = spec.choices ? `${spec.description} (${spec.choices.join('|')})` : spec.description;
+  const option = new Option(spec.flags, description);
+  const parse = spec.choices ? choiceParser(longFlag(spec.flags), spec.choices) : (value: string) => value;
+  if (spec.repeatable) {
+    option.argParser((value: string, previous: unknown) => [...(Array.isArray(previous) ? (previous as string[]) : []), parse(value)]);
+  } else if (spec.choices) {
+    option.argParser(parse);
+  }
+  if (spec.defaultValue !== undefined) option.default(spec.defaultValue);
+  if (spec.hidden) option.hideHelp();
+  return option;
+}
+
+const GLOBALS_WITH_VALUES = new Set(
+  GLOBAL_OPTIONS.filter((o) => /[<[]/.test(o.flags)).flatMap((o) => o.flags.split(/[ ,]+/).filter((f) => f.startsWith('-'))),
+);
+
+/** The top-level command the line names (`svc --json tenant list` -> `tenant`; `svc help number` -> `number`). */
+export function selectedBranch(argv: readonly string[]): string | undefined {
+  const words: string[] = [];
+  for (let i = 0; i < argv.length && words.length < 2; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') break;
+    if (arg.startsWith('-')) {
+      if (!arg.includes('=') && GLOBALS_WITH_VALUES.has(arg)) i++;
+      continue;
+    }
+    words.push(arg);
+    if (arg !== 'help') break;
+  }
+  return words[0] === 'help' ? words[1] : words[0];
+}
+
+async function buildProgram(argv: readonly string[], deps: MainDeps, state: RunState, wantsJson: boolean): Promise<CommanderCommand> {
+  const { Command, Option } = await import('commander');
+  const program = new Command('svc');
+  const io = createIOStreams(ioInit(deps, false));
+  const configure = (cmd: CommanderCommand): CommanderCommand =>
+    cmd
+      .exitOverride()
+      .configureOutput({
+        writeOut: (text) => io.stdout.write(text),
+        writeErr: (text) => io.stderr.write(text),
+        // Parse errors (unknown option, missing argument) follow --json like every other error.
+        outputError: (text, write) => {
+          if (!wantsJson) write(text);
+          else reportError(io, new UsageError(text.replace(/^error: /, '').replace(/\s+$/, '').replace(/\n/g, ' ')), true);
+        },
+      })
+      .showSuggestionAfterError(true)
+      .configureHelp({ sortSubcommands: false, showGlobalOptions: false });
+  configure(program)
+    .description('Phone numbers, tenants, SMS/MMS, media and webhooks of the messaging service, and a local sandbox of it.')
+    .version(VERSION, '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .enablePositionalOptions()
+    .addHelpText(
+      'after',
+      '\nStart here:\n  svc demo                      a tour of the whole tool against a local sandbox\n  svc auth login                store credentials in a profile\n  svc <command> --help          flags and examples of a command\n',
+    );
+  const addGlobals = (cmd: CommanderCommand, own: ReadonlySet<string>): void => {
+    for (const spec of GLOBAL_OPTIONS) {
+      if (own.has(longFlag(spec.flags))) continue;
+      cmd.addOption(makeOption(Option, spec).helpGroup('Global options:'));
+    }
+  };
+  addGlobals(program, new Set());
+
+  // Only the branch the command line names is built in full (options, help, action); the others
+  // are outlines that carry what `svc --help` lists. Most of the tree is never parsed against.
+  const selected = selectedBranch(argv);
+  const groups = new Map<string, CommanderCommand>();
+  const groupSummaries = new Map(GROUPS.map((g: GroupSpec) => [g.name, g.summary]));
+  const parentFor = (path: readonly string[]): CommanderCommand => {
+    let parent = program;
+    for (let depth = 0; depth < path.length - 1; depth++) {
+      const key = path.slice(0, depth + 1).join(' ');
+      let group = groups.get(key);
+      if (!group) {
+        group = configure(new Command(path[depth]!)).description(groupSummaries.get(key) ?? '').enablePositionalOptions();
+        if (path[0] === selected) addGlobals(group, new Set());
+        parent.addCommand(group);
+        groups.set(key, group);
+      }
+      parent = group;
+    }
+    return parent;
+  };
+
+  for (const spec of COMMANDS) {
+    if (spec.path[0] === selected) addLeaf(spec);
+    else addOutline(spec);
+  }
+
+  function addOutline(spec: CommandSpec): void {
+    const outline = new Command(spec.path[spec.path.length - 1]!).description(spec.summary);
+    for (const arg of spec.args ?? []) {
+      const name = `${arg.name}${arg.variadic ? '...' : ''}`;
+      outline.argument(arg.required ? `<${name}>` : `[${name}]`, arg.description);
+    }
+    parentFor(spec.path).addCommand(outline);
+  }
+
+  function addLeaf(spec: CommandSpec): void {
+    const parent = parentFor(spec.path);
+    const leaf = configure(new Command(spec.path[spec.path.length - 1]!)).description(spec.summary);
+    for (const arg of spec.args ?? []) {
+      const name = `${arg.name}${arg.variadic ? '...' : ''}`;
+      leaf.argument(arg.required ? `<${name}>` : `[${name}]`, arg.description);
+    }
+    const own = new Set<string>();
+    const ownAttributes = new Set<string>();
+    for (const option of spec.options ?? []) {
+      own.add(longFlag(option.flags));
+      const made = makeOption(Option, option);
+      if (GLOBAL_OPTIONS.some((g) => longFlag(g.flags) === longFlag(option.flags))) ownAttributes.add(made.attributeName());
+      leaf.addOption(made);
+    }
+    addGlobals(leaf, own);
+    const examples = spec.examples.map((e) => `  $ ${e}`).join('\n');
+    leaf.addHelpText('after', `${spec.description ? `\n${spec.description}\n` : ''}\nExamples:\n${examples}\n`);
+    leaf.action(async (...params: unknown[]) => {
+      const command = params[params.length - 1] as CommanderCommand;
+      // Options given later on the line (the leaf's copies of the globals) win over earlier ones;
+      // defaults never override a value given anywhere. A flag the command declares itself (like
+      // `order watch --timeout`) means the command's own thing after its name, and the global
+      // one only before it.
+      const chain: CommanderCommand[] = [];
+      for (let cmd: CommanderCommand | null = command; cmd; cmd = cmd.parent) chain.unshift(cmd);
+      const values: Record<string, unknown> = {};
+      const globalValues: Record<string, unknown> = {};
+      const given = new Set<string>();
+      const merge = (into: Record<string, unknown>, key: string, value: unknown, explicit: boolean): void => {
+        if (explicit || !(key in into)) into[key] = value;
+      };
+      for (const cmd of chain) {
+        const isLeaf = cmd === command;
+        for (const [key, value] of Object.entries(cmd.opts())) {
+          const source = cmd.getOptionValueSource(key);
+          const explicit = source === 'cli' || source === 'env';
+          const commandsOwn = ownAttributes.has(key);
+          if (!commandsOwn || isLeaf) merge(values, key, value, explicit);
+          if (!commandsOwn || !isLeaf) merge(globalValues, key, value, explicit);
+          if (explicit && (!commandsOwn || isLeaf)) given.add(key);
+        }
+      }
+      const globals = globalsFrom(globalValues);
+      const ctxIo = createIOStreams(ioInit(deps, globalValues['color'] === false));
+      const { resolveSettings } = await import('./config/settings.js');
+      const ctx = new CommandContext({ ...deps, io: ctxIo }, globals, resolveSettings);
+      state.ctx = ctx;
+      const input = new CommandInput(command.processedArgs as (string | string[] | undefined)[], values, given);
+      const module = await spec.load();
+      const code = await module.run(input, ctx);
+      state.exitCode = typeof code === 'number' ? code : ExitCode.Ok;
+    });
+    parent.addCommand(leaf);
+  }
+  return program;
+}
+
