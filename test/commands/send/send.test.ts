@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fakeClock, runCli, scriptedPrompter } from '../../helpers/cli.js';
 import { MOCK_ENV } from '../../helpers/mock-api.js';
+import { startTestServer } from '../../helpers/http-server.js';
 import { accepted, mockSends, numbers, PNG_BYTES, tempDir, type SendMock } from './helpers.js';
 
 const FROM = '+15551230000';
@@ -237,32 +238,33 @@ describe('svc send --to-file', () => {
   });
 
   it('keeps at most --concurrency requests in flight', async () => {
-    let inFlight = 0;
+    // Counted by a real server: a request is open from its arrival until its answer is written,
+    // and the client frees a slot only once it has read an answer, so the server never sees more
+    // open requests than the client's window.
+    const server = await startTestServer();
+    let open = 0;
     let peak = 0;
-    const { MockAgent } = await import('undici');
-    const agent = new MockAgent();
-    agent.disableNetConnect();
-    agent
-      .get('https://api.test')
-      .intercept({ method: 'POST', path: (p) => p.startsWith('/api/v1/messages') })
-      .reply(200, () => {
-        inFlight++;
-        peak = Math.max(peak, inFlight);
-        setImmediate(() => inFlight--);
-        return { messageId: 'x', status: 'queued' };
-      })
-      .delay(5)
-      .persist();
-    const file = dir().file('to.txt', numbers(40).join('\n'));
-    const result = await runCli(['send', '--from', FROM, '--to-file', file, '--body', 'x', '--concurrency', '3', '--async', '-o', 'ndjson'], {
-      env: MOCK_ENV,
-      dispatcher: agent,
+    server.on('POST', '/api/v1/messages', (_req, res) => {
+      open++;
+      peak = Math.max(peak, open);
+      setTimeout(() => {
+        open--;
+        res.writeHead(202, { 'content-type': 'application/json' }).end('{"messageId":"x","status":"queued"}');
+      }, 20);
     });
-    await agent.close();
-    expect(result.code).toBe(0);
-    expect(result.stdout.trim().split('\n')).toHaveLength(40);
-    expect(peak).toBeGreaterThan(0);
-    expect(peak).toBeLessThanOrEqual(3);
+    try {
+      const file = dir().file('to.txt', numbers(40).join('\n'));
+      const result = await runCli(['send', '--from', FROM, '--to-file', file, '--body', 'x', '--concurrency', '3', '--async', '-o', 'ndjson'], {
+        env: { ...MOCK_ENV, SVC_BASE_URL: server.url },
+      });
+      expect(result.code).toBe(0);
+      expect(result.stdout.trim().split('\n')).toHaveLength(40);
+      expect(peak).toBeLessThanOrEqual(3);
+      expect(peak).toBeGreaterThan(1);
+      expect(server.unhandled).toEqual([]);
+    } finally {
+      await server.close();
+    }
   });
 
   it('exits 6 when some requests fail, with an error element for each', async () => {
