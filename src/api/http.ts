@@ -331,11 +331,12 @@ function truncate(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}... [${text.length - max} more characters]` : text;
 }
 
+/** undici's header names are lower case already; repeated headers are joined. Runs per answer. */
 function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const flat: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined) continue;
-    flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  for (const name in headers) {
+    const value = headers[name];
+    if (value !== undefined) flat[name] = typeof value === 'string' ? value : value.join(', ');
   }
   return flat;
 }

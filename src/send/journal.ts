@@ -91,7 +91,7 @@ export class JournalWriter {
     if (this.fd === null) throw new Error(`journal ${this.path} is closed`);
     if (this.syncError !== null) throw this.syncError;
     const entry: JournalEntry = { ...record, at: record.at ?? this.clock().toISOString() };
-    writeFully(this.fd, Buffer.from(`${JSON.stringify(entry)}\n`));
+    writeLine(this.fd, `${JSON.stringify(entry)}\n`);
     if (this.fsyncEvery > 0 && ++this.sinceSync >= this.fsyncEvery && this.syncing === null) {
       this.sinceSync = 0;
       this.syncing = this.fsyncNow().finally(() => {
@@ -146,6 +146,13 @@ function fsyncAsync(fd: number): Promise<void> {
 function writeFully(fd: number, bytes: Buffer): void {
   let offset = 0;
   while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
+}
+
+/** One write call for the whole line in the usual case; the rest of a short write follows. */
+function writeLine(fd: number, line: string): void {
+  const written = writeSync(fd, line);
+  const length = Buffer.byteLength(line);
+  if (written < length) writeFully(fd, Buffer.from(line).subarray(written));
 }
 
 function lastByteOf(path: string, size: number): number {
