@@ -1,22 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createWebhookDispatcher } from '../../../src/sandbox/webhooks/dispatcher.js';
 import { webhookUriRefusal } from '../../../src/sandbox/webhooks/post-webhook.js';
 import type { WebhookDispatcher, WebhookEventKind, WebhookTarget } from '../../../src/sandbox/webhooks/types.js';
 import { verifySignature } from '../../../src/webhooks/signature.js';
-import { startReceiver, unusedLoopbackUrl, type Receiver } from './receiver.js';
+import { closedAfterEach, unusedLoopbackUrl } from './receiver.js';
 
 const TENANT = '0b6f0a54-8f3e-4a47-9a57-1c1b9f0f6d11';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function receiver(...args: Parameters<typeof startReceiver>): Promise<Receiver> {
-  const r = await startReceiver(...args);
-  cleanups.push(() => r.close());
-  return r;
-}
+const { cleanups, receiver } = closedAfterEach();
 
 function dispatcher(options: Parameters<typeof createWebhookDispatcher>[0] = {}): WebhookDispatcher {
   const d = createWebhookDispatcher(options);

@@ -1,22 +1,13 @@
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { createWebhookDispatcher, isPendingDelivery } from '../../../src/sandbox/webhooks/dispatcher.js';
 import type { WebhookDispatcher } from '../../../src/sandbox/webhooks/types.js';
-import { openHandleCounts, startReceiver, type Receiver, type Responder } from './receiver.js';
+import { openHandleCounts, closedAfterEach } from './receiver.js';
 
 // Bounded loads on loopback: counts are asserted, durations only printed.
 
 const TENANT = 'f00dfeed-0000-4000-8000-00000000c0de';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function receiver(respond: Responder): Promise<Receiver> {
-  const r = await startReceiver(respond);
-  cleanups.push(() => r.close());
-  return r;
-}
+const { cleanups, receiver } = closedAfterEach();
 
 function dispatcher(options: Parameters<typeof createWebhookDispatcher>[0]): WebhookDispatcher {
   const d = createWebhookDispatcher(options);

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   createWebhookDispatcher,
   isPendingDelivery,
@@ -6,20 +6,11 @@ import {
 } from '../../../src/sandbox/webhooks/dispatcher.js';
 import type { WebhookDispatcher, WebhookDispatcherState } from '../../../src/sandbox/webhooks/types.js';
 import { verifySignature } from '../../../src/webhooks/signature.js';
-import { startReceiver, type Receiver, type Responder } from './receiver.js';
+import { closedAfterEach } from './receiver.js';
 
 const TENANT = 'c3d4e5f6-0000-4000-8000-0000000000aa';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function receiver(respond: Responder): Promise<Receiver> {
-  const r = await startReceiver(respond);
-  cleanups.push(() => r.close());
-  return r;
-}
+const { cleanups, receiver } = closedAfterEach();
 
 function dispatcher(options: Parameters<typeof createWebhookDispatcher>[0] = {}): WebhookDispatcher {
   const d = createWebhookDispatcher(options);

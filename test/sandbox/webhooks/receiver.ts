@@ -1,3 +1,4 @@
+import { afterEach } from 'vitest';
 // A scriptable webhook receiver on 127.0.0.1 port 0 for the dispatcher's tests: it records the
 // raw bytes and headers of every request and answers as the test's responder says.
 
@@ -96,4 +97,26 @@ export function openHandleCounts(): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const name of process.getActiveResourcesInfo()) counts[name] = (counts[name] ?? 0) + 1;
   return counts;
+}
+
+/**
+ * For a test file: a list of clean-ups run (newest first) after each of its tests, and a
+ * receiver factory whose receivers are on it.
+ */
+export function closedAfterEach(): {
+  cleanups: Array<() => Promise<void>>;
+  receiver: (respond?: Responder) => Promise<Receiver>;
+} {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  return {
+    cleanups,
+    receiver: async (respond) => {
+      const r = await startReceiver(respond);
+      cleanups.push(() => r.close());
+      return r;
+    },
+  };
 }

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   createWebhookDispatcher,
   isPendingDelivery,
@@ -7,7 +7,7 @@ import {
   type DispatcherTuning,
 } from '../../../src/sandbox/webhooks/dispatcher.js';
 import type { WebhookDispatcher, WebhookDispatcherOptions } from '../../../src/sandbox/webhooks/types.js';
-import { startReceiver, type Receiver, type Responder } from './receiver.js';
+import { closedAfterEach, type Responder } from './receiver.js';
 
 // The schedule is checked on the due times the dispatcher records (read through snapshot() at
 // every onChange), not on wall-clock durations, so that a slow machine cannot make it fail.
@@ -30,16 +30,7 @@ interface Harness {
   changes: () => number;
 }
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function receiver(respond: Responder): Promise<Receiver> {
-  const r = await startReceiver(respond);
-  cleanups.push(() => r.close());
-  return r;
-}
+const { cleanups, receiver } = closedAfterEach();
 
 function harness(options: WebhookDispatcherOptions & DispatcherTuning): Harness {
   const scheduled: ScheduledRetry[] = [];
