@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { BIN } from '../../helpers/spawn.js';
-import { basicAuth } from './live.js';
+import { basicAuth } from '../../helpers/live.js';
 
 // The built CLI as a person runs it: `svc sandbox start --port 0` must say which port it got,
 // serve on it, and stop cleanly on Ctrl-C (SIGINT).

@@ -3,7 +3,7 @@ import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js
 import { startWebhookListener, type AcceptedWebhookEvent, type WebhookListener } from '../../../src/webhooks/listener.js';
 import { runCli } from '../../helpers/cli.js';
 import { startTestServer } from '../../helpers/http-server.js';
-import { basicAuth } from './live.js';
+import { basicAuth } from '../../helpers/live.js';
 
 // `svc sandbox inbound` against a real sandbox on port 0, whose real dispatcher posts to a real
 // listener: the command's answer and the webhook that arrives are both checked.

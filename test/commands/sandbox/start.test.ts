@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli, tempConfigDir } from '../../helpers/cli.js';
-import { basicAuth, startCommand, type RunningCommand } from './live.js';
+import { basicAuth, startCommand, type RunningCommand } from '../../helpers/live.js';
 
 const DEFAULT_AUTH = basicAuth('sandbox@example.com', 'sandbox');
 const running: RunningCommand[] = [];

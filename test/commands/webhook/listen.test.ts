@@ -1,37 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { PassThrough, Readable } from 'node:stream';
-import { main } from '../../../src/cli.js';
+import { startCommand, type LiveCapture } from '../../helpers/live.js';
 import { signBody } from '../../../src/webhooks/signature.js';
 import { post, startFakeApp, unusedPort } from '../../webhooks/helpers.js';
 import { deliveryReceipt, incomingMessage, orderStatus } from '../../webhooks/sample-payloads.js';
 
 // `webhook listen` runs until Ctrl-C, so these tests drive main() in-process with live streams:
 // they read the address from the banner, post events, then abort as Ctrl-C would.
-
-class LiveCapture extends PassThrough {
-  text = '';
-  private waiters: Array<() => void> = [];
-  constructor(readonly isTTY: boolean) {
-    super();
-    this.on('data', (chunk: Buffer) => {
-      this.text += chunk.toString('utf8');
-      for (const wake of this.waiters.splice(0)) wake();
-    });
-  }
-  /** Resolves once the text matches (or the command has ended, whichever comes first). */
-  async waitFor(pattern: RegExp, ended: Promise<unknown>): Promise<RegExpExecArray | null> {
-    let stop = false;
-    void ended.then(() => {
-      stop = true;
-      for (const wake of this.waiters.splice(0)) wake();
-    });
-    for (;;) {
-      const match = pattern.exec(this.text);
-      if (match !== null || stop) return match;
-      await new Promise<void>((resolve) => this.waiters.push(resolve));
-    }
-  }
-}
 
 interface RunningListen {
   url: string;
@@ -50,33 +24,11 @@ async function startListen(
   args: string[],
   options: { env?: Record<string, string>; tty?: boolean } = {},
 ): Promise<RunningListen | { code: number; stdout: string; stderr: string }> {
-  const tty = options.tty ?? false;
-  const stdout = new LiveCapture(tty);
-  const stderr = new LiveCapture(tty);
-  const controller = new AbortController();
-  const done = main(['webhook', 'listen', '--port', '0', ...args], {
-    stdin: Readable.from([]),
-    stdout,
-    stderr,
-    env: { ...options.env },
-    tty: { stdin: false, stdout: tty, stderr: tty, columns: 120 },
-    signal: controller.signal,
-  });
+  const command = startCommand(['webhook', 'listen', '--port', '0', ...args], { ...options.env }, options.tty ?? false);
+  const { stdout, stderr, done } = command;
   const banner = await stderr.waitFor(/Listening on (http:\/\/\S+\/)/, done);
   if (banner === null) return { code: await done, stdout: stdout.text, stderr: stderr.text };
-  let finished: Promise<number> | undefined;
-  const listen: RunningListen = {
-    url: banner[1] ?? '',
-    stdout,
-    stderr,
-    interrupt: () => {
-      if (finished === undefined) {
-        controller.abort();
-        finished = done;
-      }
-      return finished;
-    },
-  };
+  const listen: RunningListen = { url: banner[1] ?? '', stdout, stderr, interrupt: command.interrupt };
   running.push(listen);
   return listen;
 }

@@ -1,8 +1,9 @@
 import { PassThrough, Readable } from 'node:stream';
-import { main } from '../../../src/cli.js';
+import { main } from '../../src/cli.js';
 
-// `sandbox start` runs until Ctrl-C, so tests drive main() in-process with live streams: they
-// read the address from the banner, use the sandbox, then abort as Ctrl-C would.
+// Commands that run until Ctrl-C (`sandbox start`, `webhook listen`): tests drive main()
+// in-process with live streams, read the address from the banner, use the server, then abort as
+// Ctrl-C would.
 
 export class LiveCapture extends PassThrough {
   text = '';
@@ -37,16 +38,16 @@ export interface RunningCommand {
   interrupt(): Promise<number>;
 }
 
-export function startCommand(argv: string[], env: Record<string, string | undefined> = {}): RunningCommand {
-  const stdout = new LiveCapture(false);
-  const stderr = new LiveCapture(false);
+export function startCommand(argv: string[], env: Record<string, string | undefined> = {}, tty = false): RunningCommand {
+  const stdout = new LiveCapture(tty);
+  const stderr = new LiveCapture(tty);
   const controller = new AbortController();
   const done = main(argv, {
     stdin: Readable.from([]),
     stdout,
     stderr,
     env,
-    tty: { stdin: false, stdout: false, stderr: false, columns: 120 },
+    tty: { stdin: false, stdout: tty, stderr: tty, columns: 120 },
     signal: controller.signal,
   });
   return {
