@@ -1,19 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createHmac } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { signatureVectors } from '../helpers/vectors.js';
 import { signBody, verifySignature } from '../../src/webhooks/signature.js';
 
-interface SignatureVector {
-  name: string;
-  secret: string;
-  body: string;
-  bodyUtf8Hex: string;
-  xSvcSignature: string;
-}
-
-const vectors = JSON.parse(
-  readFileSync(new URL('../fixtures/webhook-signatures.json', import.meta.url), 'utf8'),
-) as SignatureVector[];
+const vectors = signatureVectors;
 
 const secret = 'whsec-tenant-A-0001';
 const body = '{ "event": "message.delivered", "id": "evt_0001" }\r\n';

@@ -2,21 +2,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readFileSync } from 'node:fs';
 import { runCli } from '../../helpers/cli.js';
+import { signatureVectors } from '../../helpers/vectors.js';
 import { signBody } from '../../../src/webhooks/signature.js';
 
-interface SignatureVector {
-  name: string;
-  secret: string;
-  body: string;
-  bodyUtf8Hex: string;
-  xSvcSignature: string;
-}
-
-const vectors = JSON.parse(
-  readFileSync(new URL('../../fixtures/webhook-signatures.json', import.meta.url), 'utf8'),
-) as SignatureVector[];
+const vectors = signatureVectors;
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-webhook-cmd-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
