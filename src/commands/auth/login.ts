@@ -15,7 +15,9 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
   const existing = data.profiles?.[profileName];
   const prompter = ctx.io.canPrompt ? await ctx.prompter() : undefined;
 
-  let baseUrl = ctx.globals.baseUrl ?? ctx.env['SVC_BASE_URL'] ?? (sandbox ? SANDBOX_DEFAULT_URL : undefined);
+  // --sandbox is a flag, so its defaults come before the environment: a shell that exports the
+  // real service's SVC_BASE_URL or SVC_USERNAME must not turn a sandbox login into one there.
+  let baseUrl = ctx.globals.baseUrl ?? (sandbox ? SANDBOX_DEFAULT_URL : ctx.env['SVC_BASE_URL']);
   if (!baseUrl && prompter) {
     baseUrl = await prompter.input('Base URL of the service', {
       ...(existing?.baseUrl ? { default: existing.baseUrl } : {}),
@@ -33,14 +35,15 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
   if (!baseUrl) throw new UsageError('No base URL given', ['Give --base-url URL or set SVC_BASE_URL.']);
   apiRoot(baseUrl);
 
-  let username = input.string('username') ?? ctx.env['SVC_USERNAME'] ?? (sandbox ? SANDBOX_DEFAULT_USER.email : undefined);
+  let username = input.string('username') ?? (sandbox ? SANDBOX_DEFAULT_USER.email : ctx.env['SVC_USERNAME']);
   if (!username && prompter) username = await prompter.input('Username (account email)', existing?.username ? { default: existing.username } : {});
   username ??= existing?.username;
   if (!username) throw new UsageError('No username given', ['Give --username EMAIL or set SVC_USERNAME.']);
 
   let password: string | undefined;
   if (input.flag('passwordStdin')) password = await readSecretFromStdin(ctx, '--password-stdin');
-  else password = ctx.env['SVC_PASSWORD'] || (sandbox && username === SANDBOX_DEFAULT_USER.email ? SANDBOX_DEFAULT_USER.password : undefined);
+  else if (sandbox && username === SANDBOX_DEFAULT_USER.email) password = SANDBOX_DEFAULT_USER.password;
+  else password = ctx.env['SVC_PASSWORD'] || undefined;
   if (!password && prompter) password = await prompter.password(`Password for ${username}`);
   if (!password) {
     throw new UsageError('No password given', ['Pipe it to --password-stdin or set SVC_PASSWORD; there is no flag that takes it on the command line.']);

@@ -96,7 +96,11 @@ describe('svc auth login', () => {
     const dir = setup();
     mock = createMockApi('http://127.0.0.1:4010');
     mock.expect('GET', 'tenants', { status: 200, body: [] });
-    const result = await runCli(['auth', 'login', '--sandbox'], { env: { SVC_CONFIG_DIR: dir }, dispatcher: mock.agent });
+    // The sandbox's defaults win over a real service's settings exported in the shell.
+    const result = await runCli(['auth', 'login', '--sandbox'], {
+      env: { SVC_CONFIG_DIR: dir, SVC_BASE_URL: 'https://api.example.com', SVC_USERNAME: 'real@example.com', SVC_PASSWORD: 'real-password' },
+      dispatcher: mock.agent,
+    });
     expect(result.code).toBe(0);
     const stored = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
     expect(stored.activeProfile).toBe('sandbox');
