@@ -69,8 +69,21 @@ async function readBody(input: CommandInput, ctx: Context): Promise<string> {
   if (text !== undefined) return text;
   if (file !== undefined) return readBodyFile(file);
   if (ctx.io.stdinIsTTY) return '';
-  return stripOneTrailingNewline(await ctx.readStdin('the message body on standard input'));
+  // A pipe that never closes would leave `svc send` waiting in silence: after a moment, say why.
+  const reading = ctx.readStdin('the message body on standard input');
+  const waited = new AbortController();
+  void ctx.clock.sleep(STDIN_HINT_AFTER_MS, waited.signal).then(
+    () => ctx.warn('waiting for the message body on standard input (end it with Ctrl-D, or give --body or --body-file)'),
+    () => undefined,
+  );
+  try {
+    return stripOneTrailingNewline(await reading);
+  } finally {
+    waited.abort();
+  }
 }
+
+const STDIN_HINT_AFTER_MS = 2_000;
 
 function recipientsFrom(values: readonly string[], ctx: Context): string[] {
   const seen = new Set<string>();

@@ -56,6 +56,19 @@ describe('svc send --to', () => {
     expect(mock.sends.map((s) => s.body.body)).toEqual(['from stdin', 'line one\nline two']);
   });
 
+  it('says what it waits for when standard input gives no body for a while', async () => {
+    mock = mockSends(accepted);
+    // The fake clock's sleeps end at once: "a while" has passed before the body arrives.
+    const slow = await run(['send', '--from', FROM, '--to', A, '--json'], { stdin: 'late body\n' });
+    expect(slow.code).toBe(0);
+    expect(slow.stderr).toContain('waiting for the message body on standard input');
+    // With the real clock, a body that arrives at once brings no such line.
+    const quick = await runCli(['send', '--from', FROM, '--to', A, '--json'], { stdin: 'quick body\n', env: MOCK_ENV, dispatcher: mock.agent });
+    expect(quick.code).toBe(0);
+    expect(quick.stderr).not.toContain('waiting for');
+    expect(mock.sends.map((x) => x.body.body)).toEqual(['late body', 'quick body']);
+  });
+
   it('prints the answer as a key/value view on a terminal', async () => {
     mock = mockSends(accepted);
     const result = await run(['send', '--from', FROM, '--to', A, '--body', 'x', '--yes'], { tty: { stdout: true }, env: { NO_COLOR: '1' } });
