@@ -87,25 +87,36 @@ describe('svc demo', () => {
 
   it('Ctrl-C of the real process exits 130 and leaves no temporary directory behind', async () => {
     const tmp = mkdtempSync(join(tmpdir(), 'svc-demo-tmp-'));
+    // On Node 22+ bin/svc.js turns on Node's compile cache, which by default lives in
+    // $TMPDIR/node-compile-cache and is kept across runs on purpose: it is Node's, not the tour's,
+    // so it is given a folder of its own and TMPDIR holds only what the tour makes.
+    const compileCache = mkdtempSync(join(tmpdir(), 'svc-demo-compile-cache-'));
     try {
       const child = spawn(process.execPath, [BIN, 'demo'], {
-        env: { PATH: process.env['PATH'], HOME: process.env['HOME'], TMPDIR: tmp, SVC_CONFIG_DIR: join(tmp, 'user-config') },
+        env: { PATH: process.env['PATH'], HOME: process.env['HOME'], TMPDIR: tmp, SVC_CONFIG_DIR: join(tmp, 'user-config'), NODE_COMPILE_CACHE: compileCache },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let out = '';
+      let tourDirs: string[] = [];
       const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
       child.stdout.on('data', (chunk: Buffer) => {
         out += chunk.toString('utf8');
         // The order takes 1.5 s at this pace: the tour is mid-step, after `auth login` wrote its profile.
-        if (out.includes('$ svc number provision') && !child.killed) child.kill('SIGINT');
+        if (out.includes('$ svc number provision') && !child.killed) {
+          tourDirs = readdirSync(tmp).filter((name) => name.startsWith('svc-demo-'));
+          child.kill('SIGINT');
+        }
       });
       child.stderr.resume();
       const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
       clearTimeout(killer);
       expect(code, out).toBe(130);
+      // The tour had made its working directory in TMPDIR when it was interrupted, and removed it.
+      expect(tourDirs).toHaveLength(1);
       expect(readdirSync(tmp)).toEqual([]);
     } finally {
       rmSync(tmp, { recursive: true, force: true });
+      rmSync(compileCache, { recursive: true, force: true });
     }
   });
 
