@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Fails a test whose fake transport saw an unexpected request or kept an unused stub.
+    setupFiles: ['test/helpers/request-checks.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',

@@ -1,9 +1,10 @@
 import type { Dispatcher } from 'undici';
-import type { ApiClient, Clock } from './api/http.js';
+import type { ApiClient } from './api/http.js';
+import { systemClock, type Clock } from './clock.js';
 import type { IOStreams } from './output/io.js';
 import type { ResolvedSettings, resolveSettings } from './config/settings.js';
 import type { ProfileStore } from './config/store.js';
-import { AuthError, InterruptedError, UsageError } from './errors.js';
+import { AuthError, UsageError } from './errors.js';
 import { readAllText } from './output/io.js';
 
 // The Context handed to every command: streams, environment, clock, global options, and the
@@ -62,26 +63,6 @@ export interface ContextDeps {
   /** Tests inject scripted answers here. */
   prompter?: Prompter | undefined;
 }
-
-export const systemClock: Clock = {
-  now: () => Date.now(),
-  sleep: (ms, signal) =>
-    new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) {
-        reject(new InterruptedError());
-        return;
-      }
-      const onAbort = (): void => {
-        clearTimeout(timer);
-        reject(new InterruptedError());
-      };
-      const timer = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    }),
-};
 
 export class CommandContext implements Context {
   readonly io: IOStreams;

@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { ApiError, AuthError, CliError, InterruptedError, NetworkError, NotFoundError, UsageError } from '../errors.js';
 import { redactJsonText, redactText } from './redact.js';
+import type { Clock } from '../clock.js';
 
 // The only module that imports undici. It knows the base URL, Basic auth, JSON in and out,
 // timeouts, retries (decisions.md, "CLI behaviour"), the error bodies of the document, and the
@@ -40,10 +41,8 @@ export interface ApiResponse {
   text: string;
 }
 
-export interface Clock {
-  now(): number;
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
+// Clock lives in src/clock.ts; re-exported for the modules that still import it from here.
+export type { Clock } from '../clock.js';
 
 export interface ApiClientOptions {
   root: URL;

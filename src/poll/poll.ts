@@ -1,4 +1,4 @@
-import type { Clock } from '../api/http.js';
+import type { Clock } from '../clock.js';
 import { InterruptedError, WaitError } from '../errors.js';
 
 // Polling with backoff for `order watch`, `number provision --wait` and `message watch`: start at
@@ -19,7 +19,7 @@ export interface PollOptions<T> {
   firstIntervalMs: number;
   maxIntervalMs?: number;
   factor?: number;
-  /** Overall limit; undefined waits for ever. */
+  /** Overall limit, on the clock; undefined waits for ever. */
   timeoutMs?: number | undefined;
   /** What the timeout message calls the thing waited for. */
   what: string;
@@ -37,7 +37,7 @@ export interface PollOptions<T> {
 export const DEFAULT_FIRST_INTERVAL_MS = 2_000;
 export const DEFAULT_MAX_INTERVAL_MS = 30_000;
 export const DEFAULT_FACTOR = 1.5;
-/** The least time a read gets before the deadline cuts it off (real milliseconds). */
+/** The least time a read gets before the deadline cuts it off. */
 export const FETCH_GRACE_MS = 1_000;
 
 /** The first interval: the flag (seconds) if given, else SVC_ORDER_POLL_MS, else the default. */
@@ -96,19 +96,15 @@ export async function pollUntil<T>(options: PollOptions<T>): Promise<T> {
   for (;;) {
     if (signal.aborted) throw new InterruptedError();
     let fetched: { value: T } | undefined;
-    // A real timer, not the clock's: it bounds a request on the wire, which runs in real time.
-    const cutOff = deadline === Infinity ? undefined : new AbortController();
-    const timer = cutOff === undefined ? undefined : setTimeout(() => cutOff.abort(), Math.max(deadline - clock.now(), FETCH_GRACE_MS));
+    const cutOff = deadline === Infinity ? undefined : clock.timeout(Math.max(deadline - clock.now(), FETCH_GRACE_MS));
     try {
-      fetched = { value: await options.fetch(cutOff?.signal) };
+      fetched = { value: await options.fetch(cutOff) };
       failures = 0;
     } catch (error) {
       if (signal.aborted) throw new InterruptedError();
-      if (cutOff?.signal.aborted) throw timedOut();
+      if (cutOff?.aborted) throw timedOut();
       failures++;
       if (!options.tolerateError?.(error, failures)) throw error;
-    } finally {
-      clearTimeout(timer);
     }
     if (fetched !== undefined) {
       const { value } = fetched;

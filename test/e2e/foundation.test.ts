@@ -36,7 +36,9 @@ beforeAll(async () => {
   server.on('GET', '/api/v1/html-500', (_req, res) => {
     res.writeHead(500, { 'content-type': 'text/html' }).end('<!DOCTYPE html>\n<html><head><title>Internal Server Error</title></head><body><h1>Oops</h1></body></html>');
   });
-  server.on('GET', '/api/v1/flaky', json(503, { message: 'warming up' }, { 'retry-after': '1' }), json(200, { ok: true }));
+  // Retry-After 0: the child process retries after its own short backoff, not a real second; how
+  // long a Retry-After makes the client wait is tested with the fake clock (test/api/http.test.ts).
+  server.on('GET', '/api/v1/flaky', json(503, { message: 'warming up' }, { 'retry-after': '0' }), json(200, { ok: true }));
   server.on('GET', '/api/v1/drop', (_req, res) => {
     res.socket?.destroy();
   });

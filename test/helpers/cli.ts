@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { main } from '../../src/cli.js';
-import type { Clock } from '../../src/api/http.js';
+import type { Clock } from '../../src/clock.js';
 import type { Prompter } from '../../src/context.js';
 
 // Runs the CLI in-process with injected streams: what a command printed, and its exit code.
@@ -74,8 +74,18 @@ export function tempConfigDir(): { dir: string; cleanup: () => void } {
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** A clock whose sleeps return at once and advance its time, recording each wait. */
-export function fakeClock(start = Date.parse('2026-01-01T00:00:00Z')): Clock & { sleeps: number[]; time: number } {
+/**
+ * A clock whose sleeps return at once and advance its time, recording each wait. Its timeouts
+ * abort when its time reaches them, by a sleep or by advance(): never in real time.
+ */
+export function fakeClock(start = Date.parse('2026-01-01T00:00:00Z')): Clock & { sleeps: number[]; time: number; advance(ms: number): void } {
+  const timers: { at: number; controller: AbortController }[] = [];
+  const fireDue = (): void => {
+    for (const timer of timers.filter((t) => t.at <= clock.time)) {
+      timers.splice(timers.indexOf(timer), 1);
+      timer.controller.abort(new DOMException('The operation timed out.', 'TimeoutError'));
+    }
+  };
   const clock = {
     time: start,
     sleeps: [] as number[],
@@ -84,6 +94,16 @@ export function fakeClock(start = Date.parse('2026-01-01T00:00:00Z')): Clock & {
       if (signal?.aborted) throw new Error('aborted');
       clock.sleeps.push(ms);
       clock.time += ms;
+      fireDue();
+    },
+    timeout: (ms: number) => {
+      const controller = new AbortController();
+      timers.push({ at: clock.time + ms, controller });
+      return controller.signal;
+    },
+    advance: (ms: number) => {
+      clock.time += ms;
+      fireDue();
     },
   };
   return clock;

@@ -1,8 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { registerRequestChecks } from './request-checks.js';
 
 // A real HTTP server on 127.0.0.1 port 0 with a route table. A request no route handles is
-// answered 599 and recorded in `unhandled`, so that a test can fail on it.
+// answered 599 and recorded in `unhandled`; request-checks.ts fails the test on it, and on a
+// route that was never requested (after the file, for a server a beforeAll started).
 
 export interface Recorded {
   method: string;
@@ -17,7 +19,10 @@ export interface TestServer {
   url: string;
   requests: Recorded[];
   unhandled: Recorded[];
-  /** Adds a route; handlers for one route are used in order, the last one repeats. */
+  /**
+   * Adds a route; handlers for one route are used in order, the last one repeats. A route is
+   * expected to be requested at least as many times as it has handlers.
+   */
   on(method: string, path: string | RegExp, ...handlers: Handler[]): void;
   close(): Promise<void>;
 }
@@ -52,6 +57,14 @@ export async function startTestServer(): Promise<TestServer> {
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
+  });
+  let reported = 0;
+  registerRequestChecks({
+    takeUnexpected: () => unhandled.slice(reported, (reported = unhandled.length)).map((r) => `${r.method} ${r.url}`),
+    unused: () =>
+      routes
+        .filter((r) => r.calls < r.handlers.length)
+        .map((r) => `${r.method} ${String(r.path)} (requested ${r.calls} of ${r.handlers.length} times)`),
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -1,8 +1,9 @@
-import { MockAgent } from 'undici';
+import { MockAgent, type Dispatcher } from 'undici';
+import { registerRequestChecks } from './request-checks.js';
 
-// An undici MockAgent for in-process tests: no request leaves the process, an unexpected request
-// fails (MockNotMatchedError surfaces as the command's error), and verify() fails the test when
-// an expected request was never made.
+// An undici MockAgent for in-process tests: no request leaves the process, and the test fails
+// (through request-checks.ts, after the test, with no call needed) when a request arrived that no
+// stub matched (the command also sees it as a MockNotMatchedError) or a stub was never used.
 
 export const MOCK_ORIGIN = 'https://api.test';
 export const MOCK_ENV = {
@@ -23,12 +24,18 @@ export interface MockApi {
   ): void;
   /** Requests seen, in order, with their parsed JSON bodies. */
   seen: { method: string; path: string; body: unknown; headers: Record<string, string> }[];
+  /** Fails now when a stub was not used; the same check runs by itself after every test. */
   verify(): void;
 }
 
 export function createMockApi(origin = MOCK_ORIGIN): MockApi {
   const agent = new MockAgent();
   agent.disableNetConnect();
+  const unexpected = recordUnmatched(agent);
+  registerRequestChecks({
+    takeUnexpected: () => unexpected.splice(0),
+    unused: () => agent.pendingInterceptors().map((p) => `${p.method} ${p.origin}${p.path} (expected ${p.persist ? 'at least once' : `${p.times ?? 1} time(s)`})`),
+  });
   const pool = agent.get(origin);
   const seen: MockApi['seen'] = [];
   return {
@@ -64,4 +71,35 @@ export function createMockApi(origin = MOCK_ORIGIN): MockApi {
       agent.assertNoPendingInterceptors();
     },
   };
+}
+
+/**
+ * Records each request no interceptor matched. MockAgent routes every request through the mock
+ * pool of its origin (made on first use by get()); a pool that matches nothing throws
+ * MockNotMatchedError from its dispatch, which undici then hands to the caller as the request's
+ * error, where a command may turn it into any exit code. Wrapping each pool's dispatch sees it first.
+ */
+function recordUnmatched(agent: MockAgent): string[] {
+  const unmatched: string[] = [];
+  const wrapped = new WeakSet<object>();
+  const get = agent.get.bind(agent);
+  agent.get = ((origin: string) => {
+    const pool = get(origin) as ReturnType<MockAgent['get']> & { dispatch: Dispatcher['dispatch'] };
+    if (!wrapped.has(pool)) {
+      wrapped.add(pool);
+      const dispatch = pool.dispatch.bind(pool);
+      pool.dispatch = (options, handler) => {
+        try {
+          return dispatch(options, handler);
+        } catch (error) {
+          if ((error as { code?: unknown }).code === 'UND_MOCK_ERR_MOCK_NOT_MATCHED') {
+            unmatched.push(`${options.method} ${String(options.origin ?? origin)}${options.path}`);
+          }
+          throw error;
+        }
+      };
+    }
+    return pool;
+  }) as MockAgent['get'];
+  return unmatched;
 }

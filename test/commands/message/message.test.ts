@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { fakeClock, runCli } from '../../helpers/cli.js';
 import { createMockApi, MOCK_ENV, type MockApi } from '../../helpers/mock-api.js';
 import { startTestServer } from '../../helpers/http-server.js';
+import { FETCH_GRACE_MS } from '../../../src/poll/poll.js';
 
 const ID = '0b0a6c8e-2f7a-4a55-9b1e-3d7c2a1f9e10';
 const message = (status: string, extra: Record<string, unknown> = {}) => ({ messageId: ID, from: '+15551230000', to: '+15557650001', status, segmentCount: 1, ...extra });
@@ -86,18 +87,20 @@ describe('svc message watch', () => {
   it('ends at --timeout (exit 5) even when a read never answers', async () => {
     mock = createMockApi();
     const server = await startTestServer();
+    const clock = fakeClock();
     server.on(
       'GET',
       `/api/v1/messages/${ID}`,
       (_req, res) => {
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(message('sending')));
       },
-      () => {},
+      // Hangs while the clock moves past the deadline (and the least time a read is given).
+      () => clock.advance(FETCH_GRACE_MS),
     );
     try {
       const result = await runCli(['message', 'watch', ID, '--interval', '0.1', '--timeout', '0.5', '--json'], {
         env: { ...MOCK_ENV, SVC_BASE_URL: server.url },
-        clock: fakeClock(),
+        clock,
       });
       expect(result.code).toBe(5);
       expect(JSON.parse(result.stdout).status).toBe('sending');

@@ -215,7 +215,7 @@ describe('svc number provision --wait', () => {
   it('exits 5 on --wait-timeout, with the order as last seen on stdout', async () => {
     const api = createMockApi();
     api.expect('POST', 'phone-numbers/provision', { status: 202, body: order('Pending', [['+15551230001', 'Pending']]) });
-    api.expect('GET', 'phone-numbers/orders/42', { status: 200, body: order('Processing', [['+15551230001', 'Pending']]) }, { times: 20 });
+    api.expect('GET', 'phone-numbers/orders/42', { status: 200, body: order('Processing', [['+15551230001', 'Pending']]) }, { times: 5 });
     const clock = fakeClock();
     const result = await runCli(['number', 'provision', '+15551230001', '--type', 'SMS', '--class', 'P2P', '--wait', '--interval', '1', '--wait-timeout', '10', '--json'], {
       env,

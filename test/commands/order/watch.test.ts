@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fakeClock, runCli } from '../../helpers/cli.js';
 import { createMockApi, MOCK_ENV } from '../../helpers/mock-api.js';
-import { backoffSchedule } from '../../../src/poll/poll.js';
+import { backoffSchedule, FETCH_GRACE_MS } from '../../../src/poll/poll.js';
 import { order } from '../number/helpers.js';
 import { startTestServer } from '../../helpers/http-server.js';
 
@@ -195,12 +195,14 @@ describe('svc order watch: a read that never answers', () => {
     const json = (body: unknown) => (_req: unknown, res: import('node:http').ServerResponse): void => {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     };
-    // The first read answers; the second hangs until the connection is closed.
-    server.on('GET', '/api/v1/phone-numbers/orders/42', json(pending), () => {});
+    const clock = fakeClock();
+    // The first read answers; the second hangs until the connection is closed, while the clock
+    // moves past the deadline (and the least time a read is given), as it would in real time.
+    server.on('GET', '/api/v1/phone-numbers/orders/42', json(pending), () => clock.advance(FETCH_GRACE_MS));
     try {
       const result = await runCli(['order', 'watch', '42', '--timeout', '0.5', '--interval', '0.1'], {
         env: { ...env, SVC_BASE_URL: server.url },
-        clock: fakeClock(),
+        clock,
       });
       expect(result.code).toBe(5);
       expect(result.stderr).toContain('Timed out waiting for order 42');

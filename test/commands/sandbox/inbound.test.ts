@@ -47,14 +47,34 @@ async function activeNumber(tenantId: string, number: string): Promise<void> {
   throw new Error('the order did not complete');
 }
 
-async function eventuallyReceived(count: number): Promise<AcceptedWebhookEvent[]> {
-  for (let i = 0; i < 1000 && received.length < count; i++) await new Promise((resolve) => setTimeout(resolve, 5));
-  return received;
+/** Wakes the waiters of receivedAtLeast() on each webhook the listener accepts. */
+const arrivalWaiters = new Set<() => void>();
+function accept(event: AcceptedWebhookEvent): void {
+  received.push(event);
+  for (const wake of arrivalWaiters) wake();
+}
+
+/** The events received once there are `count`; fails after a generous deadline. */
+async function receivedAtLeast(count: number): Promise<AcceptedWebhookEvent[]> {
+  return new Promise((resolve, reject) => {
+    const check = (): void => {
+      if (received.length < count) return;
+      arrivalWaiters.delete(check);
+      clearTimeout(deadline);
+      resolve(received);
+    };
+    const deadline = setTimeout(() => {
+      arrivalWaiters.delete(check);
+      reject(new Error(`${received.length} of ${count} webhooks arrived within 20 s`));
+    }, 20_000);
+    arrivalWaiters.add(check);
+    check();
+  });
 }
 
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, orderDelayMs: 10, messageStepMs: 10, log: (line) => requestLog.push(line) });
-  listener = await startWebhookListener({ secrets: [WEBHOOK_SECRET] }, { accepted: (event) => received.push(event), rejected: () => {} });
+  listener = await startWebhookListener({ secrets: [WEBHOOK_SECRET] }, { accepted: accept, rejected: () => {} });
   env = { SVC_BASE_URL: sandbox.url, SVC_USERNAME: 'sandbox@example.com', SVC_PASSWORD: 'sandbox' };
   // Only inbound messages reach the listener, so that order updates do not mix in.
   const tenant = await api('POST', '/tenants', {
@@ -109,7 +129,7 @@ describe('svc sandbox inbound', () => {
     expect(result.stdout).toMatch(/^message\thello from outside$/m);
     expect(result.stderr).toContain(`MessageReceived webhook queued for the tenant (delivery ${deliveryId ?? ''})`);
 
-    const [event] = await eventuallyReceived(1);
+    const [event] = await receivedAtLeast(1);
     expect(event?.kind).toBe('MessageReceived');
     expect(event?.signature).toBe('valid');
     expect(event?.deliveryId).toBe(deliveryId);
@@ -126,7 +146,7 @@ describe('svc sandbox inbound', () => {
     expect(answer.payload.message).toBe('');
     expect(answer.payload.attachments.map((a) => a.url)).toEqual(media);
     expect(answer.payload.attachments.map((a) => a.contentType)).toEqual(['image/png', 'image/jpeg']);
-    const [event] = await eventuallyReceived(1);
+    const [event] = await receivedAtLeast(1);
     expect(event?.deliveryId).toBe(answer.deliveryId);
   });
 
