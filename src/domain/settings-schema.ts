@@ -1,7 +1,7 @@
 // The phone-number `settings` object of the document, as data: the CLI types `--set` values
 // by it and the sandbox validates update bodies by it.
 
-export type SettingType = 'boolean' | 'integer' | 'string' | 'datetime' | 'string[]' | 'cron';
+export type SettingType = 'boolean' | 'integer' | 'string' | 'datetime' | 'string[]' | 'email[]' | 'cron';
 
 export interface SettingsGroup {
   [field: string]: SettingType | SettingsGroup;
@@ -33,7 +33,7 @@ export const NUMBER_SETTINGS_SCHEMA: SettingsGroup = {
     periodicEnabled: 'boolean',
     periodicCron: 'cron',
   },
-  autoForward: { enabled: 'boolean', emailAddresses: 'string[]' },
+  autoForward: { enabled: 'boolean', emailAddresses: 'email[]' },
   outOfOffice: { enabled: 'boolean', message: 'string', startDate: 'datetime', endDate: 'datetime' },
   signature: { enabled: 'boolean', message: 'string' },
   aiSettings: { isEnabled: 'boolean', responseGenerationContext: 'string' },

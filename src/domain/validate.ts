@@ -91,13 +91,7 @@ export function isIsoDateTime(value: string): boolean {
   return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
-/**
- * A cron expression of 5 or 6 fields (seconds optional), each made of numbers, names,
- * `*`, `?`, `L`, `W`, `#`, ranges, steps and lists. Checked for shape, not for meaning.
- */
-export function isCronExpression(value: string): boolean {
-  const fields = value.trim().split(/\s+/);
-  if (fields.length < 5 || fields.length > 7) return false;
-  const field = /^(?:\*|\?|[0-9A-Za-z]+(?:-[0-9A-Za-z]+)?[LW#0-9]*)(?:\/\d+)?$/;
-  return fields.every((f) => f.split(',').every((part) => part !== '' && field.test(part)));
+/** An e-mail address: one @ with text before it and a dotted domain after it, no spaces or commas. */
+export function isEmailAddress(value: string): boolean {
+  return /^[^\s@,]+@[^\s@,]+\.[^\s@,]+$/.test(value);
 }

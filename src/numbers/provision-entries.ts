@@ -6,6 +6,7 @@
 import { UsageError } from '../errors.js';
 import {
   isE164,
+  isEmailAddress,
   isHttpsUrl,
   isLoopbackHost,
   matchEnum,
@@ -75,7 +76,6 @@ export interface ProvisionFile {
   action?: string | undefined;
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
 function normaliseName(name: string): string {
   return name.trim().toLowerCase().replace(/[\s_-]/g, '');
@@ -375,7 +375,7 @@ export function buildProvisionEntries(drafts: readonly EntryDraft[], defaults: E
       ].filter((m): m is string => m !== undefined);
       if (missing.length > 0) report(`${number} is A2P and needs ${missing.join(' and ')}`);
     }
-    if (fields.email !== undefined && !EMAIL.test(fields.email)) report(`"${fields.email}" is not an email address`);
+    if (fields.email !== undefined && !isEmailAddress(fields.email)) report(`"${fields.email}" is not an email address`);
     if (fields.loaUrl !== undefined && !isAcceptedLink(fields.loaUrl)) {
       report(`the LOA link "${fields.loaUrl}" must be an https:// URL (the one \`svc number loa upload\` prints)`);
     }

@@ -2,8 +2,8 @@
 // document's schema (src/domain/settings-schema.ts), and settings objects from files checked
 // against it. Every problem names the path and the value.
 
+import { schemaChild, settingLeafProblem } from '../domain/settings-check.js';
 import { NUMBER_SETTINGS_SCHEMA, settingLeafPaths, settingTypeAt, type SettingType, type SettingsGroup } from '../domain/settings-schema.js';
-import { isCronExpression, isIsoDateTime } from '../domain/validate.js';
 
 export type SettingsObject = Record<string, unknown>;
 
@@ -26,7 +26,6 @@ export class SettingError extends Error {
 
 const TRUE_WORDS = ['true', 'yes', '1', 'on'];
 const FALSE_WORDS = ['false', 'no', '0', 'off'];
-const EMAIL = /^[^\s@,]+@[^\s@,]+\.[^\s@,]+$/;
 
 export function describeType(type: SettingType): string {
   switch (type) {
@@ -40,8 +39,10 @@ export function describeType(type: SettingType): string {
       return 'an ISO 8601 date-time such as 2026-07-01T09:00:00Z';
     case 'string[]':
       return 'a comma-separated list';
+    case 'email[]':
+      return 'a comma-separated list of email addresses';
     case 'cron':
-      return 'a cron expression of 5 or 6 fields such as "0 9 * * 1"';
+      return 'a cron expression of 5 fields (minute hour day-of-month month day-of-week) such as "0 9 * * 1"';
   }
 }
 
@@ -53,41 +54,43 @@ export function parseBooleanWord(text: string): boolean | undefined {
   return undefined;
 }
 
-/** Text typed for a leaf, converted to its JSON value; a SettingError names path and value. */
+/**
+ * Text typed for a leaf, converted to its JSON value and checked by the rule the sandbox uses
+ * too (src/domain/settings-check.ts); a SettingError names path and value.
+ */
 export function typeSettingValue(path: string, type: SettingType, text: string): unknown {
   const bad = (): never => {
     throw new SettingError(`settings.${path} takes ${describeType(type)}, not ${JSON.stringify(text)}`);
   };
+  const value = valueOfText(type, text);
+  if (value === undefined) return bad();
+  const problem = settingLeafProblem(path, type, value);
+  if (problem === undefined) return value;
+  if (problem.path !== path) {
+    throw new SettingError(`settings.${path} takes ${describeType(type)}; ${JSON.stringify(problem.value)} is not one`);
+  }
+  return bad();
+}
+
+/** The JSON value a person meant by the text, before the check; undefined when it is none. */
+function valueOfText(type: SettingType, text: string): unknown {
   switch (type) {
-    case 'boolean': {
-      const value = parseBooleanWord(text);
-      return value === undefined ? bad() : value;
-    }
-    case 'integer': {
-      const trimmed = text.trim();
-      if (!/^\d+$/.test(trimmed)) return bad();
-      const value = Number(trimmed);
-      return Number.isSafeInteger(value) ? value : bad();
-    }
+    case 'boolean':
+      return parseBooleanWord(text);
+    case 'integer':
+      return /^\d+$/.test(text.trim()) ? Number(text.trim()) : undefined;
     case 'string':
       return text;
     case 'datetime':
-      return isIsoDateTime(text.trim()) ? text.trim() : bad();
+      return text.trim();
     case 'cron':
-      return isCronExpression(text) ? text.trim().replace(/\s+/g, ' ') : bad();
-    case 'string[]': {
-      const items = text
+      return text.trim().replace(/\s+/g, ' ');
+    case 'string[]':
+    case 'email[]':
+      return text
         .split(',')
         .map((item) => item.trim())
         .filter((item) => item !== '');
-      if (path.endsWith('emailAddresses')) {
-        const wrong = items.find((item) => !EMAIL.test(item));
-        if (wrong !== undefined) {
-          throw new SettingError(`settings.${path} takes a comma-separated list of email addresses; ${JSON.stringify(wrong)} is not one`);
-        }
-      }
-      return items;
-    }
   }
 }
 
@@ -175,27 +178,8 @@ export function mergeSettings(a: SettingsObject, b: SettingsObject): SettingsObj
 }
 
 function jsonLeafProblem(path: string, type: SettingType, value: unknown): string | undefined {
-  const shown = JSON.stringify(value);
-  const wrong = `settings.${path} takes ${describeType(type)}, not ${shown}`;
-  switch (type) {
-    case 'boolean':
-      return typeof value === 'boolean' ? undefined : wrong;
-    case 'integer':
-      return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? undefined : wrong;
-    case 'string':
-      return typeof value === 'string' ? undefined : wrong;
-    case 'datetime':
-      return typeof value === 'string' && isIsoDateTime(value) ? undefined : wrong;
-    case 'cron':
-      return typeof value === 'string' && isCronExpression(value) ? undefined : wrong;
-    case 'string[]':
-      if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) return `settings.${path} takes an array of strings, not ${shown}`;
-      if (path.endsWith('emailAddresses')) {
-        const bad = value.find((v) => !EMAIL.test(v as string));
-        if (bad !== undefined) return `settings.${path}: ${JSON.stringify(bad)} is not an email address`;
-      }
-      return undefined;
-  }
+  const problem = settingLeafProblem(path, type, value);
+  return problem && `settings.${problem.path} takes ${problem.expected}, not ${JSON.stringify(problem.value)}`;
 }
 
 /** Every problem of a settings object from a file (JSON types, unknown paths). Empty when valid. */
@@ -205,7 +189,7 @@ export function checkSettingsObject(value: unknown, group: SettingsGroup = NUMBE
   const problems: string[] = [];
   for (const [key, inner] of Object.entries(value)) {
     const path = prefix === '' ? key : `${prefix}.${key}`;
-    const type = Object.prototype.hasOwnProperty.call(group, key) ? group[key] : undefined;
+    const type = schemaChild(group, key);
     if (type === undefined) {
       const close = closeSettingPaths(path);
       problems.push(`settings.${path} is not a phone-number setting${close.length > 0 ? ` (did you mean ${close.map((p) => `settings.${p}`).join(' or ')}?)` : ''}`);

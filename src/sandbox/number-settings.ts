@@ -2,34 +2,13 @@
 // the stored one (a partial update changes only the leaves it names; null removes a leaf).
 
 import { NUMBER_SETTINGS_SCHEMA, type SettingsGroup, type SettingType } from '../domain/settings-schema.js';
-import { isCronExpression, isIsoDateTime } from '../domain/validate.js';
+import { settingLeafProblem } from '../domain/settings-check.js';
 import { validationError } from './errors.js';
 import { isObject } from './fields.js';
 
 function checkLeaf(path: string, type: SettingType, value: unknown): void {
-  const fail = (what: string): never => {
-    throw validationError(`settings.${path} must be ${what}, got ${JSON.stringify(value)}`);
-  };
-  switch (type) {
-    case 'boolean':
-      if (typeof value !== 'boolean') fail('true or false');
-      break;
-    case 'integer':
-      if (typeof value !== 'number' || !Number.isInteger(value)) fail('an integer');
-      break;
-    case 'string':
-      if (typeof value !== 'string') fail('a string');
-      break;
-    case 'datetime':
-      if (typeof value !== 'string' || !isIsoDateTime(value)) fail('an ISO 8601 date-time');
-      break;
-    case 'cron':
-      if (typeof value !== 'string' || !isCronExpression(value)) fail('a cron expression');
-      break;
-    case 'string[]':
-      if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) fail('an array of strings');
-      break;
-  }
+  const problem = settingLeafProblem(path, type, value);
+  if (problem) throw validationError(`settings.${problem.path} must be ${problem.expected}, got ${JSON.stringify(problem.value)}`);
 }
 
 /** Returns `current` with `update` merged in; throws a 400 naming the first bad path. */

@@ -110,7 +110,7 @@ describe('entries from a JSON file', () => {
     expect(built.problems).toEqual([
       'e.json:2: "email" must be a string, not 5',
       expect.stringMatching(/^e\.json:3: unknown field "colour"/),
-      'e.json:4: settings.rateLimit takes a whole number of at least 0, not true',
+      'e.json:4: settings.rateLimit takes an integer of at least 0, not true',
       'e.json:5: an entry must be an object like {"number": "+15551234567"}, not "+15551230004"',
     ]);
   });

@@ -67,6 +67,10 @@ describe('--set refusals name the path and the value', () => {
     ['settings.outOfOffice.endDate=2026-02-30T09:00:00Z', /settings\.outOfOffice\.endDate takes an ISO 8601.*"2026-02-30T09:00:00Z"/],
     ['settings.outOfOffice.startDate=2026-04-31', /settings\.outOfOffice\.startDate takes an ISO 8601.*"2026-04-31"/],
     ['settings.optOut.periodicCron=every day', /settings\.optOut\.periodicCron takes a cron.*"every day"/],
+    ['settings.optOut.periodicCron=banana * * * *', /settings\.optOut\.periodicCron takes a cron expression of 5 fields.*"banana \* \* \* \*"/],
+    ['settings.optOut.periodicCron=99 99 * * *', /periodicCron takes a cron.*"99 99 \* \* \*"/],
+    ['settings.optOut.periodicCron=0 0 9 * * 1', /periodicCron takes a cron.*"0 0 9 \* \* 1"/],
+    ['settings.optOut.periodicCron=@daily', /periodicCron takes a cron.*"@daily"/],
     ['settings.autoForward.emailAddresses=a@example.com,nobody', /emailAddresses.*"nobody" is not one/],
     ['settings.optOut=true', /settings\.optOut is a group.*settings\.optOut\.enabled/],
     ['settings.optOut.enabeld=true', /settings\.optOut\.enabeld is not a phone-number setting \(value "true"\)/],
@@ -107,9 +111,9 @@ describe('settings objects', () => {
   it('checks a settings object from a file by JSON type', () => {
     expect(checkSettingsObject({ optOut: { enabled: true, periodicCron: '0 9 * * 1' }, rateLimit: 3, autoForward: { emailAddresses: ['a@example.com'] } })).toEqual([]);
     expect(checkSettingsObject({ optOut: { enabled: 'yes' }, rateLimit: '3', autoForward: { emailAddresses: 'a@example.com' }, bogus: 1 })).toEqual([
-      'settings.optOut.enabled takes true or false (also yes/no, 1/0), not "yes"',
-      'settings.rateLimit takes a whole number of at least 0, not "3"',
-      'settings.autoForward.emailAddresses takes an array of strings, not "a@example.com"',
+      'settings.optOut.enabled takes true or false, not "yes"',
+      'settings.rateLimit takes an integer of at least 0, not "3"',
+      'settings.autoForward.emailAddresses takes an array of strings (e-mail addresses), not "a@example.com"',
       'settings.bogus is not a phone-number setting',
     ]);
     expect(checkSettingsObject([])).toEqual(['settings must be an object, not []']);

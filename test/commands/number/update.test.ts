@@ -121,7 +121,7 @@ describe('svc number update: refusals before any request (exit 2)', () => {
   it('refuses unknown fields and wrong types in the file, bad booleans, bad links, and an empty update', async () => {
     expect(await refused(['--file', files.write('u1.json', '{"colour": "red"}')])).toContain('"colour" is not an updatable field');
     expect(await refused(['--file', files.write('u2.json', '{"isActivated": "yes"}')])).toContain('"isActivated" must be true or false');
-    expect(await refused(['--file', files.write('u3.json', '{"settings": {"rateLimit": "5"}}')])).toContain('settings.rateLimit takes a whole number');
+    expect(await refused(['--file', files.write('u3.json', '{"settings": {"rateLimit": "5"}}')])).toContain('settings.rateLimit takes an integer of at least 0, not "5"');
     expect(await refused(['--file', files.write('u4.json', '{"billingPlanName": "Gold"}')])).toContain('billingPlanName must be one of');
     expect(await refused(['--activated', 'sure'])).toContain('--activated takes true or false, not "sure"');
     expect(await refused(['--loa-url', 'ftp://x/loa.pdf'])).toContain('--loa-url must be an https:// URL');
