@@ -4,13 +4,14 @@
 
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { ApiError } from './errors.js';
+import { SANDBOX_DEFAULT_USER } from '../domain/sandbox-defaults.js';
 
 export interface SandboxUser {
   email: string;
   password: string;
 }
 
-export const DEFAULT_USER: SandboxUser = { email: 'sandbox@example.com', password: 'sandbox' };
+export const DEFAULT_USER: SandboxUser = { ...SANDBOX_DEFAULT_USER };
 
 const CACHE_LIMIT = 1024;
 const BASIC_CHALLENGE = { 'WWW-Authenticate': 'Basic realm="svc sandbox"' };

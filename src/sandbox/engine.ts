@@ -14,12 +14,13 @@ import type {
   TenantRecord,
 } from './state.js';
 import { notFound } from './errors.js';
+import { HIDDEN_SECRET } from '../domain/webhooks.js';
 
 /** The fictional range whose numbers fail provisioning and whose recipients fail delivery. */
 export const FAILING_NUMBER_PATTERN = /^\+1555010\d{4}$/;
 
 /** What GET answers in place of a stored secret; sending it back in a PUT keeps the secret. */
-export const HIDDEN_SECRET = '********';
+export { HIDDEN_SECRET } from '../domain/webhooks.js';
 
 export const UNREACHABLE_ERROR_CODE = 'UNREACHABLE_DESTINATION';
 export const UNREACHABLE_ERROR_MESSAGE = 'The destination handset is unreachable (sandbox failing test number)';

@@ -24,9 +24,9 @@ import { SandboxStore } from './state.js';
 import { DebouncedStateWriter, readStateFile, removeStaleTempFiles } from './state-file.js';
 import { createWebhookDispatcher } from './webhooks/dispatcher.js';
 import type { WebhookDispatcher } from './webhooks/types.js';
+import { SANDBOX_DEFAULT_HOST as DEFAULT_SANDBOX_HOST, SANDBOX_DEFAULT_PORT as DEFAULT_SANDBOX_PORT } from '../domain/sandbox-defaults.js';
 
-export const DEFAULT_SANDBOX_PORT = 4010;
-export const DEFAULT_SANDBOX_HOST = '127.0.0.1';
+export { SANDBOX_DEFAULT_HOST as DEFAULT_SANDBOX_HOST, SANDBOX_DEFAULT_PORT as DEFAULT_SANDBOX_PORT } from '../domain/sandbox-defaults.js';
 export const DEFAULT_ORDER_DELAY_MS = 2000;
 export const DEFAULT_MESSAGE_STEP_MS = 300;
 export const API_PREFIX = '/api/v1';

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { OrderAction, PlatformType, ProvisionClass, ProvisionType, WebhookEventType } from '../domain/validate.js';
 import type { WebhookDispatcherState } from './webhooks/types.js';
-import type { SmsEncoding } from '../sms/segments.js';
+import type { SmsEncoding } from '../domain/segments.js';
 
 export interface TenantSettings {
   webhookPrimaryUri?: string;

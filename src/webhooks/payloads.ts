@@ -2,12 +2,15 @@
 // `X-Svc-Event` header when the sender names the event. Anything else is still an event: the
 // listener accepts it and shows it as `unknown`, because the document leaves shapes open.
 
-export const EVENT_HEADER = 'x-svc-event';
-export const DELIVERY_HEADER = 'x-svc-delivery';
+import { WEBHOOK_DELIVERY_HEADER, WEBHOOK_EVENT_HEADER, WEBHOOK_EVENT_KINDS, type WebhookEventKind as SentEventKind } from '../domain/webhooks.js';
 
-export type WebhookEventKind = 'MessageReceived' | 'DeliveryReceipt' | 'OrderStatus' | 'unknown';
+/** Lower case, as Node's server hands headers over. */
+export const EVENT_HEADER = WEBHOOK_EVENT_HEADER.toLowerCase();
+export const DELIVERY_HEADER = WEBHOOK_DELIVERY_HEADER.toLowerCase();
 
-const KNOWN_EVENT_NAMES: readonly WebhookEventKind[] = ['MessageReceived', 'DeliveryReceipt', 'OrderStatus'];
+export type WebhookEventKind = SentEventKind | 'unknown';
+
+const KNOWN_EVENT_NAMES: readonly WebhookEventKind[] = WEBHOOK_EVENT_KINDS;
 
 /** The few fields a person wants to see at a glance; every value comes from the payload. */
 export interface WebhookEventSummary {

@@ -1,6 +1,7 @@
 import type { CommandInput } from '../spec.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { HIDDEN_SECRET } from '../../domain/webhooks.js';
 import { isHttpsUrl, isLoopbackHost, matchEnum, TENANT_WEBHOOK_FIELDS, WEBHOOK_EVENT_TYPES } from '../../domain/validate.js';
 import { readJsonObjectFile, readSecretFromStdin, requireGuid, secretFromEnv } from '../shared/input.js';
 import type { Tenant, TenantWrite } from '../../api/tenants.js';
@@ -9,7 +10,6 @@ import { statusTone, writeObject, type Column } from '../../output/render.js';
 const WEBHOOK_FIELDS = TENANT_WEBHOOK_FIELDS;
 export const SECRET_FIELDS = ['webhookSecret', 'webhookBasicAuthPassword'] as const;
 const READ_ONLY_FIELDS = ['owner', 'billableOwner', 'createdDate'];
-const HIDDEN = '********';
 
 /** A secret as a read shows it: a run of mask characters, never the value itself. */
 function isHiddenValue(value: string): boolean {
@@ -125,7 +125,7 @@ export function maskTenant(tenant: Tenant, secrets: readonly string[] = []): Ten
   const mask = (holder: Record<string, unknown>): void => {
     for (const key of SECRET_FIELDS) {
       const value = holder[key];
-      if (typeof value === 'string' && value !== '' && (secrets.includes(value) || !isHiddenValue(value))) holder[key] = HIDDEN;
+      if (typeof value === 'string' && value !== '' && (secrets.includes(value) || !isHiddenValue(value))) holder[key] = HIDDEN_SECRET;
     }
   };
   mask(copy);

@@ -6,7 +6,7 @@ import type { ApiCall } from '../call.js';
 import { ApiError, notFound, validationError } from '../errors.js';
 import { optionalMediaUrls, requiredE164 } from '../fields.js';
 import { sendJson } from '../http-io.js';
-import { countSegments } from '../../sms/segments.js';
+import { countSegments } from '../../domain/segments.js';
 import type { MessageRecord } from '../state.js';
 
 /** Recipients per request: the document sets no maximum; this bounds one request's work. */

@@ -7,7 +7,7 @@ import type { ApiCall } from '../call.js';
 import { notFound, validationError } from '../errors.js';
 import { optionalMediaUrls, requiredE164 } from '../fields.js';
 import { sendJson } from '../http-io.js';
-import { countSegments } from '../../sms/segments.js';
+import { countSegments } from '../../domain/segments.js';
 
 /** A stable thread id for a conversation between two numbers, whichever way it goes. */
 function threadOf(a: string, b: string): { threadId: string; threadKey: string } {

@@ -6,7 +6,8 @@
 
 import { randomBytes } from 'node:crypto';
 import type { OutgoingHttpHeaders } from 'node:http';
-import { signBody } from '../../webhooks/signature.js';
+import { signBody } from '../../domain/signature.js';
+import { isWebhookEventKind as isEventKind, WEBHOOK_DELIVERY_HEADER, WEBHOOK_EVENT_HEADER, WEBHOOK_SIGNATURE_HEADER } from '../../domain/webhooks.js';
 import { WEBHOOK_EVENT_TYPES } from '../../domain/validate.js';
 import { DueQueue } from './due-queue.js';
 import {
@@ -77,7 +78,6 @@ interface QueuedDelivery extends Omit<PendingDelivery, 'body'> {
   bytes: Buffer;
 }
 
-const EVENT_KINDS: readonly WebhookEventKind[] = ['MessageReceived', 'DeliveryReceipt', 'OrderStatus'];
 
 /** True when the tenant's filter lets this event through (decisions.md "Webhooks"). */
 export function eventPassesFilter(target: WebhookTarget, event: WebhookEventKind): boolean {
@@ -418,11 +418,11 @@ function deliveryHeaders(item: QueuedDelivery): OutgoingHttpHeaders {
   const headers: OutgoingHttpHeaders = {
     'Content-Type': 'application/json',
     'User-Agent': WEBHOOK_USER_AGENT,
-    'X-Svc-Event': item.event,
-    'X-Svc-Delivery': item.deliveryId,
+    [WEBHOOK_EVENT_HEADER]: item.event,
+    [WEBHOOK_DELIVERY_HEADER]: item.deliveryId,
   };
   const { secret, basicAuthUsername: username, basicAuthPassword: password } = item.target;
-  if (secret !== undefined && secret !== '') headers['X-Svc-Signature'] = signBody(item.bytes, secret);
+  if (secret !== undefined && secret !== '') headers[WEBHOOK_SIGNATURE_HEADER] = signBody(item.bytes, secret);
   if ((username ?? '') !== '' || (password ?? '') !== '') {
     headers['Authorization'] = `Basic ${Buffer.from(`${username ?? ''}:${password ?? ''}`, 'utf8').toString('base64')}`;
   }
@@ -524,9 +524,6 @@ function isNullableString(value: unknown): value is string | null {
   return value === null || typeof value === 'string';
 }
 
-function isEventKind(value: unknown): value is WebhookEventKind {
-  return typeof value === 'string' && (EVENT_KINDS as readonly string[]).includes(value);
-}
 
 export function isWebhookTarget(value: unknown): value is WebhookTarget {
   if (!isRecord(value) || typeof value['tenantId'] !== 'string') return false;

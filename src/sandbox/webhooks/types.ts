@@ -3,9 +3,9 @@
 // secondary URI, retries with caps and Retry-After, the 24 h window and the failure queue).
 
 import type { WebhookEventType } from '../../domain/validate.js';
+import type { WebhookEventKind } from '../../domain/webhooks.js';
 
-/** The `X-Svc-Event` header values. */
-export type WebhookEventKind = 'MessageReceived' | 'DeliveryReceipt' | 'OrderStatus';
+export type { WebhookEventKind } from '../../domain/webhooks.js';
 
 /** The tenant's webhook settings, secrets in clear (the sandbox holds them). */
 export interface WebhookTarget {

@@ -1,0 +1,71 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+// The sandbox is a second implementation of the service: it may share src/domain/ with the CLI
+// and nothing else of it, so that a rule is never borrowed from the client side by accident. And
+// src/domain/ itself stands on nothing but itself, or the sandbox would reach the client through it.
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const SRC = join(ROOT, 'src');
+const { dependencies } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? sourceFiles(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : [],
+  );
+}
+
+/** Every module a file names: static imports and re-exports (type-only too), and import(). */
+export function importedSpecifiers(source: string): string[] {
+  const pattern = /(?:^|[\s;])(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|(?:^|[\s;])import\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm;
+  return [...source.matchAll(pattern)].map((m) => (m[1] ?? m[2] ?? m[3])!);
+}
+
+function isPackage(specifier: string): boolean {
+  const name = specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]!;
+  return Object.prototype.hasOwnProperty.call(dependencies, name);
+}
+
+function isBuiltin(specifier: string): boolean {
+  return specifier.startsWith('node:') || builtinModules.includes(specifier);
+}
+
+/** The imports of the files below `folder` that leave the allowed folders, as "file -> specifier". */
+function strayImports(folder: string, allowed: readonly string[]): string[] {
+  const stray: string[] = [];
+  for (const file of sourceFiles(join(SRC, folder))) {
+    for (const specifier of importedSpecifiers(readFileSync(file, 'utf8'))) {
+      if (isBuiltin(specifier) || isPackage(specifier)) continue;
+      const target = specifier.startsWith('.') ? relative(SRC, resolve(dirname(file), specifier)) : undefined;
+      if (target !== undefined && allowed.some((dir) => target.startsWith(`${dir}${sep}`))) continue;
+      stray.push(`${relative(ROOT, file)} -> ${specifier}`);
+    }
+  }
+  return stray;
+}
+
+describe('module boundaries', () => {
+  it('src/sandbox/ imports only itself, src/domain/, Node and the dependencies', () => {
+    expect(strayImports('sandbox', ['sandbox', 'domain'])).toEqual([]);
+  });
+
+  it('src/domain/ imports only itself, Node and the dependencies', () => {
+    expect(strayImports('domain', ['domain'])).toEqual([]);
+  });
+
+  it('sees every kind of import it checks', () => {
+    const source = [
+      "import { a } from '../x.js';",
+      "import type { B } from '../../y.js';",
+      "export { c } from './z.js';",
+      "export * from 'node:fs';",
+      "import 'side-effect';",
+      "const m = await import('../lazy.js');",
+      'import {\n  d,\n  e,\n} from "./multi.js";',
+    ].join('\n');
+    expect(importedSpecifiers(source)).toEqual(['../x.js', '../../y.js', './z.js', 'node:fs', 'side-effect', '../lazy.js', './multi.js']);
+  });
+});
