@@ -1,7 +1,6 @@
 import type { ApiClient } from './http.js';
 import { listBody, type ListPage } from './lists.js';
-import type { ProvisionEntry } from '../numbers/provision-entries.js';
-import type { Order } from '../numbers/order-status.js';
+import type { Order, ProvisionEntry } from '../domain/provisioning.js';
 
 // Typed calls for phone numbers. They return what the server said and never print.
 

@@ -1,5 +1,5 @@
 import type { ApiClient } from './http.js';
-import type { Order } from '../numbers/order-status.js';
+import type { Order } from '../domain/provisioning.js';
 
 // Typed calls for provisioning orders. They return what the server said and never print.
 

@@ -9,7 +9,6 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
-import { main } from '../cli.js';
 import { CliError, ExitCode, InterruptedError } from '../errors.js';
 import { startSandbox, type RunningSandbox } from '../sandbox/index.js';
 import { formatEventLine, type Palette } from '../webhooks/format.js';
@@ -26,7 +25,22 @@ export const DEMO_MESSAGE_STEP_MS = 300;
 /** How long the tour waits for a webhook before it calls the step failed (real time). */
 const WEBHOOK_WAIT_MS = 20_000;
 
+/** What one command of the tour gets: main()'s streams and settings (src/cli.ts, MainDeps). */
+export interface TourCommandDeps {
+  stdin: Readable;
+  stdout: Writable & { isTTY?: boolean; columns?: number };
+  stderr: Writable & { isTTY?: boolean };
+  env: Record<string, string>;
+  tty: { stdin: boolean; stdout: boolean; stderr: boolean; columns: number };
+  signal: AbortSignal;
+}
+
+/** Runs one svc command as typed and returns its exit code: main(), handed in by the command. */
+export type RunCommand = (argv: readonly string[], deps: TourCommandDeps) => Promise<number>;
+
 export interface TourOptions {
+  /** The CLI's main(); the tour sits below the entry point, so it is given it rather than importing it. */
+  runCommand: RunCommand;
   /** The transcript: every step, the commands' output (stdout and stderr, as a terminal shows them), the webhooks. */
   out: Writable;
   isTTY: boolean;
@@ -120,7 +134,7 @@ export async function runTour(options: TourOptions): Promise<void> {
     const stdout = new TranscriptStream(out, options.isTTY, columns);
     // stderr is not a terminal for the commands: a spinner redrawing its line would erase the
     // listener's lines printed in between, while plain progress lines read well in a transcript.
-    const code = await main(args, {
+    const code = await options.runCommand(args, {
       stdin: Readable.from([]),
       stdout,
       stderr: new TranscriptStream(out, false, columns),

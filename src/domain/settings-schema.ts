@@ -1,6 +1,9 @@
 // The phone-number `settings` object of the document, as data: the CLI types `--set` values
 // by it and the sandbox validates update bodies by it.
 
+/** A settings object as JSON: groups of leaves, below `settings`. */
+export type SettingsObject = Record<string, unknown>;
+
 export type SettingType = 'boolean' | 'integer' | 'string' | 'datetime' | 'string[]' | 'email[]' | 'cron';
 
 export interface SettingsGroup {

@@ -4,6 +4,7 @@
 // problem names the bad value and, for files, file:line.
 
 import { UsageError } from '../errors.js';
+import type { ProvisionEntry } from '../domain/provisioning.js';
 import {
   isE164,
   isEmailAddress,
@@ -16,9 +17,9 @@ import {
   type ProvisionClass,
   type ProvisionType,
 } from '../domain/validate.js';
-import { parseJsonText } from '../commands/shared/input.js';
+import { parseJsonText } from '../input/json.js';
 import { parseCsv } from './csv.js';
-import { arrayElementLines } from './json-lines.js';
+import { arrayElementLines } from '../input/json-lines.js';
 import { checkSettingsObject, requireSettingLeaf, SettingError, settingsFromAssignments, typeSettingValue, type SettingAssignment, type SettingsObject } from './settings.js';
 
 /** Text fields of an entry, with the flag that sets each for every entry. */
@@ -35,19 +36,7 @@ export const ENTRY_TEXT_FIELDS = {
 export type EntryTextField = keyof typeof ENTRY_TEXT_FIELDS;
 const TEXT_FIELD_NAMES = Object.keys(ENTRY_TEXT_FIELDS) as EntryTextField[];
 
-export interface ProvisionEntry {
-  number: string;
-  email?: string;
-  description?: string;
-  domain?: string;
-  platformType?: string;
-  campaignId?: string;
-  brandId?: string;
-  loaUrl?: string;
-  billingPlan?: string;
-  messagingFeature: { provisionType: ProvisionType; provisionClass: ProvisionClass };
-  settings?: SettingsObject;
-}
+export type { ProvisionEntry } from '../domain/provisioning.js';
 
 /** One entry as read, before it is checked. */
 export interface EntryDraft {

@@ -3,9 +3,9 @@
 // against it. Every problem names the path and the value.
 
 import { schemaChild, settingLeafProblem } from '../domain/settings-check.js';
-import { NUMBER_SETTINGS_SCHEMA, settingLeafPaths, settingTypeAt, type SettingType, type SettingsGroup } from '../domain/settings-schema.js';
+import { NUMBER_SETTINGS_SCHEMA, settingLeafPaths, settingTypeAt, type SettingType, type SettingsGroup, type SettingsObject } from '../domain/settings-schema.js';
 
-export type SettingsObject = Record<string, unknown>;
+export type { SettingsObject } from '../domain/settings-schema.js';
 
 export interface SettingAssignment {
   /** Below `settings`: ['optOut', 'periodicCron']. */

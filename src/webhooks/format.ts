@@ -4,18 +4,9 @@
 
 import type { AcceptedWebhookEvent, ForwardResult, RejectedWebhookRequest } from './listener.js';
 import type { WebhookEventKind } from './payloads.js';
+import { plainPalette, type Palette } from '../output/palette.js';
 
-export interface Palette {
-  dim(text: string): string;
-  bold(text: string): string;
-  green(text: string): string;
-  yellow(text: string): string;
-  red(text: string): string;
-  cyan(text: string): string;
-}
-
-const same = (text: string): string => text;
-export const plainPalette: Palette = { dim: same, bold: same, green: same, yellow: same, red: same, cyan: same };
+export { plainPalette, type Palette } from '../output/palette.js';
 
 export interface LineFormatOptions {
   palette?: Palette;

@@ -6,6 +6,7 @@ import { PassThrough } from 'node:stream';
 import { inflateSync } from 'node:zlib';
 import { spawn } from 'node:child_process';
 import { runCli } from '../helpers/cli.js';
+import { main } from '../../src/cli.js';
 import { BIN } from '../helpers/spawn.js';
 import { sniffContentType } from '../../src/domain/media-formats.js';
 import { plainPalette } from '../../src/webhooks/format.js';
@@ -68,7 +69,7 @@ describe('svc demo', () => {
   it('a step that fails stops the tour with an error naming it, after closing everything', async () => {
     const out = transcript();
     // +1555010xxxx is the sandbox's failing range: the order ends Failed and --wait exits 5.
-    const tour = runTour({ out, isTTY: false, columns: 100, color: false, palette: plainPalette, signal: new AbortController().signal, timeScale: 20, number: '+15550100123' });
+    const tour = runTour({ runCommand: main, out, isTTY: false, columns: 100, color: false, palette: plainPalette, signal: new AbortController().signal, timeScale: 20, number: '+15550100123' });
     await expect(tour).rejects.toThrow(TourStepError);
     await expect(tour).rejects.toThrow(/demo step "provision a number" failed: `svc number provision` exited with 5/);
     expect(out.text).toContain('$ svc number provision +15550100123');
@@ -81,7 +82,7 @@ describe('svc demo', () => {
     out.on('data', () => {
       if (out.text.includes('4. Create a tenant')) controller.abort();
     });
-    await expect(runTour({ out, isTTY: false, columns: 100, color: false, palette: plainPalette, signal: controller.signal, timeScale: 20 })).rejects.toThrow(InterruptedError);
+    await expect(runTour({ runCommand: main, out, isTTY: false, columns: 100, color: false, palette: plainPalette, signal: controller.signal, timeScale: 20 })).rejects.toThrow(InterruptedError);
     expect(out.text).not.toContain('5. Provision');
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { arrayElementLines } from '../../src/numbers/json-lines.js';
-import { jsonErrorOffset } from '../../src/commands/shared/json-position.js';
+import { arrayElementLines } from '../../src/input/json-lines.js';
+import { jsonErrorOffset } from '../../src/input/json.js';
 import { buildProvisionEntries, draftsFromArguments, draftsFromCsv, draftsFromFileText, draftsFromJson } from '../../src/numbers/provision-entries.js';
 import { UsageError } from '../../src/errors.js';
 

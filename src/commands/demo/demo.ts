@@ -8,7 +8,9 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
   if (ctx.globals.output !== 'table') throw new UsageError('svc demo prints a transcript for people; it has no --json or -o output');
   const timeScale = input.number('timeScale', '--time-scale', { min: 0.1, max: 1000 }) ?? 1;
   // The tour is a transcript for a person, on stdout: the commands' output and the webhooks are what it shows.
+  const { main } = await import('../../cli.js');
   await runTour({
+    runCommand: main,
     out: ctx.io.stdout,
     isTTY: ctx.io.stdoutIsTTY,
     columns: ctx.io.columns,

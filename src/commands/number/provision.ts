@@ -12,7 +12,7 @@ import {
   type EntryDraft,
   type EntryTextField,
 } from '../../numbers/provision-entries.js';
-import { submitAndReport, waitSettings } from './orders.js';
+import { submitAndReport, waitSettings } from '../order/submit.js';
 
 export async function run(input: CommandInput, ctx: Context): Promise<number> {
   const numbers = input.argList(0);

@@ -2,7 +2,7 @@ import type { CommandInput } from '../spec.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { requireE164, requireTenant } from '../shared/input.js';
-import { submitAndReport, waitSettings } from './orders.js';
+import { submitAndReport, waitSettings } from '../order/submit.js';
 
 export async function run(input: CommandInput, ctx: Context): Promise<number> {
   const given = input.argList(0);

@@ -1,7 +1,7 @@
 import type { CommandInput } from '../spec.js';
 import type { Context } from '../../context.js';
 import { getOrder } from '../../api/orders.js';
-import { requireOrderId } from './follow.js';
+import { requireOrderId } from './status.js';
 import { writeOrder } from './view.js';
 
 export async function run(input: CommandInput, ctx: Context): Promise<number> {

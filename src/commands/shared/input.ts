@@ -3,47 +3,12 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { isE164, isGuid } from '../../domain/validate.js';
 import { stripOneTrailingNewline } from '../../output/io.js';
-import { jsonErrorOffset } from './json-position.js';
+import { parseJsonText } from '../../input/json.js';
 
 // Input checks shared by commands. Each failure is a usage error (exit 2) naming the bad value,
 // and for files the file and the line.
 
-/** Line and column of a character offset, both from 1. */
-export function lineColumnAt(text: string, offset: number): { line: number; column: number } {
-  let line = 1;
-  let lineStart = 0;
-  for (let i = 0; i < offset && i < text.length; i++) {
-    if (text.charCodeAt(i) === 10) {
-      line++;
-      lineStart = i + 1;
-    }
-  }
-  return { line, column: offset - lineStart + 1 };
-}
-
-/** Parses JSON; a syntax error names the source and the line and column where it was found. */
-export function parseJsonText(text: string, source: string): unknown {
-  const clean = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  if (clean.trim() === '') throw new UsageError(`${source}: is empty, expected JSON`);
-  try {
-    return JSON.parse(clean) as unknown;
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    // Node 22 says "line L column C", Node 20 sometimes "position N" and sometimes nothing at all;
-    // without a position the text is scanned for the first character that is wrong.
-    const lineCol = /line (\d+) column (\d+)/.exec(message);
-    const position = /position (\d+)/.exec(message);
-    const offset = position ? Number(position[1]) : jsonErrorOffset(clean);
-    let where = '';
-    if (lineCol) where = `:${lineCol[1]}:${lineCol[2]}`;
-    else if (offset !== undefined) {
-      const at = lineColumnAt(clean, offset);
-      where = `:${at.line}:${at.column}`;
-    }
-    const reason = message.replace(/^JSON\.parse: /, '').replace(/ in JSON at position \d+.*$/, '').replace(/, "[^]*$/, '');
-    throw new UsageError(`${source}${where}: invalid JSON: ${reason}`);
-  }
-}
+export { lineColumnAt, parseJsonText } from '../../input/json.js';
 
 export async function readTextFile(path: string, what = 'file'): Promise<string> {
   try {

@@ -2,16 +2,16 @@ import type { CommandInput } from '../spec.js';
 import type { Context } from '../../context.js';
 import { ApiError, UsageError } from '../../errors.js';
 import { submitNumberOrder, type ProvisionRequest, type UnprovisionRequest } from '../../api/numbers.js';
-import { orderIdOf } from '../../numbers/order-status.js';
-import { finishOrder, followOptions, followOrder, type FollowOptions } from '../order/follow.js';
-import { writeOrder } from '../order/view.js';
+import { orderIdOf } from './status.js';
+import { finishOrder, watchOptions, watchOrder, type WatchOptions } from './watch.js';
+import { writeOrder } from './view.js';
 
 // Submitting a provision or unprovision order, then either showing the order or, with --wait,
 // following it to its end.
 
 export interface WaitSettings {
   wait: boolean;
-  follow: FollowOptions;
+  watch: WatchOptions;
 }
 
 export function waitSettings(input: CommandInput): WaitSettings {
@@ -19,7 +19,7 @@ export function waitSettings(input: CommandInput): WaitSettings {
   for (const [name, flag] of [['interval', '--interval'], ['waitTimeout', '--wait-timeout']] as const) {
     if (!wait && input.has(name)) throw new UsageError(`${flag} only applies with --wait`);
   }
-  return { wait, follow: followOptions(input, 'waitTimeout') };
+  return { wait, watch: watchOptions(input, 'waitTimeout') };
 }
 
 export async function submitAndReport(ctx: Context, request: ProvisionRequest | UnprovisionRequest, settings: WaitSettings): Promise<number> {
@@ -40,6 +40,6 @@ export async function submitAndReport(ctx: Context, request: ProvisionRequest | 
     await writeOrder(ctx, order);
     throw new ApiError('The answer has no orderId, so the order cannot be followed (--wait)');
   }
-  const ended = await followOrder(ctx, api, orderId, settings.follow, order);
+  const ended = await watchOrder(ctx, api, orderId, settings.watch, order);
   return finishOrder(ctx, orderId, ended);
 }

@@ -2,7 +2,9 @@
 // the status of each number. The contract: finished on `Completed`, a failure word (Failed,
 // Error, Rejected, Cancelled/Canceled) or a `completionDate`; other statuses are shown as they are.
 
-export type Order = Record<string, unknown>;
+export type { Order } from '../../domain/provisioning.js';
+import type { Order } from '../../domain/provisioning.js';
+import { UsageError } from '../../errors.js';
 
 export type OrderOutcome = 'pending' | 'completed' | 'failed';
 
@@ -102,4 +104,13 @@ export function failureSummary(orderId: string, order: Order): string {
   const which = failed.map((e) => `${e.number}${e.error ? ` (${e.error})` : ''}`).join(', ');
   if (isFailureStatus(status)) return `Order ${orderId} ended ${status}${which ? `: ${which}` : ''}`;
   return `Order ${orderId} ended ${status}, but ${failed.length} number${failed.length === 1 ? '' : 's'} failed: ${which}`;
+}
+
+/** Orders are numbered in the document; any short token without a slash is let through. */
+export function requireOrderId(value: string | undefined): string {
+  const id = (value ?? '').trim();
+  if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(id)) {
+    throw new UsageError(`The order ID must be the number the provision answer gave (like 1042), not "${value ?? ''}"`);
+  }
+  return id;
 }

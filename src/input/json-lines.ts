@@ -3,7 +3,7 @@
 // records where each element of one array begins: the root array, or the array under a key of
 // the root object (`{"phoneNumbers": [...]}`).
 
-import { lineColumnAt } from '../commands/shared/input.js';
+import { lineColumnAt } from './json.js';
 
 interface Frame {
   kind: 'array' | 'object';

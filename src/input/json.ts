@@ -1,4 +1,7 @@
-// Where JSON text first goes wrong, for error messages that must say file:line:column.
+// Reading JSON that a person wrote: every error says file:line:column. The one place that knows
+// where in JSON text something is (src/input/json-lines.ts finds where each entry begins).
+
+import { UsageError } from '../errors.js';
 
 /**
  * Where JSON text first goes wrong, as a character offset (undefined when it is valid). Node 20's
@@ -102,5 +105,42 @@ export function jsonErrorOffset(text: string): number | undefined {
   } catch (offset) {
     if (typeof offset === 'number') return offset;
     throw offset;
+  }
+}
+
+/** Line and column of a character offset, both from 1. */
+export function lineColumnAt(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < offset && i < text.length; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { line, column: offset - lineStart + 1 };
+}
+
+/** Parses JSON; a syntax error names the source and the line and column where it was found. */
+export function parseJsonText(text: string, source: string): unknown {
+  const clean = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  if (clean.trim() === '') throw new UsageError(`${source}: is empty, expected JSON`);
+  try {
+    return JSON.parse(clean) as unknown;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    // Node 22 says "line L column C", Node 20 sometimes "position N" and sometimes nothing at all;
+    // without a position the text is scanned for the first character that is wrong.
+    const lineCol = /line (\d+) column (\d+)/.exec(message);
+    const position = /position (\d+)/.exec(message);
+    const offset = position ? Number(position[1]) : jsonErrorOffset(clean);
+    let where = '';
+    if (lineCol) where = `:${lineCol[1]}:${lineCol[2]}`;
+    else if (offset !== undefined) {
+      const at = lineColumnAt(clean, offset);
+      where = `:${at.line}:${at.column}`;
+    }
+    const reason = message.replace(/^JSON\.parse: /, '').replace(/ in JSON at position \d+.*$/, '').replace(/, "[^]*$/, '');
+    throw new UsageError(`${source}${where}: invalid JSON: ${reason}`);
   }
 }

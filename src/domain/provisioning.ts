@@ -1,0 +1,23 @@
+// The wire shapes of provisioning, as the document gives them: what the CLI sends in a provision
+// request and the order the service answers with. The API layer and the commands both use them.
+
+import type { SettingsObject } from './settings-schema.js';
+import type { ProvisionClass, ProvisionType } from './validate.js';
+
+/** One number of a provision request (POST /phone-numbers/provision). */
+export interface ProvisionEntry {
+  number: string;
+  email?: string;
+  description?: string;
+  domain?: string;
+  platformType?: string;
+  campaignId?: string;
+  brandId?: string;
+  loaUrl?: string;
+  billingPlan?: string;
+  messagingFeature: { provisionType: ProvisionType; provisionClass: ProvisionClass };
+  settings?: SettingsObject;
+}
+
+/** An order as the service answers it; its fields are read leniently (commands/order/status.ts). */
+export type Order = Record<string, unknown>;
