@@ -18,7 +18,7 @@ import {
   type ProvisionType,
 } from '../domain/validate.js';
 import { parseJsonText } from '../input/json.js';
-import { parseCsv } from './csv.js';
+import { readCsv } from '../input/csv.js';
 import { arrayElementLines } from '../input/json-lines.js';
 import { checkSettingsObject, requireSettingLeaf, SettingError, settingsFromAssignments, typeSettingValue, type SettingAssignment, type SettingsObject } from './settings.js';
 
@@ -98,7 +98,7 @@ function columnMeaning(header: string): ColumnMeaning | undefined {
 
 /** Entries from a CSV file with a header row; one entry a row. */
 export function draftsFromCsv(text: string, file: string): ProvisionFile {
-  const records = parseCsv(text);
+  const records = readCsv(text);
   const header = records[0];
   if (header === undefined) throw new UsageError(`${file}: empty file, expected a header row (${CSV_COLUMNS.join(',')})`);
   if (header.error !== undefined) throw new UsageError(`${file}:${header.line}: ${header.error}`);

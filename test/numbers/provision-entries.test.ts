@@ -77,9 +77,13 @@ describe('entries from a CSV file', () => {
   });
 
   it('reports row problems on their line', () => {
-    const csv = 'number,email,settings.rateLimit\n+15551230001,a@example.com\n"+1555,x\n';
+    const csv = 'number,email,settings.rateLimit\n+15551230001,a@example.com\n+15551230002,b@example.com,1,2\n"+1555,x\n';
     const built = buildProvisionEntries(draftsFromCsv(csv, 'n.csv').drafts, { fields: {}, ...P2P_SMS });
-    expect(built.problems).toEqual(['n.csv:2: 2 fields where the header has 3', 'n.csv:3: a quoted field is not closed (a missing " before the end of the file)']);
+    expect(built.problems).toEqual([
+      'n.csv:2: 2 fields where the header has 3',
+      'n.csv:3: 4 fields where the header has 3 (a field that holds a comma must be in double quotes)',
+      'n.csv:4: a quoted field opened on line 4 is never closed (a missing " before the end of the file)',
+    ]);
     const typed = buildProvisionEntries(draftsFromCsv('number,settings.rateLimit\n+15551230001,lots\n', 'n.csv').drafts, { fields: {}, ...P2P_SMS });
     expect(typed.problems).toEqual(['n.csv:2: settings.rateLimit takes a whole number of at least 0, not "lots"']);
   });
