@@ -1,7 +1,6 @@
 // The letter-of-authorization upload: the file checks (a PDF by name and by content, at most
 // 5 MB) and the multipart/form-data body that carries it in a `file` field.
 
-import { randomBytes } from 'node:crypto';
 import { MAX_MEDIA_BYTES } from '../domain/media-formats.js';
 
 export const MAX_LOA_BYTES = MAX_MEDIA_BYTES;
@@ -21,26 +20,23 @@ export function loaFileProblem(fileName: string, size: number, head: Uint8Array)
 }
 
 export interface MultipartBody {
-  body: Buffer;
+  body: Uint8Array;
+  /** multipart/form-data with the boundary the body uses. */
   contentType: string;
 }
 
-/** A file name safe inside a quoted header parameter: no quotes, backslashes or line breaks. */
-function headerFileName(name: string): string {
-  return name.replace(/[\r\n"\\]/g, '_');
-}
-
-/** A form with one file part. The boundary is random unless given (tests). */
-export function multipartFile(field: string, fileName: string, contentType: string, bytes: Uint8Array, boundary?: string): MultipartBody {
-  const mark = boundary ?? `----svc-form-${randomBytes(12).toString('hex')}`;
-  const head = Buffer.from(
-    `--${mark}\r\n` +
-      `Content-Disposition: form-data; name="${field}"; filename="${headerFileName(fileName)}"\r\n` +
-      `Content-Type: ${contentType}\r\n\r\n`,
-    'utf8',
-  );
-  const tail = Buffer.from(`\r\n--${mark}--\r\n`, 'utf8');
-  return { body: Buffer.concat([head, bytes, tail]), contentType: `multipart/form-data; boundary=${mark}` };
+/**
+ * A form with one file part, encoded by the platform (FormData, and Response to serialise it
+ * as fetch would: the boundary, and the file name escaped as the HTML standard says). The bytes
+ * are then sent by the API layer like any other body.
+ */
+export async function multipartFile(field: string, fileName: string, contentType: string, bytes: Uint8Array): Promise<MultipartBody> {
+  const form = new FormData();
+  form.append(field, new Blob([bytes], { type: contentType }), fileName);
+  const encoded = new Response(form);
+  const type = encoded.headers.get('content-type');
+  if (type === null) throw new Error('FormData gave no content type');
+  return { body: new Uint8Array(await encoded.arrayBuffer()), contentType: type };
 }
 
 /** The link in an LOA upload answer, whichever field carries it. */

@@ -27,7 +27,7 @@ async function readPdf(path: string): Promise<Buffer> {
 export async function run(input: CommandInput, ctx: Context): Promise<number> {
   const path = input.arg(0) ?? '';
   const bytes = await readPdf(path);
-  const form = multipartFile('file', basename(path), 'application/pdf', bytes);
+  const form = await multipartFile('file', basename(path), 'application/pdf', bytes);
   const { data, location } = await uploadLoaDocument(await ctx.api(), form);
   const link = loaLinkOf(data) ?? location;
   if (ctx.globals.output !== 'table') {

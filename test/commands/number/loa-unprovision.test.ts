@@ -19,11 +19,16 @@ describe('svc number loa upload', () => {
     api.verify();
     expect(result.stdout).toBe('https://media.example/loa/1.pdf?sig=abc\n');
     const { headers, body } = api.seen[0]!;
-    const boundary = /^multipart\/form-data; boundary=(.+)$/.exec(headers['content-type'] ?? '')?.[1];
-    expect(boundary).toBeDefined();
-    expect(body).toBe(
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="signed _loa_.pdf"\r\nContent-Type: application/pdf\r\n\r\n${PDF.toString('latin1')}\r\n--${boundary}--\r\n`,
-    );
+    expect(headers['content-type']).toMatch(/^multipart\/form-data; boundary=\S+$/);
+    // Read back by the platform's own parser, as a server would.
+    const form = await new Response(body as string, { headers: { 'content-type': headers['content-type']! } }).formData();
+    expect([...form.keys()]).toEqual(['file']);
+    const file = form.get('file') as File;
+    expect(file.type).toBe('application/pdf');
+    // Quotes in the name travel escaped (%22, as the HTML standard says) and come back whole.
+    expect(body).toContain('filename="signed %22loa%22.pdf"');
+    expect(file.name).toBe('signed "loa".pdf');
+    expect(Buffer.from(await file.arrayBuffer())).toEqual(PDF);
   });
 
   it('prints the server answer with --json, and finds the link under other names', async () => {
@@ -51,13 +56,14 @@ describe('svc number loa upload', () => {
     expect(api.seen).toEqual([]);
   });
 
-  it('builds a body that keeps binary bytes exactly', () => {
-    const bytes = Buffer.from([0x25, 0x50, 0x44, 0x46, 0x2d, 0x00, 0xff, 0x0d, 0x0a]);
-    const form = multipartFile('file', 'a.pdf', 'application/pdf', bytes, 'XYZ');
-    expect(form.contentType).toBe('multipart/form-data; boundary=XYZ');
-    const start = form.body.indexOf('\r\n\r\n') + 4;
-    expect(form.body.subarray(start, start + bytes.length)).toEqual(bytes);
-    expect(form.body.subarray(start + bytes.length).toString()).toBe('\r\n--XYZ--\r\n');
+  it('builds a body that keeps binary bytes exactly', async () => {
+    const bytes = Buffer.from([0x25, 0x50, 0x44, 0x46, 0x2d, 0x00, 0xff, 0x0d, 0x0a, 0x2d, 0x2d]);
+    const built = await multipartFile('file', 'a.pdf', 'application/pdf', bytes);
+    expect(built.contentType).toMatch(/^multipart\/form-data; boundary=\S+$/);
+    const form = await new Response(built.body, { headers: { 'content-type': built.contentType } }).formData();
+    const file = form.get('file') as File;
+    expect(file.name).toBe('a.pdf');
+    expect(Buffer.from(await file.arrayBuffer())).toEqual(bytes);
   });
 });
 
