@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { CliError, ExitCode, InterruptedError } from '../errors.js';
 import { startSandbox, type RunningSandbox } from '../sandbox/index.js';
-import { formatEventLine, type Palette } from '../webhooks/format.js';
+import { formatEventLine } from '../webhooks/format.js';
+import type { Palette } from '../output/palette.js';
 import { startWebhookListener, type AcceptedWebhookEvent, type WebhookListener } from '../webhooks/listener.js';
 import { drawDemoPng } from './png.js';
 
