@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { isE164, isGuid } from '../../domain/validate.js';
 import { stripOneTrailingNewline } from '../../output/io.js';
-import { jsonErrorOffset } from './json-position.js';
+import { jsonErrorOffset, jsonTooDeepOffset, MAX_JSON_DEPTH } from './json-position.js';
 
 // Input checks shared by commands. Each failure is a usage error (exit 2) naming the bad value,
 // and for files the file and the line.
@@ -25,6 +25,11 @@ export function lineColumnAt(text: string, offset: number): { line: number; colu
 export function parseJsonText(text: string, source: string): unknown {
   const clean = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   if (clean.trim() === '') throw new UsageError(`${source}: is empty, expected JSON`);
+  const tooDeep = jsonTooDeepOffset(clean);
+  if (tooDeep !== undefined) {
+    const at = lineColumnAt(clean, tooDeep);
+    throw new UsageError(`${source}:${at.line}:${at.column}: JSON nested deeper than ${MAX_JSON_DEPTH} levels, the most any input may nest`);
+  }
   try {
     return JSON.parse(clean) as unknown;
   } catch (error) {
@@ -109,10 +114,13 @@ export function requireTenant(ctx: Context, flag: string | undefined): string {
 export async function readSecretFromStdin(ctx: Context, flag: string): Promise<string> {
   if (ctx.io.stdinIsTTY && ctx.io.canPrompt) {
     const prompter = await ctx.prompter();
-    return prompter.password(`${flag.replace(/^--/, '').replace(/-stdin$/, '').replace(/-/g, ' ')}:`);
+    const typed = await prompter.password(`${flag.replace(/^--/, '').replace(/-stdin$/, '').replace(/-/g, ' ')}:`);
+    ctx.io.secrets.add(typed);
+    return typed;
   }
   const secret = stripOneTrailingNewline(await ctx.readStdin(flag));
   if (secret === '') throw new UsageError(`${flag}: standard input was empty`);
+  ctx.io.secrets.add(secret);
   return secret;
 }
 
@@ -124,5 +132,6 @@ export function secretFromEnv(ctx: Context, variable: string, flag: string): str
   }
   const value = ctx.env[variable];
   if (value === undefined || value === '') throw new UsageError(`${flag}: the environment variable ${variable} is not set or empty`);
+  ctx.io.secrets.add(value);
   return value;
 }

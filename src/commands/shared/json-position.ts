@@ -104,3 +104,30 @@ export function jsonErrorOffset(text: string): number | undefined {
     throw offset;
   }
 }
+
+/** How deep JSON input may nest: far beyond any document the API takes, far below a stack overflow. */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * The offset of the first bracket that nests deeper than `limit`, or undefined. A linear scan
+ * before parsing, so that a file nested 100,000 deep is refused by name instead of overflowing
+ * the stack of whatever walks the parsed value.
+ */
+export function jsonTooDeepOffset(text: string, limit = MAX_JSON_DEPTH): number | undefined {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++;
+      else if (c === 34) inString = false;
+      continue;
+    }
+    if (c === 34) inString = true;
+    else if (c === 91 || c === 123) {
+      depth++;
+      if (depth > limit) return i;
+    } else if (c === 93 || c === 125) depth--;
+  }
+  return undefined;
+}
