@@ -8,7 +8,7 @@ import { UnexpectedAnswerError } from '../errors.js';
  * - `object`: a 2xx with a JSON object body.
  * - `list`: a 2xx with a JSON array, or an object holding one (an envelope: items, data...).
  * - `object-or-empty`: a 2xx with a JSON object, or with no body at all (a PUT's 204).
- * - `any`: any 2xx (the raw `svc api` command, the LOA upload whose answer may be a bare link).
+ * - `any`: any 2xx with a body that is not broken JSON (the raw `svc api` command).
  * No kind admits a 1xx or 3xx: redirects are never followed.
  */
 export type AnswerKind = 'object' | 'list' | 'object-or-empty' | 'any';
@@ -23,7 +23,7 @@ export const ANSWERS = {
   getNumber: 'object',
   updateNumber: 'object-or-empty',
   submitNumberOrder: 'object',
-  uploadLoa: 'any',
+  uploadLoa: 'object',
   getOrder: 'object',
   sendMessage: 'object',
   getMessage: 'object',

@@ -52,8 +52,8 @@ export async function updatePhoneNumber(api: ApiClient, number: string, body: Ph
   return response.data === undefined ? undefined : objectOf<PhoneNumber>(response);
 }
 
-/** POST /phone-numbers/loa with a multipart body already built; the server's answer (any shape). */
+/** POST /phone-numbers/loa with a multipart body already built; the server's JSON object (any fields). */
 export async function uploadLoaDocument(api: ApiClient, form: { body: Uint8Array; contentType: string }): Promise<{ data: unknown; location: string | undefined }> {
   const response = await api.request({ call: 'uploadLoa', method: 'POST', path: 'phone-numbers/loa', raw: { body: form.body, contentType: form.contentType } });
-  return { data: response.data ?? (response.text.trim() === '' ? undefined : response.text.trim()), location: response.headers['location'] };
+  return { data: objectOf(response), location: response.headers['location'] };
 }
