@@ -81,7 +81,7 @@ export function pinnedLookup(base: LookupFunction): LookupFunction {
   }) as LookupFunction;
 }
 
-function checkLoopbackSocket(url: URL, remoteAddress: string | undefined): NotLoopbackError | undefined {
+export function checkLoopbackSocket(url: URL, remoteAddress: string | undefined): NotLoopbackError | undefined {
   if (url.protocol !== 'http:') return undefined;
   return remoteAddress !== undefined && isLoopbackAddress(remoteAddress) ? undefined : new NotLoopbackError(url.host, remoteAddress);
 }
