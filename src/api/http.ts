@@ -145,7 +145,7 @@ export class ApiClient {
       const { root, dispatcher, connections, timeoutMs, env } = this.options;
       let transport: Transport;
       if (dispatcher === undefined && root.protocol === 'http:' && !this.throughput) {
-        transport = await nodeHttpTransport({ connections });
+        transport = await nodeHttpTransport({ connections, root });
       } else {
         const proxy = dispatcher === undefined ? chooseProxy(root, env) : undefined;
         transport = await undiciTransport({ dispatcher, connections, timeoutMs, proxyUrl: proxy?.url, throughput: this.throughput });

@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import type { LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import { isLoopbackAddress } from './loopback.js';
 
 // The transport rules, held at the socket (issue 9, item 6), for both ways a request leaves:
@@ -116,12 +116,15 @@ function flattenHeaders(headers: Record<string, string | string[] | undefined>):
 // ---------------------------------------------------------------------------------------------
 // node:http, plain http:// to loopback only.
 
-export async function nodeHttpTransport(options: { connections?: number | undefined }): Promise<Transport> {
-  const [http, dns] = await Promise.all([import('node:http'), import('node:dns')]);
+export async function nodeHttpTransport(options: { connections?: number | undefined; root: URL }): Promise<Transport> {
+  const http = await import('node:http');
+  // An IP address is never looked up, so node:dns is loaded only for a name.
+  const byName = isIP(options.root.hostname.replace(/^\[|\]$/g, '')) === 0;
+  const lookup = byName ? pinnedLookup((await import('node:dns')).lookup as LookupFunction) : undefined;
   const agent = new http.Agent({
     keepAlive: true,
     maxSockets: options.connections ?? Infinity,
-    lookup: pinnedLookup(dns.lookup as LookupFunction),
+    ...(lookup ? { lookup } : {}),
   } as ConstructorParameters<typeof http.Agent>[0]);
   return {
     proxy: undefined,
