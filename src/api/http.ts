@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { ApiError, AuthError, CliError, InterruptedError, NetworkError, NotFoundError, UsageError } from '../errors.js';
 import type { SecretRegistry } from '../output/secrets.js';
-import { ANSWERS, checkAnswer, firstLine, type ApiCall } from './answers.js';
+import { ANSWERS, checkAnswer, firstLine, safeLocation, type ApiCall } from './answers.js';
 import { chooseProxy } from './proxy.js';
 import { redactJsonText } from './redact.js';
 import { describeTransportFailure } from './failures.js';
@@ -236,10 +236,7 @@ export class ApiClient {
     // listeners that were a sixth of a bulk send's CPU time).
     const controller = new AbortController();
     let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort(new Error(`no complete answer within ${timeoutMs / 1000} s`));
-    }, timeoutMs);
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const outer = [this.options.signal && !req.finishOnInterrupt ? this.options.signal : undefined, req.signal].filter(
       (s): s is AbortSignal => s !== undefined,
     );
@@ -257,11 +254,19 @@ export class ApiClient {
     let transport: Transport | undefined;
     try {
       transport = await this.transport();
+      // The deadline starts when the request can leave: loading the transport is not the exchange.
+      timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort(new Error(`no complete answer within ${timeoutMs / 1000} s`));
+      }, timeoutMs);
       const answer = await transport.exchange({ method: req.method, url, headers, body, signal: controller.signal });
       const response: ApiResponse = { status: answer.status, headers: answer.headers, data: undefined, text: answer.text };
       if (this.options.debug) {
         this.trace(`< ${answer.status} (${Math.round(performance.now() - started)} ms)`);
-        for (const [name, value] of Object.entries(answer.headers)) this.trace(`< ${name}: ${traceHeader(name, value)}`);
+        for (const [name, value] of Object.entries(answer.headers)) {
+          // A redirect's target is shown as the error shows it: no userinfo, no query.
+          this.trace(`< ${name}: ${name === 'location' ? (safeLocation(value, url) ?? '') : traceHeader(name, value)}`);
+        }
         if (answer.text !== '') this.trace(`< ${truncate(redactJsonText(answer.text), 4000)}`);
       }
       const parsed = parseBody(answer.text, answer.headers['content-type']);
