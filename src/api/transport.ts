@@ -142,11 +142,13 @@ export async function nodeHttpTransport(options: { connections?: number | undefi
         };
         const onAbort = (): void => fail(x.signal.reason ?? new Error('aborted'));
         const request = http.request(x.url, { method: x.method, headers: x.headers, agent });
+        // Nothing is written until the socket's peer has passed the loopback check.
         request.on('socket', (socket) => {
           const connected = (): void => {
             const refused = checkLoopbackSocket(x.url, socket.remoteAddress);
-            if (refused) fail(refused);
-            else stage = 'sent';
+            if (refused) return fail(refused);
+            stage = 'sent';
+            request.end(x.body);
           };
           if (socket.connecting) socket.once('connect', connected);
           else connected();
@@ -171,7 +173,6 @@ export async function nodeHttpTransport(options: { connections?: number | undefi
         });
         if (x.signal.aborted) return onAbort();
         x.signal.addEventListener('abort', onAbort, { once: true });
-        request.end(x.body);
       }),
   };
 }

@@ -3,9 +3,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkLoopbackSocket, nodeHttpTransport, NotLoopbackError, TransportFailure, undiciTransport } from '../../src/api/transport.js';
 import { runCli } from '../helpers/cli.js';
 import { spawnCli } from '../helpers/spawn.js';
 
@@ -136,5 +137,45 @@ describe('plain http:// to a name under localhost', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual(JSON.parse(tenants));
+  });
+});
+
+describe('plain http:// whose peer is not loopback', () => {
+  // A machine's own non-loopback address stands in for "a name that resolved elsewhere"; on a
+  // machine with no such interface the socket check is exercised on a loopback peer refused as
+  // if it were one, through the same transports.
+  const external = Object.values(networkInterfaces())
+    .flat()
+    .find((i) => i !== undefined && !i.internal && i.family === 'IPv4')?.address;
+
+  it.each(['node:http', 'undici'] as const)('is closed by %s before a byte is sent', async (which) => {
+    let received = 0;
+    const server = createHttpServer((_req, res) => {
+      received++;
+      res.writeHead(200, { 'content-type': 'application/json' }).end(tenants);
+    });
+    server.on('connection', () => undefined);
+    await new Promise<void>((resolve) => server.listen(0, external ?? '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const url = new URL(`http://${external ?? '127.0.0.1'}:${port}/api/v1/tenants`);
+      const transport =
+        which === 'node:http' ? await nodeHttpTransport({ root: url }) : await undiciTransport({ timeoutMs: 5_000, throughput: false });
+      const controller = new AbortController();
+      const exchange = { method: 'GET', url, headers: {}, body: undefined, signal: controller.signal };
+      if (external !== undefined) {
+        const failure = await transport.exchange(exchange).then(() => undefined, (error: unknown) => error);
+        expect(failure).toBeInstanceOf(TransportFailure);
+        expect((failure as TransportFailure).stage).toBe('connect');
+        expect(String((failure as TransportFailure).cause)).toContain(`connected to ${external}`);
+        expect(received).toBe(0);
+      } else {
+        expect(checkLoopbackSocket(url, '192.0.2.2')).toBeInstanceOf(NotLoopbackError);
+        expect((await transport.exchange(exchange)).status).toBe(200);
+      }
+      await transport.close();
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
