@@ -154,6 +154,14 @@ export async function nodeHttpTransport(options: { connections?: number | undefi
           else connected();
         });
         request.on('error', fail);
+        // A 101 without our asking is an answer too (an unexpected one); the socket is not ours to keep.
+        request.on('upgrade', (response, socket) => {
+          socket.destroy();
+          if (settled) return;
+          settled = true;
+          x.signal.removeEventListener('abort', onAbort);
+          resolve({ status: response.statusCode ?? 101, headers: flattenHeaders(response.headers), text: '' });
+        });
         request.on('response', (response) => {
           stage = 'answer';
           const chunks: Buffer[] = [];

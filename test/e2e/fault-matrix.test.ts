@@ -41,6 +41,9 @@ const FAULTS: Record<string, Fault> = {
       [`${status} without a Location`, redirect(status)],
     ]),
   ),
+  '101 nobody asked for': (req) => {
+    req.socket.end('HTTP/1.1 101 Switching Protocols\r\nconnection: upgrade\r\nupgrade: websocket\r\n\r\n');
+  },
   '204 where a body is due': (_req, res) => {
     res.writeHead(204).end();
   },
@@ -235,7 +238,9 @@ describe('the fault-server matrix', () => {
       expect(error.message).toContain('the base URL is probably wrong');
     }
     if (faultName.includes('without a Location')) expect(error.message).toContain('redirect without a Location');
-    if (/^(\d{3})/.test(faultName)) expect(error.status).toBe(Number(faultName.slice(0, 3)));
+    // undici (the bulk send) reads an unasked-for 101 as a protocol error, without a status.
+    if (faultName.startsWith('101') && call.argv.includes('--to-file')) expect(error.status).toBeNull();
+    else if (/^(\d{3})/.test(faultName)) expect(error.status).toBe(Number(faultName.slice(0, 3)));
     if (faultName.includes('trickled')) expect(error.message).toContain(`within ${timeout} s (--timeout)`);
     expect(result.stdout + result.stderr).not.toMatch(/hunter2|t0ken-value/);
     if (!isSend) {
