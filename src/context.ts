@@ -128,6 +128,7 @@ export class CommandContext implements Context {
       signal: this.signal,
       debug: this.globals.debug ? (line) => this.debug(line) : undefined,
       dispatcher: this.deps.dispatcher,
+      secrets: this.io.secrets,
       userAgent: `svc-cli (node ${process.version})`,
     });
     this.onClose(() => client.close());

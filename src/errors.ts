@@ -68,9 +68,28 @@ export class ApiError extends CliError {
 /** The connection failed or timed out. `sent` tells whether the request may have reached the server. */
 export class NetworkError extends ApiError {
   readonly sent: boolean;
-  constructor(message: string, sent: boolean, cause?: unknown) {
+  /** Another attempt cannot mend it (an untrusted certificate, a host that does not exist). */
+  readonly permanent: boolean;
+  constructor(message: string, sent: boolean, cause?: unknown, extra: { permanent?: boolean; hints?: string[] } = {}) {
     super(message, { status: null, cause });
     this.sent = sent;
+    this.permanent = extra.permanent ?? false;
+    if (extra.hints) this.hints.push(...extra.hints);
+  }
+}
+
+/**
+ * A 1xx/2xx/3xx answer that is not what the endpoint promises (issue 9): a redirect (never
+ * followed), a 204 or empty body where a body is due, an HTML page, JSON of the wrong kind or
+ * cut short. The request reached something that answered, so it may have been acted on.
+ */
+export class UnexpectedAnswerError extends ApiError {
+  /** Where a redirect pointed, with credentials and query removed; undefined otherwise. */
+  readonly location: string | undefined;
+  constructor(message: string, extra: { status: number; location?: string | undefined; hints?: string[] }) {
+    super(message, { status: extra.status });
+    this.location = extra.location;
+    if (extra.hints) this.hints.push(...extra.hints);
   }
 }
 

@@ -6,6 +6,7 @@ import { COMMANDS, GROUPS } from './commands/tree.js';
 import { CommandContext, type GlobalOptions, type OutputFormat } from './context.js';
 import { CliError, describeError, exitCodeFor, ExitCode, UsageError } from './errors.js';
 import { createIOStreams, type IOStreams } from './output/io.js';
+import { registerEnvironmentSecrets, SecretRegistry } from './output/secrets.js';
 import { VERSION } from './version.js';
 
 // The program: the commander tree built from the command specs, parsing, running one command,
@@ -15,12 +16,16 @@ import { VERSION } from './version.js';
 interface RunState {
   exitCode: number;
   ctx: CommandContext | undefined;
+  /** The run's secrets: every stream of the run redacts with this one registry. */
+  secrets: SecretRegistry;
 }
 
 export async function runMain(argv: readonly string[], resolved: MainDeps): Promise<number> {
-  const state: RunState = { exitCode: ExitCode.Ok, ctx: undefined };
+  const secrets = new SecretRegistry();
+  registerEnvironmentSecrets(secrets, resolved.env, argv);
+  const state: RunState = { exitCode: ExitCode.Ok, ctx: undefined, secrets };
   const wantsJson = argv.includes('--json') || argv.some((a, i) => (a === '-o' || a === '--output') && argv[i + 1] === 'json') || argv.includes('--output=json');
-  const io = createIOStreams(ioInit(resolved, argv.includes('--no-color')));
+  const io = createIOStreams(ioInit(resolved, argv.includes('--no-color'), secrets));
   try {
     const program = await buildProgram(argv, resolved, state, wantsJson);
     await program.parseAsync([...argv], { from: 'user' });
@@ -37,8 +42,9 @@ export async function runMain(argv: readonly string[], resolved: MainDeps): Prom
   }
 }
 
-function ioInit(deps: MainDeps, noColorFlag: boolean): Parameters<typeof createIOStreams>[0] {
+function ioInit(deps: MainDeps, noColorFlag: boolean, secrets: SecretRegistry): Parameters<typeof createIOStreams>[0] {
   return {
+    secrets,
     stdin: deps.stdin as IOStreams['stdin'],
     stdout: deps.stdout,
     stderr: deps.stderr,
@@ -158,7 +164,7 @@ export function selectedBranch(argv: readonly string[]): string | undefined {
 async function buildProgram(argv: readonly string[], deps: MainDeps, state: RunState, wantsJson: boolean): Promise<CommanderCommand> {
   const { Command, Option } = await import('commander');
   const program = new Command('svc');
-  const io = createIOStreams(ioInit(deps, false));
+  const io = createIOStreams(ioInit(deps, false, state.secrets));
   const configure = (cmd: CommanderCommand): CommanderCommand =>
     cmd
       .exitOverride()
@@ -269,7 +275,7 @@ async function buildProgram(argv: readonly string[], deps: MainDeps, state: RunS
         }
       }
       const globals = globalsFrom(globalValues);
-      const ctxIo = createIOStreams(ioInit(deps, globalValues['color'] === false));
+      const ctxIo = createIOStreams(ioInit(deps, globalValues['color'] === false, state.secrets));
       const { resolveSettings } = await import('./config/settings.js');
       const ctx = new CommandContext({ ...deps, io: ctxIo }, globals, resolveSettings);
       state.ctx = ctx;

@@ -1,8 +1,8 @@
-import { objectBody, type ApiClient } from './http.js';
+import { objectOf, type ApiClient } from './http.js';
 
 export type Health = Record<string, unknown> & { status?: string; totalDuration?: string; entries?: unknown };
 
 export async function getHealth(api: ApiClient): Promise<Health> {
-  const response = await api.request({ method: 'GET', path: 'health', accept: [503] });
-  return objectBody(response, 'GET /health') as Health;
+  const response = await api.request({ call: 'health', method: 'GET', path: 'health', accept: [503] });
+  return objectOf<Health>(response);
 }

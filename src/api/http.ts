@@ -1,15 +1,26 @@
 import type { Dispatcher } from 'undici';
 import { ApiError, AuthError, CliError, InterruptedError, NetworkError, NotFoundError, UsageError } from '../errors.js';
-import { redactJsonText, redactText } from './redact.js';
 import type { Clock } from '../clock.js';
+import type { SecretRegistry } from '../output/secrets.js';
+import { ANSWERS, checkAnswer, firstLine, safeLocation, type ApiCall } from './answers.js';
+import { chooseProxy } from './proxy.js';
+import { redactJsonText } from './redact.js';
+import { describeTransportFailure } from './failures.js';
+import { nodeHttpTransport, TransportFailure, undiciTransport, type Transport } from './transport.js';
 
-// The only module that imports undici. It knows the base URL, Basic auth, JSON in and out,
-// timeouts, retries (decisions.md, "CLI behaviour"), the error bodies of the document, and the
-// --debug trace. It never prints for people; callers render what it returns.
+export { firstLine } from './answers.js';
+
+// The HTTP layer. It knows the base URL, Basic auth, JSON in and out, the whole-exchange
+// deadline (--timeout), retries (decisions.md, "CLI behaviour"), what a good answer is for each
+// call (answers.ts), the error bodies of the document, and the --debug trace. The transport
+// rules live in transport.ts and proxy.ts, under it. It never prints for people; callers render
+// what it returns.
 
 export type QueryValue = string | number | boolean | undefined | null | readonly string[];
 
 export interface ApiRequest {
+  /** Which call this is: answers.ts says what a good answer to it is. */
+  call: ApiCall;
   method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'HEAD' | 'PATCH';
   /** Relative to `{base_url}/api/v1`; path segments must already be encoded. */
   path: string;
@@ -57,8 +68,8 @@ export interface ApiClientOptions {
   debug?: ((line: string) => void) | undefined;
   /** An undici dispatcher to use instead of our own (tests inject a MockAgent). */
   dispatcher?: Dispatcher | undefined;
-  /** Extra secrets to scrub from the debug trace (webhook secrets the command is sending). */
-  secrets?: readonly string[] | undefined;
+  /** The run's secret registry: the credentials are registered in it before any request. */
+  secrets?: SecretRegistry | undefined;
   /** Most sockets kept per origin (bulk sends raise it to their concurrency). */
   connections?: number | undefined;
   userAgent?: string | undefined;
@@ -68,52 +79,16 @@ const RETRY_STATUSES = new Set([429, 500, 502, 503, 504]);
 const IDEMPOTENT = new Set(['GET', 'PUT', 'HEAD', 'DELETE']);
 export const MAX_ATTEMPTS = 4;
 export const MAX_RETRY_AFTER_MS = 30_000;
-/** Network error codes that mean the request never left this machine, so a POST may be retried. */
-const NOT_SENT_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EADDRNOTAVAIL',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
-
-let undiciModule: Promise<typeof import('./undici.js')> | undefined;
-
-/**
- * undici parses HTTP with llhttp compiled to WebAssembly. V8 first compiles it with its baseline
- * tier (Liftoff), then recompiles it with its optimising tier in the background, and that second
- * compile keeps a short-lived CLI alive for 100-200 ms after its last request (perf-notes.md).
- * A command makes a handful of requests, so the baseline code is all it needs: the optimising
- * tier is turned off for WebAssembly only, before undici compiles its parser. Long bulk sends
- * ask for full speed instead.
- */
-function loadUndici(throughput = false): Promise<typeof import('./undici.js')> {
-  if (!undiciModule) {
-    if (!throughput) {
-      // Dynamic import keeps node:v8 off the start-up path of commands that never call the API.
-      undiciModule = import('node:v8').then((v8) => {
-        v8.setFlagsFromString('--liftoff-only');
-        return import('./undici.js');
-      });
-    } else {
-      undiciModule = import('./undici.js');
-    }
-  }
-  return undiciModule;
-}
 
 export class ApiClient {
   private readonly authorization: string;
-  private dispatcherPromise: Promise<Dispatcher> | undefined;
-  private ownDispatcher: Dispatcher | undefined;
-  private readonly secrets: string[];
+  private transportPromise: Promise<Transport> | undefined;
+  private ownTransport: Transport | undefined;
   private throughput = false;
 
   constructor(private readonly options: ApiClientOptions) {
     this.authorization = `Basic ${Buffer.from(`${options.username}:${options.password}`, 'utf8').toString('base64')}`;
-    this.secrets = [options.password, ...(options.secrets ?? [])].filter((s) => s.length >= 3);
+    options.secrets?.addCredentials(options.username, options.password);
   }
 
   get baseUrl(): string {
@@ -121,16 +96,16 @@ export class ApiClient {
   }
 
   /**
-   * For a long run of requests (a bulk send): let V8 optimise undici's HTTP parser fully. Must be
-   * called before the first request to matter; a short command keeps the cheaper start-up.
+   * For a long run of requests (a bulk send): undici, with its HTTP parser fully optimised by V8.
+   * Must be called before the first request to matter; a short command keeps the cheaper start-up.
    */
   preferThroughput(): void {
     this.throughput = true;
   }
 
-  /** Adds a secret that must never appear in the debug trace. */
+  /** A secret this command sends (a webhook secret): never shown in any output. */
   addSecret(secret: string): void {
-    if (secret.length >= 3) this.secrets.push(secret);
+    this.options.secrets?.add(secret);
   }
 
   url(path: string, query?: Record<string, QueryValue>): URL {
@@ -160,32 +135,35 @@ export class ApiClient {
     return url;
   }
 
-  private async dispatcher(): Promise<Dispatcher> {
-    if (this.options.dispatcher) return this.options.dispatcher;
-    this.dispatcherPromise ??= (async () => {
-      const undici = await loadUndici(this.throughput);
-      const env = this.options.env;
-      const httpsProxy = env['HTTPS_PROXY'] ?? env['https_proxy'];
-      const httpProxy = env['HTTP_PROXY'] ?? env['http_proxy'];
-      const connections = this.options.connections;
-      let dispatcher: Dispatcher;
-      if (httpsProxy || httpProxy) {
-        // Loopback never goes through a proxy: that is where the sandbox lives.
-        const noProxy = [env['NO_PROXY'] ?? env['no_proxy'] ?? '', 'localhost', '127.0.0.1', '::1']
-          .filter((s) => s !== '')
-          .join(',');
-        dispatcher = new undici.EnvHttpProxyAgent({ httpProxy, httpsProxy, noProxy, connections, connect: { timeout: this.options.timeoutMs } });
+  /**
+   * node:http for plain http:// (loopback only: the settings refuse anything else, and the
+   * transport checks the socket); undici for https, proxies, bulk sends and injected dispatchers.
+   */
+  private transport(): Promise<Transport> {
+    this.transportPromise ??= (async () => {
+      const { root, dispatcher, connections, timeoutMs, env } = this.options;
+      let transport: Transport;
+      if (dispatcher === undefined && root.protocol === 'http:' && !this.throughput) {
+        transport = await nodeHttpTransport({ connections, root });
       } else {
-        dispatcher = new undici.Agent({ connect: { timeout: this.options.timeoutMs }, ...(connections ? { connections } : {}) });
+        const proxy = dispatcher === undefined ? chooseProxy(root, env) : undefined;
+        transport = await undiciTransport({ dispatcher, connections, timeoutMs, proxyUrl: proxy?.url, throughput: this.throughput });
       }
-      this.ownDispatcher = dispatcher;
-      return dispatcher;
+      this.ownTransport = transport;
+      return transport;
     })();
-    return this.dispatcherPromise;
+    return this.transportPromise;
+  }
+
+  /** `GET /tenants`: a request as the user knows it, relative to the API root. */
+  private where(method: string, url: URL): string {
+    const rootPath = this.options.root.pathname;
+    const path = url.pathname.startsWith(rootPath) ? `/${url.pathname.slice(rootPath.length)}` : url.pathname;
+    return `${method} ${safeDecode(path)}`;
   }
 
   private trace(line: string): void {
-    this.options.debug?.(redactText(line, this.secrets));
+    this.options.debug?.(line);
   }
 
   async request(req: ApiRequest): Promise<ApiResponse> {
@@ -195,7 +173,11 @@ export class ApiClient {
       const outcome = await this.attempt(req, url, attempt);
       if (outcome.kind === 'answer') {
         const response = outcome.response;
-        if (response.status < 400 || req.accept?.includes(response.status)) return response;
+        const accepted = req.accept?.includes(response.status) ?? false;
+        if (response.status < 400 || accepted) {
+          checkAnswer({ ...response, invalidJson: outcome.invalidJson }, ANSWERS[req.call], this.where(req.method, url), url, accepted);
+          return response;
+        }
         const error = errorFromResponse(response, req.method, url);
         const retryAfterMs = parseRetryAfter(response.headers['retry-after'], this.options.clock.now());
         if (retryable && RETRY_STATUSES.has(response.status) && attempt < MAX_ATTEMPTS) {
@@ -208,7 +190,7 @@ export class ApiClient {
       const { error } = outcome;
       if (!(error instanceof NetworkError)) throw error;
       const mayRetry = retryable || !error.sent;
-      if (mayRetry && attempt < MAX_ATTEMPTS && !isPermanentNetworkError(error)) {
+      if (mayRetry && attempt < MAX_ATTEMPTS && !error.permanent) {
         await this.pause(attempt, undefined, error.message);
         continue;
       }
@@ -233,7 +215,7 @@ export class ApiClient {
     req: ApiRequest,
     url: URL,
     attempt: number,
-  ): Promise<{ kind: 'answer'; response: ApiResponse } | { kind: 'error'; error: unknown }> {
+  ): Promise<{ kind: 'answer'; response: ApiResponse; invalidJson: boolean } | { kind: 'error'; error: unknown }> {
     const headers: Record<string, string> = {
       authorization: this.authorization,
       accept: 'application/json',
@@ -248,63 +230,73 @@ export class ApiClient {
       headers['content-type'] = req.raw.contentType;
     }
     const timeoutMs = req.timeoutMs ?? this.options.timeoutMs;
-    // A plain timer rather than AbortSignal.timeout: its weak timers and finalizers were about a
-    // sixth of the CPU time of a bulk send of thousands of requests.
-    // The timeout is undici's own, phase by phase (connect, headers, body: each within
-    // --timeout), so that a request costs no timer or abort signal of its own: a bulk send makes
-    // thousands, and those were a sixth of its CPU time.
-    const signals: AbortSignal[] = [];
-    if (this.options.signal && !req.finishOnInterrupt) signals.push(this.options.signal);
-    if (req.signal) signals.push(req.signal);
-    // AbortSignal.any costs a composite signal and listeners per request; a bulk send makes thousands.
-    const signal = signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
+    // --timeout bounds the whole exchange, connect to last body byte: one plain timer and one
+    // controller per attempt (AbortSignal.timeout and AbortSignal.any cost weak timers and
+    // listeners that were a sixth of a bulk send's CPU time).
+    const controller = new AbortController();
+    let timedOut = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const outer = [this.options.signal && !req.finishOnInterrupt ? this.options.signal : undefined, req.signal].filter(
+      (s): s is AbortSignal => s !== undefined,
+    );
+    const forward = (): void => controller.abort(new InterruptedError());
+    for (const signal of outer) {
+      if (signal.aborted) forward();
+      else signal.addEventListener('abort', forward, { once: true });
+    }
     const started = performance.now();
     if (this.options.debug) {
       this.trace(`> ${req.method} ${url.href}${attempt > 1 ? ` (attempt ${attempt})` : ''}`);
-      for (const [name, value] of Object.entries(headers)) {
-        this.trace(`> ${name}: ${name === 'authorization' ? 'Basic [REDACTED]' : value}`);
-      }
+      for (const [name, value] of Object.entries(headers)) this.trace(`> ${name}: ${traceHeader(name, value)}`);
       if (body !== undefined) this.trace(`> ${describeBody(body, headers['content-type'] ?? '')}`);
     }
-    let sentHeaders = false;
+    let transport: Transport | undefined;
     try {
-      const dispatcher = await this.dispatcher();
-      const { request } = await loadUndici(this.throughput);
-      const answer = await request(url, {
-        method: req.method,
-        headers,
-        body,
-        dispatcher,
-        signal,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-      });
-      sentHeaders = true;
-      const text = await answer.body.text();
-      const responseHeaders = flattenHeaders(answer.headers);
-      const response: ApiResponse = { status: answer.statusCode, headers: responseHeaders, data: undefined, text };
+      transport = await this.transport();
+      // The deadline starts when the request can leave: loading the transport is not the exchange.
+      timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort(new Error(`no complete answer within ${timeoutMs / 1000} s`));
+      }, timeoutMs);
+      const answer = await transport.exchange({ method: req.method, url, headers, body, signal: controller.signal });
+      const response: ApiResponse = { status: answer.status, headers: answer.headers, data: undefined, text: answer.text };
       if (this.options.debug) {
-        this.trace(`< ${answer.statusCode} (${Math.round(performance.now() - started)} ms)`);
-        for (const [name, value] of Object.entries(responseHeaders)) this.trace(`< ${name}: ${value}`);
-        if (text !== '') this.trace(`< ${truncate(redactJsonText(text), 4000)}`);
+        this.trace(`< ${answer.status} (${Math.round(performance.now() - started)} ms)`);
+        for (const [name, value] of Object.entries(answer.headers)) {
+          // A redirect's target is shown as the error shows it: no userinfo, no query.
+          this.trace(`< ${name}: ${name === 'location' ? (safeLocation(value, url) ?? '') : traceHeader(name, value)}`);
+        }
+        if (answer.text !== '') this.trace(`< ${truncate(redactJsonText(answer.text), 4000)}`);
       }
-      response.data = parseBody(text, responseHeaders['content-type'], answer.statusCode, req.method, url);
-      return { kind: 'answer', response };
+      const parsed = parseBody(answer.text, answer.headers['content-type']);
+      response.data = parsed.data;
+      return { kind: 'answer', response, invalidJson: parsed.invalid };
     } catch (error) {
       if (error instanceof CliError) return { kind: 'error', error };
-      if ((this.options.signal?.aborted && !req.finishOnInterrupt) || req.signal?.aborted) return { kind: 'error', error: new InterruptedError() };
-      const networkError = toNetworkError(error, url, timeoutMs, sentHeaders);
+      if (!timedOut && outer.some((s) => s.aborted)) return { kind: 'error', error: new InterruptedError() };
+      const failure = error instanceof TransportFailure ? error : new TransportFailure('sent', error);
+      const networkError = describeTransportFailure(failure, { url, timeoutMs, timedOut, proxy: transport?.proxy });
       this.trace(`< ${networkError.message} (${Math.round(performance.now() - started)} ms)`);
       return { kind: 'error', error: networkError };
+    } finally {
+      clearTimeout(timer);
+      for (const signal of outer) signal.removeEventListener('abort', forward);
     }
   }
 
   async close(): Promise<void> {
-    const own = this.ownDispatcher;
-    this.ownDispatcher = undefined;
-    this.dispatcherPromise = undefined;
-    if (own) await own.close().catch(() => undefined);
+    const own = this.ownTransport;
+    this.ownTransport = undefined;
+    this.transportPromise = undefined;
+    if (own) await own.close();
   }
+}
+
+/** Header values that carry credentials are never traced, whatever their name. */
+function traceHeader(name: string, value: string): string {
+  if (/^(authorization|proxy-authorization|cookie|set-cookie)$/i.test(name)) return `${value.split(' ')[0] ?? ''} [REDACTED]`;
+  if (/^\s*(basic|bearer|digest)\s+\S/i.test(value)) return `${value.trim().split(/\s+/)[0]} [REDACTED]`;
+  return value;
 }
 
 function sameQuery(a: Record<string, QueryValue> | undefined, b: Record<string, QueryValue> | undefined): boolean {
@@ -330,34 +322,16 @@ function truncate(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}... [${text.length - max} more characters]` : text;
 }
 
-/** undici's header names are lower case already; repeated headers are joined. Runs per answer. */
-function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
-  const flat: Record<string, string> = {};
-  for (const name in headers) {
-    const value = headers[name];
-    if (value !== undefined) flat[name] = typeof value === 'string' ? value : value.join(', ');
-  }
-  return flat;
-}
-
-function parseBody(text: string, contentType: string | undefined, status: number, method: string, url: URL): unknown {
-  if (text.trim() === '') return undefined;
+/** The JSON of a body, when it looks like JSON; `invalid` when it looked like JSON and did not parse. */
+function parseBody(text: string, contentType: string | undefined): { data: unknown; invalid: boolean } {
+  if (text.trim() === '') return { data: undefined, invalid: false };
   const looksJson = (contentType ?? '').includes('json') || /^\s*[[{"]/.test(text);
-  if (!looksJson) return undefined;
+  if (!looksJson) return { data: undefined, invalid: false };
   try {
-    return JSON.parse(text) as unknown;
+    return { data: JSON.parse(text) as unknown, invalid: false };
   } catch {
-    if (status >= 400) return undefined;
-    throw new ApiError(`The server answered ${method} ${url.pathname} with a body that is not valid JSON: ${firstLine(text)}`, {
-      status,
-    });
+    return { data: undefined, invalid: true };
   }
-}
-
-export function firstLine(text: string): string {
-  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1] ?? /<h1[^>]*>([^<]*)<\/h1>/i.exec(text)?.[1];
-  const line = (title ?? text.split(/\r?\n/).find((l) => l.trim() !== '') ?? '').trim();
-  return line.length > 200 ? `${line.slice(0, 200)}...` : line;
 }
 
 function stringField(data: unknown, name: string): string | undefined {
@@ -415,57 +389,7 @@ export function parseRetryAfter(value: string | undefined, now: number): number 
   return Math.max(0, date - now);
 }
 
-function errorCode(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
-const TLS_TRUST_CODE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|^ERR_TLS|^ERR_SSL/;
-
-/** Failures that another attempt cannot mend: an untrusted certificate, a host that does not exist. */
-function isPermanentNetworkError(error: NetworkError): boolean {
-  const code = errorCode(error.cause) ?? '';
-  return TLS_TRUST_CODE.test(code) || code === 'ENOTFOUND';
-}
-
-function toNetworkError(error: unknown, url: URL, timeoutMs: number, answered: boolean): NetworkError {
-  const code = errorCode(error);
-  const host = url.host;
-  if (code === 'UND_ERR_CONNECT_TIMEOUT') {
-    return new NetworkError(`Cannot connect to ${host}: no connection within ${timeoutMs / 1000} s (--timeout)`, false, error);
-  }
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-    return new NetworkError(`No answer from ${host} within ${timeoutMs / 1000} s (--timeout)`, true, error);
-  }
-  if (code !== undefined && NOT_SENT_CODES.has(code)) {
-    const what = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' ? 'host not found' : code;
-    return new NetworkError(`Cannot connect to ${host}: ${what}`, false, error);
-  }
-  if (code !== undefined && TLS_TRUST_CODE.test(code)) {
-    const detail = error instanceof Error ? error.message : code;
-    return new NetworkError(
-      `TLS failure talking to ${host}: ${detail} (${code}); for a private CA, point NODE_EXTRA_CA_CERTS at its PEM file`,
-      false,
-      error,
-    );
-  }
-  const detail = error instanceof Error ? error.message : String(error);
-  return new NetworkError(
-    `The connection to ${host} failed${answered ? ' while reading the answer' : ''}: ${detail}${code ? ` (${code})` : ''}`,
-    true,
-    error,
-  );
-}
-
-/** The JSON object of an answer that must have one; an empty or non-object body is an unexpected answer. */
-export function objectBody(response: ApiResponse, what: string): Record<string, unknown> {
-  const data = response.data;
-  if (typeof data === 'object' && data !== null && !Array.isArray(data)) return data as Record<string, unknown>;
-  const got = response.text.trim() === '' ? 'an empty body' : `"${firstLine(response.text)}"`;
-  throw new ApiError(`Unexpected answer for ${what}: HTTP ${response.status} with ${got}`, { status: response.status });
+/** The JSON object of an answer whose call promises one (answers.ts has checked it). */
+export function objectOf<T extends Record<string, unknown> = Record<string, unknown>>(response: ApiResponse): T {
+  return response.data as T;
 }

@@ -1,4 +1,4 @@
-import type { ApiClient } from './http.js';
+import { objectOf, type ApiClient } from './http.js';
 
 // Typed calls for messages. They return what the server said and never print.
 
@@ -25,23 +25,28 @@ export interface SendOptions {
   finishOnInterrupt?: boolean;
 }
 
-/** POST /messages. Never retried once it may have reached the server (the HTTP layer sees to it). */
+/**
+ * POST /messages. Never retried once it may have reached the server (the HTTP layer sees to it).
+ * It resolves only on a 2xx answer with a JSON object: that, and nothing else, is `accepted`.
+ * Every other outcome throws, and src/bulk/outcome.ts says what the error means for the
+ * recipients: an UnexpectedAnswerError (a redirect, a 204, HTML, unreadable JSON) or a reset
+ * after the request went out may have been acted on, so `unknown`; a 4xx refusal, `rejected`.
+ */
 export async function sendMessage(api: ApiClient, request: SendMessageRequest, options: SendOptions): Promise<SendAnswer> {
   const response = await api.request({
+    call: 'sendMessage',
     method: 'POST',
     path: 'messages',
     query: { isAsync: options.isAsync },
     json: request,
     finishOnInterrupt: options.finishOnInterrupt,
   });
-  const data = response.data;
-  return typeof data === 'object' && data !== null && !Array.isArray(data) ? (data as SendAnswer) : {};
+  return objectOf<SendAnswer>(response);
 }
 
 export async function getMessage(api: ApiClient, messageId: string, signal?: AbortSignal): Promise<Message> {
-  const response = await api.request({ method: 'GET', path: `messages/${encodeURIComponent(messageId)}`, signal });
-  const data = response.data;
-  return typeof data === 'object' && data !== null && !Array.isArray(data) ? (data as Message) : {};
+  const response = await api.request({ call: 'getMessage', method: 'GET', path: `messages/${encodeURIComponent(messageId)}`, signal });
+  return objectOf<Message>(response);
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { ApiClient } from './http.js';
+import { objectOf, type ApiClient } from './http.js';
 import { listBody, type ListPage } from './lists.js';
 import type { Order, ProvisionEntry } from '../domain/provisioning.js';
 
@@ -29,30 +29,30 @@ export type PhoneNumberUpdate = Record<string, unknown>;
 export const numberPath = (number: string): string => `phone-numbers/${encodeURIComponent(number)}`;
 
 /** POST /phone-numbers/provision; the order the server answered with. */
-export async function submitNumberOrder(api: ApiClient, request: ProvisionRequest | UnprovisionRequest): Promise<Order | undefined> {
-  const response = await api.request({ method: 'POST', path: 'phone-numbers/provision', json: request });
-  return typeof response.data === 'object' && response.data !== null && !Array.isArray(response.data) ? (response.data as Order) : undefined;
+export async function submitNumberOrder(api: ApiClient, request: ProvisionRequest | UnprovisionRequest): Promise<Order> {
+  const response = await api.request({ call: 'submitNumberOrder', method: 'POST', path: 'phone-numbers/provision', json: request });
+  return objectOf<Order>(response);
 }
 
 /** One page of GET /phone-numbers/active, whatever its envelope. */
 export async function listActiveNumbers(api: ApiClient, page: { page?: number | undefined; limit?: number | undefined }): Promise<ListPage> {
-  const response = await api.request({ method: 'GET', path: 'phone-numbers/active', query: { page: page.page, limit: page.limit } });
-  return listBody(response, 'GET /phone-numbers/active');
+  const response = await api.request({ call: 'listNumbers', method: 'GET', path: 'phone-numbers/active', query: { page: page.page, limit: page.limit } });
+  return listBody(response);
 }
 
 export async function getPhoneNumber(api: ApiClient, number: string): Promise<PhoneNumber> {
-  const response = await api.request({ method: 'GET', path: numberPath(number) });
-  return (typeof response.data === 'object' && response.data !== null ? response.data : {}) as PhoneNumber;
+  const response = await api.request({ call: 'getNumber', method: 'GET', path: numberPath(number) });
+  return objectOf<PhoneNumber>(response);
 }
 
 /** PUT; the answer's body when it has one, else undefined (the caller reads the number back). */
 export async function updatePhoneNumber(api: ApiClient, number: string, body: PhoneNumberUpdate): Promise<PhoneNumber | undefined> {
-  const response = await api.request({ method: 'PUT', path: numberPath(number), json: body });
-  return typeof response.data === 'object' && response.data !== null && !Array.isArray(response.data) ? (response.data as PhoneNumber) : undefined;
+  const response = await api.request({ call: 'updateNumber', method: 'PUT', path: numberPath(number), json: body });
+  return response.data === undefined ? undefined : objectOf<PhoneNumber>(response);
 }
 
-/** POST /phone-numbers/loa with a multipart body already built; the server's answer (any shape). */
+/** POST /phone-numbers/loa with a multipart body already built; the server's JSON object (any fields). */
 export async function uploadLoaDocument(api: ApiClient, form: { body: Uint8Array; contentType: string }): Promise<{ data: unknown; location: string | undefined }> {
-  const response = await api.request({ method: 'POST', path: 'phone-numbers/loa', raw: { body: form.body, contentType: form.contentType } });
-  return { data: response.data ?? (response.text.trim() === '' ? undefined : response.text.trim()), location: response.headers['location'] };
+  const response = await api.request({ call: 'uploadLoa', method: 'POST', path: 'phone-numbers/loa', raw: { body: form.body, contentType: form.contentType } });
+  return { data: objectOf(response), location: response.headers['location'] };
 }

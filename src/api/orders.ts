@@ -1,9 +1,9 @@
-import type { ApiClient } from './http.js';
+import { objectOf, type ApiClient } from './http.js';
 import type { Order } from '../domain/provisioning.js';
 
 // Typed calls for provisioning orders. They return what the server said and never print.
 
 export async function getOrder(api: ApiClient, orderId: string, signal?: AbortSignal): Promise<Order> {
-  const response = await api.request({ method: 'GET', path: `phone-numbers/orders/${encodeURIComponent(orderId)}`, signal });
-  return (typeof response.data === 'object' && response.data !== null && !Array.isArray(response.data) ? response.data : {}) as Order;
+  const response = await api.request({ call: 'getOrder', method: 'GET', path: `phone-numbers/orders/${encodeURIComponent(orderId)}`, signal });
+  return objectOf<Order>(response);
 }

@@ -1,5 +1,6 @@
-// Redaction for the --debug trace: secrets by name in JSON bodies, and known secret values
-// wherever they appear.
+// Redaction of secret-NAMED fields in JSON bodies for the --debug trace (a secret the run does
+// not know, such as a password a server sends back). Known secret VALUES are redacted at the
+// output boundary, for everything printed, by the one registry in src/output/secrets.ts.
 
 const SECRET_KEY = /(password|secret|authorization|token|apikey|api_key)/i;
 export const REDACTED = '[REDACTED]';
@@ -27,16 +28,4 @@ export function redactJsonText(text: string): string {
 
 export function redactObject<T>(value: T): T {
   return redactValue(value) as T;
-}
-
-/** Replaces every occurrence of each secret (and its Base64 and URL-encoded forms) in a line. */
-export function redactText(line: string, secrets: readonly string[]): string {
-  let out = line;
-  for (const secret of secrets) {
-    if (!secret) continue;
-    for (const form of [secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)]) {
-      if (form && out.includes(form)) out = out.split(form).join(REDACTED);
-    }
-  }
-  return out;
 }

@@ -1,4 +1,5 @@
-import { objectBody, type ApiClient } from './http.js';
+import { objectOf, type ApiClient } from './http.js';
+import { unwrapList } from './lists.js';
 
 // Typed calls for the endpoints that exist only in the sandbox (decisions.md), under
 // /api/v1/sandbox/. They return what the sandbox said and never print.
@@ -19,8 +20,8 @@ export interface InboundResult {
 }
 
 export async function simulateInbound(api: ApiClient, message: InboundMessage): Promise<InboundResult> {
-  const response = await api.request({ method: 'POST', path: 'sandbox/inbound', json: message });
-  const data = objectBody(response, 'the simulated inbound message');
+  const response = await api.request({ call: 'sandboxInbound', method: 'POST', path: 'sandbox/inbound', json: message });
+  const data = objectOf(response);
   const deliveryId = typeof data['deliveryId'] === 'string' ? data['deliveryId'] : null;
   const payload = typeof data['payload'] === 'object' && data['payload'] !== null && !Array.isArray(data['payload']) ? (data['payload'] as Record<string, unknown>) : {};
   return { ...data, deliveryId, payload };
@@ -28,6 +29,6 @@ export async function simulateInbound(api: ApiClient, message: InboundMessage): 
 
 /** Webhook delivery attempts of the caller's tenants (a bare array). */
 export async function listWebhookDeliveries(api: ApiClient): Promise<Record<string, unknown>[]> {
-  const response = await api.request({ method: 'GET', path: 'sandbox/webhooks/deliveries' });
-  return Array.isArray(response.data) ? (response.data as Record<string, unknown>[]) : [];
+  const response = await api.request({ call: 'sandboxDeliveries', method: 'GET', path: 'sandbox/webhooks/deliveries' });
+  return unwrapList(response.data).items as Record<string, unknown>[];
 }

@@ -1,4 +1,4 @@
-import { objectBody, type ApiClient } from './http.js';
+import { objectOf, type ApiClient } from './http.js';
 import { listBody } from './lists.js';
 
 // Typed calls for tenants. They return what the server said and never print.
@@ -19,22 +19,22 @@ export interface TenantWrite {
 const path = (id: string): string => `tenants/${encodeURIComponent(id)}`;
 
 export async function listTenants(api: ApiClient): Promise<Tenant[]> {
-  const response = await api.request({ method: 'GET', path: 'tenants' });
-  return listBody(response, 'GET /tenants').items as Tenant[];
+  const response = await api.request({ call: 'listTenants', method: 'GET', path: 'tenants' });
+  return listBody(response).items as Tenant[];
 }
 
 export async function getTenant(api: ApiClient, id: string): Promise<Tenant> {
-  const response = await api.request({ method: 'GET', path: path(id) });
-  return objectBody(response, `tenant ${id}`) as Tenant;
+  const response = await api.request({ call: 'getTenant', method: 'GET', path: path(id) });
+  return objectOf<Tenant>(response);
 }
 
-export async function createTenant(api: ApiClient, body: TenantWrite): Promise<Tenant | undefined> {
-  const response = await api.request({ method: 'POST', path: 'tenants', json: body });
-  return response.data as Tenant | undefined;
+export async function createTenant(api: ApiClient, body: TenantWrite): Promise<Tenant> {
+  const response = await api.request({ call: 'createTenant', method: 'POST', path: 'tenants', json: body });
+  return objectOf<Tenant>(response);
 }
 
 /** PUT; the answer's body when it has one, else undefined (the caller reads the tenant back). */
 export async function updateTenant(api: ApiClient, id: string, body: TenantWrite): Promise<Tenant | undefined> {
-  const response = await api.request({ method: 'PUT', path: path(id), json: body });
-  return typeof response.data === 'object' && response.data !== null ? (response.data as Tenant) : undefined;
+  const response = await api.request({ call: 'updateTenant', method: 'PUT', path: path(id), json: body });
+  return response.data === undefined ? undefined : objectOf<Tenant>(response);
 }

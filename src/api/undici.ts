@@ -1,12 +1,13 @@
 import type { Dispatcher } from 'undici';
 import AgentClass from 'undici/lib/dispatcher/agent.js';
-import EnvHttpProxyAgentClass from 'undici/lib/dispatcher/env-http-proxy-agent.js';
+import ProxyAgentClass from 'undici/lib/dispatcher/proxy-agent.js';
+import buildConnectorFunction from 'undici/lib/core/connect.js';
 import requestOnDispatcher from 'undici/lib/api/api-request.js';
 import dispatcherApi from 'undici/lib/api/index.js';
 import DispatcherClass from 'undici/lib/dispatcher/dispatcher.js';
 
-// The three pieces of undici the HTTP layer uses, imported from their own modules rather than
-// from undici's index: the index also loads fetch, WebSocket, caches and cookies (which pull in
+// The pieces of undici the transport uses, imported from their own modules rather than from
+// undici's index: the index also loads fetch, WebSocket, caches and cookies (which pull in
 // Node's own copy of undici), none of which a command needs, and that loading is most of the
 // start-up cost of a command that talks to the API. The build bundles these modules, so what
 // ships is fixed at build time and covered by the tests; a future undici that moves them fails
@@ -17,7 +18,8 @@ import DispatcherClass from 'undici/lib/dispatcher/dispatcher.js';
 Object.assign(DispatcherClass.prototype, dispatcherApi);
 
 export const Agent = AgentClass;
-export const EnvHttpProxyAgent = EnvHttpProxyAgentClass;
+export const ProxyAgent = ProxyAgentClass;
+export const buildConnector = buildConnectorFunction;
 
 export interface RequestInput extends Omit<Dispatcher.RequestOptions, 'origin' | 'path'> {
   dispatcher: Dispatcher;

@@ -97,11 +97,12 @@ export class CommandInput {
     const bad =
       text.trim() === '' ||
       !Number.isFinite(value) ||
-      (range.integer === true && !Number.isInteger(value)) ||
+      // Past 2^53 a whole number is rounded (--page 9007199254740993 would be sent as ...992).
+      (range.integer === true && !Number.isSafeInteger(value)) ||
       (range.min !== undefined && value < range.min) ||
       (range.max !== undefined && value > range.max);
     if (bad) {
-      const kind = range.integer ? 'a whole number' : 'a number';
+      const kind = range.integer ? `a whole number${Number.isInteger(value) && !Number.isSafeInteger(value) ? ` no larger than ${Number.MAX_SAFE_INTEGER}` : ''}` : 'a number';
       const bounds =
         range.min !== undefined && range.max !== undefined
           ? ` from ${range.min} to ${range.max}`

@@ -61,19 +61,85 @@ export function sniffContentType(head: Uint8Array): string | undefined {
     bytes.every((b, i) => head[offset + i] === b);
   const ascii = (offset: number, text: string): boolean =>
     at(offset, ...Array.from(text, (c) => c.charCodeAt(0)));
+  // Programs and archives first: an .mp3 that is really a Windows program must say so.
+  if (ascii(0, 'MZ')) return 'application/x-msdownload';
+  if (at(0, 0x7f, 0x45, 0x4c, 0x46)) return 'application/x-executable';
+  if (at(0, 0xcf, 0xfa, 0xed, 0xfe) || at(0, 0xce, 0xfa, 0xed, 0xfe) || at(0, 0xfe, 0xed, 0xfa, 0xcf) || at(0, 0xca, 0xfe, 0xba, 0xbe)) {
+    return 'application/x-mach-binary';
+  }
+  if (ascii(0, '#!')) return 'text/x-shellscript';
+  if (at(0, 0x50, 0x4b, 0x03, 0x04) || at(0, 0x50, 0x4b, 0x05, 0x06)) return 'application/zip';
+  if (at(0, 0x1f, 0x8b)) return 'application/gzip';
+  if (ascii(0, 'Rar!')) return 'application/vnd.rar';
+  if (at(0, 0x37, 0x7a, 0xbc, 0xaf, 0x27, 0x1c)) return 'application/x-7z-compressed';
+  if (at(0, 0x00, 0x61, 0x73, 0x6d)) return 'application/wasm';
   if (at(0, 0xff, 0xd8, 0xff)) return 'image/jpeg';
   if (at(0, 0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a)) return 'image/png';
   if (ascii(0, 'GIF87a') || ascii(0, 'GIF89a')) return 'image/gif';
   if (ascii(0, 'RIFF') && ascii(8, 'WEBP')) return 'image/webp';
   if (ascii(0, 'RIFF') && ascii(8, 'WAVE')) return 'audio/wav';
   if (ascii(0, 'RIFF') && ascii(8, 'AVI ')) return 'video/x-msvideo';
-  if (ascii(4, 'ftyp')) return ascii(8, 'qt  ') ? 'video/quicktime' : 'video/mp4';
+  if (ascii(4, 'ftyp')) {
+    if (['heic', 'heix', 'mif1', 'msf1', 'heim', 'heis'].some((brand) => ascii(8, brand))) return 'image/heic';
+    if (ascii(8, 'avif') || ascii(8, 'avis')) return 'image/avif';
+    if (ascii(8, 'M4A ') || ascii(8, 'M4B ')) return 'audio/mp4';
+    return ascii(8, 'qt  ') ? 'video/quicktime' : 'video/mp4';
+  }
   if (ascii(4, 'moov') || ascii(4, 'mdat') || ascii(4, 'wide')) return 'video/quicktime';
   if (ascii(0, '%PDF-')) return 'application/pdf';
   if (ascii(0, 'ID3') || (head[0] === 0xff && head[1] !== undefined && (head[1] & 0xe6) === 0xe2)) {
     return 'audio/mpeg';
   }
-  if (head[0] === 0xff && head[1] !== undefined && (head[1] & 0xf6) === 0xf0) return 'audio/aac';
+  if ((head[0] === 0xff && head[1] !== undefined && (head[1] & 0xf6) === 0xf0) || ascii(0, 'ADIF')) return 'audio/aac';
   if (ascii(0, 'BEGIN:VCARD')) return 'text/vcard';
+  return undefined;
+}
+
+/**
+ * Formats whose files always begin with a signature sniffContentType knows, so that content
+ * without it is not that format (MP3: ID3 or an MPEG audio frame; AAC: ADTS or ADIF).
+ */
+export const SIGNED_CONTENT_TYPES: ReadonlySet<string> = new Set([
+  'image/jpeg',
+  'image/png',
+  'image/gif',
+  'image/webp',
+  'video/mp4',
+  'video/quicktime',
+  'video/x-msvideo',
+  'audio/mpeg',
+  'audio/wav',
+  'audio/aac',
+  'application/pdf',
+]);
+
+/** MP4 and QuickTime share one container; their brands overlap, so either passes for the other. */
+function sameFamily(a: string, b: string): boolean {
+  const isoMedia = new Set(['video/mp4', 'video/quicktime']);
+  return a === b || (isoMedia.has(a) && isoMedia.has(b));
+}
+
+/**
+ * Why a file's content is not its declared type, or undefined when it is: the one check of
+ * content against type, for every supported format. Signed formats need their signature; text
+ * formats (plain text, vCard) must be UTF-8 text without NUL bytes, and a vCard begins with
+ * BEGIN:VCARD.
+ */
+export function contentMismatch(bytes: Uint8Array, declared: string): string | undefined {
+  const sniffed = sniffContentType(bytes.subarray(0, 64));
+  if (sniffed !== undefined && !sameFamily(sniffed, declared)) return `the name says ${declared} but the content is ${sniffed}`;
+  if (sniffed === undefined && SIGNED_CONTENT_TYPES.has(declared)) {
+    return `the content is not ${declared} (its first bytes are not a ${declared} signature)`;
+  }
+  if (declared.startsWith('text/')) {
+    if (bytes.includes(0)) return `the name says ${declared} but the content is binary`;
+    let text: string;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    } catch {
+      return `the name says ${declared} but the content is not UTF-8 text`;
+    }
+    if (declared === 'text/vcard' && !/^\uFEFF?\s*BEGIN:VCARD/i.test(text)) return 'the content is not a vCard (it does not begin with BEGIN:VCARD)';
+  }
   return undefined;
 }

@@ -108,6 +108,33 @@ export function jsonErrorOffset(text: string): number | undefined {
   }
 }
 
+/** How deep JSON input may nest: far beyond any document the API takes, far below a stack overflow. */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * The offset of the first bracket that nests deeper than `limit`, or undefined. A linear scan
+ * before parsing, so that a file nested 100,000 deep is refused by name instead of overflowing
+ * the stack of whatever walks the parsed value.
+ */
+export function jsonTooDeepOffset(text: string, limit = MAX_JSON_DEPTH): number | undefined {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++;
+      else if (c === 34) inString = false;
+      continue;
+    }
+    if (c === 34) inString = true;
+    else if (c === 91 || c === 123) {
+      depth++;
+      if (depth > limit) return i;
+    } else if (c === 93 || c === 125) depth--;
+  }
+  return undefined;
+}
+
 /** Line and column of a character offset, both from 1. */
 export function lineColumnAt(text: string, offset: number): { line: number; column: number } {
   let line = 1;
@@ -125,6 +152,11 @@ export function lineColumnAt(text: string, offset: number): { line: number; colu
 export function parseJsonText(text: string, source: string): unknown {
   const clean = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   if (clean.trim() === '') throw new UsageError(`${source}: is empty, expected JSON`);
+  const tooDeep = jsonTooDeepOffset(clean);
+  if (tooDeep !== undefined) {
+    const at = lineColumnAt(clean, tooDeep);
+    throw new UsageError(`${source}:${at.line}:${at.column}: JSON nested deeper than ${MAX_JSON_DEPTH} levels, the most any input may nest`);
+  }
   try {
     return JSON.parse(clean) as unknown;
   } catch (error) {

@@ -1,4 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
+import { SecretRegistry } from './secrets.js';
 
 // IOStreams owns the TTY question: whether output is for a person (aligned, coloured tables,
 // spinners) or for a program (plain rows), and whether a person can be prompted.
@@ -18,6 +19,8 @@ export interface IOStreams {
   columns: number;
   /** A person is at the terminal and may be asked questions (never in CI, never with piped stdin). */
   canPrompt: boolean;
+  /** The secrets of this run; everything written to stdout and stderr is redacted with them. */
+  secrets: SecretRegistry;
 }
 
 export interface IOStreamsInit {
@@ -30,6 +33,7 @@ export interface IOStreamsInit {
   columns?: number;
   env: Readonly<Record<string, string | undefined>>;
   noColorFlag?: boolean;
+  secrets?: SecretRegistry;
 }
 
 function ttyOf(stream: unknown): boolean {
@@ -43,10 +47,12 @@ export function createIOStreams(init: IOStreamsInit): IOStreams {
   const colorAllowed = !init.noColorFlag && !('NO_COLOR' in init.env && init.env['NO_COLOR'] !== '') && init.env['TERM'] !== 'dumb';
   const inCi = init.env['CI'] !== undefined && init.env['CI'] !== '' && init.env['CI'] !== 'false';
   const columns = init.columns ?? (init.stdout as { columns?: number }).columns ?? 80;
+  const secrets = init.secrets ?? new SecretRegistry();
   return {
     stdin: init.stdin,
-    stdout: init.stdout,
-    stderr: init.stderr,
+    stdout: redactingStream(init.stdout, secrets),
+    stderr: redactingStream(init.stderr, secrets),
+    secrets,
     stdinIsTTY,
     stdoutIsTTY,
     stderrIsTTY,
@@ -55,6 +61,41 @@ export function createIOStreams(init: IOStreamsInit): IOStreams {
     columns,
     canPrompt: stdinIsTTY && stderrIsTTY && !inCi,
   };
+}
+
+/**
+ * The output boundary: the stream as it is, but every write passes through the redactor first.
+ * A Proxy rather than a new stream, so that isTTY, columns, events and whatever else spinners and
+ * prompts read of the real stream stay as they are.
+ */
+export function redactingStream<T extends Writable>(stream: T, secrets: SecretRegistry): T {
+  const write = (chunk: unknown, ...rest: unknown[]): boolean => {
+    let out = chunk;
+    if (secrets.size > 0) {
+      if (typeof chunk === 'string') out = secrets.redact(chunk);
+      else if (chunk instanceof Uint8Array) {
+        const text = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('utf8');
+        const redacted = secrets.redact(text);
+        if (redacted !== text) out = redacted;
+      }
+    }
+    return (stream.write as (...args: unknown[]) => boolean).call(stream, out, ...rest);
+  };
+  const end = (chunk?: unknown, ...rest: unknown[]): T => {
+    if (typeof chunk === 'string' || chunk instanceof Uint8Array) {
+      write(chunk);
+      return (stream.end as (...args: unknown[]) => T).call(stream, ...rest);
+    }
+    return (stream.end as (...args: unknown[]) => T).call(stream, chunk, ...rest);
+  };
+  return new Proxy(stream, {
+    get(target, property) {
+      if (property === 'write') return write;
+      if (property === 'end') return end;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }
 
 /** Reads all of stdin as UTF-8. */

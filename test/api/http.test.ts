@@ -27,7 +27,7 @@ describe('ApiClient', () => {
   it('sends Basic auth and JSON under /api/v1 and parses the answer', async () => {
     mock = createMockApi();
     mock.expect('POST', 'tenants', { status: 201, body: { tenantId: 't1' } });
-    const answer = await client(mock).request({ method: 'POST', path: 'tenants', json: { domain: 'x.com' } });
+    const answer = await client(mock).request({ call: 'raw', method: 'POST', path: 'tenants', json: { domain: 'x.com' } });
     expect(answer.status).toBe(201);
     expect(answer.data).toEqual({ tenantId: 't1' });
     expect(mock.seen[0]?.headers['authorization']).toBe(BASIC_AUTH);
@@ -41,7 +41,7 @@ describe('ApiClient', () => {
     mock.expect('GET', 'tenants', { status: 503, body: { message: 'busy' }, headers: { 'retry-after': '3' } });
     mock.expect('GET', 'tenants', { status: 200, body: [] });
     const clock = fakeClock();
-    const answer = await client(mock, { clock }).request({ method: 'GET', path: 'tenants' });
+    const answer = await client(mock, { clock }).request({ call: 'raw', method: 'GET', path: 'tenants' });
     expect(answer.data).toEqual([]);
     expect(clock.sleeps).toHaveLength(1);
     expect(clock.sleeps[0]).toBeGreaterThanOrEqual(3000);
@@ -52,7 +52,7 @@ describe('ApiClient', () => {
     mock = createMockApi();
     mock.expect('GET', 'tenants', { status: 500, body: { message: 'boom' } }, { times: 4 });
     const clock = fakeClock();
-    await expect(client(mock, { clock }).request({ method: 'GET', path: 'tenants' })).rejects.toThrow(/HTTP 500: boom/);
+    await expect(client(mock, { clock }).request({ call: 'raw', method: 'GET', path: 'tenants' })).rejects.toThrow(/HTTP 500: boom/);
     expect(clock.sleeps).toHaveLength(3);
     // Exponential: each wait's floor is half its step, and steps double.
     expect(clock.sleeps[1]!).toBeGreaterThanOrEqual(250);
@@ -64,7 +64,7 @@ describe('ApiClient', () => {
     mock = createMockApi();
     mock.expect('POST', 'messages', { status: 503, body: { message: 'busy' } });
     const clock = fakeClock();
-    await expect(client(mock, { clock }).request({ method: 'POST', path: 'messages', json: {} })).rejects.toBeInstanceOf(ApiError);
+    await expect(client(mock, { clock }).request({ call: 'raw', method: 'POST', path: 'messages', json: {} })).rejects.toBeInstanceOf(ApiError);
     expect(clock.sleeps).toHaveLength(0);
     mock.verify();
   });
@@ -73,7 +73,7 @@ describe('ApiClient', () => {
     mock = createMockApi();
     mock.expect('GET', 'tenants', { status: 429, body: { message: 'slow down', errorCode: 'RATE_LIMITED' }, headers: { 'retry-after': '120' } });
     const clock = fakeClock();
-    await expect(client(mock, { clock }).request({ method: 'GET', path: 'tenants' })).rejects.toThrow(/slow down/);
+    await expect(client(mock, { clock }).request({ call: 'raw', method: 'GET', path: 'tenants' })).rejects.toThrow(/slow down/);
     expect(clock.sleeps).toHaveLength(0);
   });
 
@@ -83,7 +83,7 @@ describe('ApiClient', () => {
     const lines: string[] = [];
     const api = client(mock, { debug: (l) => lines.push(l) });
     api.addSecret('whsec-echoed');
-    await api.request({ method: 'PUT', path: 'tenants/abc', json: { settings: { webhookSecret: 'whsec-echoed', webhookBasicAuthPassword: 'hunter22' } } });
+    await api.request({ call: 'raw', method: 'PUT', path: 'tenants/abc', json: { settings: { webhookSecret: 'whsec-echoed', webhookBasicAuthPassword: 'hunter22' } } });
     const trace = lines.join('\n');
     expect(trace).toContain('> PUT https://api.test/api/v1/tenants/abc');
     expect(trace).toMatch(/< 200 \(\d+ ms\)/);
@@ -99,7 +99,7 @@ describe('ApiClient', () => {
     const padding = 'x'.repeat(5000);
     mock.expect('POST', 'tenants', { status: 201, body: { settings: { webhookBasicAuthPassword: 'server-echoed-pw' }, notes: padding } });
     const lines: string[] = [];
-    await client(mock, { debug: (l) => lines.push(l) }).request({
+    await client(mock, { debug: (l) => lines.push(l) }).request({ call: 'raw',
       method: 'POST',
       path: 'tenants',
       json: { settings: { webhookSecret: 'long-body-secret' }, domain: padding },
@@ -126,7 +126,7 @@ describe('paths that would leave the API root', () => {
     ['tenants/../../../x'],
   ])('refuses %s before any request, so the credentials never leave for another host', async (path) => {
     mock = createMockApi();
-    const error = await client(mock).request({ method: 'GET', path }).catch((e: unknown) => e);
+    const error = await client(mock).request({ call: 'raw', method: 'GET', path }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UsageError);
     expect((error as UsageError).message).toContain('leads outside https://api.test/api/v1/');
     expect(mock.seen).toHaveLength(0);
@@ -135,8 +135,8 @@ describe('paths that would leave the API root', () => {
   it('still takes ordinary paths, with or without a leading slash', async () => {
     mock = createMockApi();
     mock.expect('GET', 'tenants', { status: 200, body: [] }, { times: 2 });
-    await client(mock).request({ method: 'GET', path: '/tenants' });
-    await client(mock).request({ method: 'GET', path: 'tenants' });
+    await client(mock).request({ call: 'raw', method: 'GET', path: '/tenants' });
+    await client(mock).request({ call: 'raw', method: 'GET', path: 'tenants' });
     mock.verify();
   });
 });
@@ -206,7 +206,7 @@ describe('network errors', () => {
       clock: fakeClock(),
       env: {},
     });
-    const error = await api.request({ method: 'POST', path: 'messages', json: {} }).catch((e: unknown) => e);
+    const error = await api.request({ call: 'raw', method: 'POST', path: 'messages', json: {} }).catch((e: unknown) => e);
     await api.close();
     expect(error).toBeInstanceOf(NetworkError);
     expect((error as NetworkError).sent).toBe(false);

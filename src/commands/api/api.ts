@@ -25,7 +25,7 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
     if (eq <= 0) throw new UsageError(`--query takes key=value, not "${pair}"`);
     addQuery(pair.slice(0, eq), pair.slice(eq + 1));
   }
-  const request: ApiRequest = { method, path: pathPart.replace(/^\/?(api\/v1\/)?/, ''), query };
+  const request: ApiRequest = { call: 'raw', method, path: pathPart.replace(/^\/?(api\/v1\/)?/, ''), query };
   const data = input.string('data');
   if (data !== undefined) {
     let text: string;

@@ -2,6 +2,7 @@ import { open } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { UsageError } from '../../errors.js';
 import {
+  contentMismatch,
   formatForExtension,
   MAX_MEDIA_BYTES,
   MAX_MEDIA_PER_MESSAGE,
@@ -54,25 +55,6 @@ const OTHER_TYPES: Readonly<Record<string, string>> = {
   '.exe': 'application/octet-stream',
 };
 
-/** Formats whose files always begin with a signature, so content without it is not that format. */
-const SIGNED_TYPES = new Set([
-  'image/jpeg',
-  'image/png',
-  'image/gif',
-  'image/webp',
-  'video/mp4',
-  'video/quicktime',
-  'video/x-msvideo',
-  'audio/wav',
-  'application/pdf',
-]);
-
-/** MP4 and QuickTime share one container; their brands overlap, so either passes for the other. */
-function sameFamily(a: string, b: string): boolean {
-  const isoMedia = new Set(['video/mp4', 'video/quicktime']);
-  return a === b || (isoMedia.has(a) && isoMedia.has(b));
-}
-
 const HEAD_BYTES = 64;
 
 export function describeSize(bytes: number): string {
@@ -112,15 +94,8 @@ export async function readMediaFile(path: string): Promise<MediaFile> {
     ]);
   }
   const declared = byExtension.contentType;
-  if (sniffed !== undefined && !sameFamily(sniffed, declared)) {
-    throw new UsageError(`${path}: the name says ${declared} but the content is ${sniffed}; rename the file or check it`);
-  }
-  if (sniffed === undefined && SIGNED_TYPES.has(declared)) {
-    throw new UsageError(`${path}: the content is not ${declared} (its first bytes are not a ${declared} signature)`);
-  }
-  if (declared.startsWith('text/') && bytes.subarray(0, 4096).includes(0)) {
-    throw new UsageError(`${path}: the name says ${declared} but the content is binary`);
-  }
+  const mismatch = contentMismatch(bytes, declared);
+  if (mismatch !== undefined) throw new UsageError(`${path}: ${mismatch}; rename the file or check it`);
   return { path, fileName, contentType: declared, bytes };
 }
 

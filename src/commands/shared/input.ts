@@ -74,10 +74,13 @@ export function requireTenant(ctx: Context, flag: string | undefined): string {
 export async function readSecretFromStdin(ctx: Context, flag: string): Promise<string> {
   if (ctx.io.stdinIsTTY && ctx.io.canPrompt) {
     const prompter = await ctx.prompter();
-    return prompter.password(`${flag.replace(/^--/, '').replace(/-stdin$/, '').replace(/-/g, ' ')}:`);
+    const typed = await prompter.password(`${flag.replace(/^--/, '').replace(/-stdin$/, '').replace(/-/g, ' ')}:`);
+    ctx.io.secrets.add(typed);
+    return typed;
   }
   const secret = stripOneTrailingNewline(await ctx.readStdin(flag));
   if (secret === '') throw new UsageError(`${flag}: standard input was empty`);
+  ctx.io.secrets.add(secret);
   return secret;
 }
 
@@ -89,5 +92,6 @@ export function secretFromEnv(ctx: Context, variable: string, flag: string): str
   }
   const value = ctx.env[variable];
   if (value === undefined || value === '') throw new UsageError(`${flag}: the environment variable ${variable} is not set or empty`);
+  ctx.io.secrets.add(value);
   return value;
 }

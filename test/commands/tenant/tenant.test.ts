@@ -37,13 +37,14 @@ describe('svc tenant list', () => {
     mock.verify();
   });
 
-  it('reads an empty body as no tenants, but a page that is not JSON as an unexpected answer', async () => {
+  it('reads an empty body, and a page that is not JSON, as an unexpected answer (not as no tenants)', async () => {
     mock = createMockApi();
     mock.expect('GET', 'tenants', { status: 200 });
     mock.expect('GET', 'tenants', { status: 200, body: 'Hello from a web server' });
     const empty = await run(['tenant', 'list', '--json']);
-    expect(empty.code).toBe(0);
-    expect(JSON.parse(empty.stdout)).toEqual([]);
+    expect(empty.code).toBe(1);
+    expect(empty.stdout).toBe('');
+    expect(JSON.parse(empty.stderr).error.message).toContain('HTTP 200 with an empty body, where a JSON list is due');
     const page = await run(['tenant', 'list', '--json']);
     expect(page.code).toBe(1);
     expect(page.stdout).toBe('');

@@ -1,0 +1,139 @@
+import { SANDBOX_DEFAULT_USER } from '../domain/sandbox-defaults.js';
+
+// The one registry of the secrets in play in a run, and the one redactor that every byte bound
+// for stdout or stderr passes through (src/output/io.ts wraps both streams with it). A secret is
+// registered the moment it is read: settings (the password, proxy credentials), secret flags
+// (`--webhook-secret-stdin`, `--secret-env VAR`, basic-auth passwords). Each is known in the forms
+// a server or a trace could show it in: as is, URL-encoded (both ways), JSON-escaped, Base64
+// (standard, unpadded, URL-safe), the Base64 of `user:password` as an Authorization header carries
+// it (also URL-encoded), and the Base64 of any longer text holding the secret (the three
+// alignments of its bytes), so that a server that encodes a whole header block is caught too.
+
+export const REDACTED = '[REDACTED]';
+
+/** Raw forms shorter than this are not redacted (a two-letter secret would eat every word). */
+const MIN_RAW = 4;
+/** Base64 fragments shorter than this could match an id by chance. */
+const MIN_FRAGMENT = 8;
+
+function base64Forms(bytes: Buffer): string[] {
+  const standard = bytes.toString('base64');
+  return [standard, standard.replace(/=+$/, ''), bytes.toString('base64url'), encodeURIComponent(standard)];
+}
+
+/**
+ * The Base64 characters that depend only on the secret's bytes when the secret sits at byte
+ * offset 0, 1 or 2 (mod 3) of a longer encoded text.
+ */
+function base64Fragments(secret: Buffer): string[] {
+  const out: string[] = [];
+  for (let offset = 0; offset < 3; offset++) {
+    const encoded = Buffer.concat([Buffer.alloc(offset), secret]).toString('base64');
+    const first = Math.ceil((8 * offset) / 6);
+    const last = Math.floor((8 * (offset + secret.length) - 6) / 6);
+    const fragment = encoded.slice(first, last + 1);
+    if (fragment.length >= MIN_FRAGMENT) {
+      out.push(fragment, fragment.replace(/\+/g, '-').replace(/\//g, '_'));
+    }
+  }
+  return out;
+}
+
+export class SecretRegistry {
+  private readonly forms = new Set<string>();
+  private pattern: RegExp | undefined;
+  private dirty = false;
+
+  /** A secret value (a password, a webhook secret, a proxy password). */
+  add(secret: string | undefined | null): void {
+    if (secret === undefined || secret === null || secret === '') return;
+    // The sandbox's documented default password is no secret, and it is also a word every
+    // sandbox message uses; its Base64 forms (in an Authorization header) are still hidden.
+    const bytes = Buffer.from(secret, 'utf8');
+    if (secret.length >= MIN_RAW && secret !== SANDBOX_DEFAULT_USER.password) {
+      this.addForm(secret);
+      this.addForm(encodeURIComponent(secret));
+      this.addForm(encodeURIComponent(secret).replace(/%20/g, '+'));
+      this.addForm(JSON.stringify(secret).slice(1, -1));
+      for (const form of base64Forms(bytes)) this.addForm(form);
+    }
+    for (const fragment of base64Fragments(bytes)) this.addForm(fragment);
+  }
+
+  /** Basic credentials: the password, and `user:password` as an Authorization header encodes it. */
+  addCredentials(username: string | undefined, password: string | undefined): void {
+    if (!password) return;
+    this.add(password);
+    for (const pair of [`${username ?? ''}:${password}`, `:${password}`]) {
+      for (const form of base64Forms(Buffer.from(pair, 'utf8'))) this.addForm(form);
+    }
+  }
+
+  /** The userinfo of a URL (a proxy's), both decoded and as written. */
+  addUrlCredentials(text: string | undefined): void {
+    if (!text) return;
+    const match = /^[a-z][a-z0-9+.-]*:\/\/([^/@?#]*)@/i.exec(text.trim()) ?? /^([^/@?#]*)@/.exec(text.trim());
+    if (!match) return;
+    const [user = '', pass = ''] = match[1]!.split(':', 2) as [string?, string?];
+    const decode = (s: string): string => {
+      try {
+        return decodeURIComponent(s);
+      } catch {
+        return s;
+      }
+    };
+    if (pass !== '') {
+      this.addForm(pass);
+      this.addCredentials(decode(user), decode(pass));
+    } else if (user !== '') this.add(decode(user));
+  }
+
+  private addForm(form: string): void {
+    if (form.length < MIN_RAW || this.forms.has(form)) return;
+    this.forms.add(form);
+    this.dirty = true;
+  }
+
+  get size(): number {
+    return this.forms.size;
+  }
+
+  redact(text: string): string {
+    if (this.forms.size === 0 || text === '') return text;
+    if (this.dirty || this.pattern === undefined) {
+      const sorted = [...this.forms].sort((a, b) => b.length - a.length);
+      this.pattern = new RegExp(sorted.map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g');
+      this.dirty = false;
+    }
+    this.pattern.lastIndex = 0;
+    return this.pattern.test(text) ? text.replace(this.pattern, REDACTED) : text;
+  }
+}
+
+/** Secrets found in the environment before anything runs. */
+const ENV_SECRETS = ['SVC_PASSWORD', 'SVC_WEBHOOK_SECRET'];
+const PROXY_VARIABLES = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'ALL_PROXY', 'all_proxy'];
+/** Flags whose value names an environment variable that holds a secret. */
+const SECRET_ENV_FLAGS = ['--secret-env', '--webhook-secret-env', '--basic-auth-env', '--webhook-basic-auth-password-env'];
+
+export function registerEnvironmentSecrets(registry: SecretRegistry, env: Readonly<Record<string, string | undefined>>, argv: readonly string[] = []): void {
+  for (const name of ENV_SECRETS) registry.add(env[name]);
+  if (env['SVC_PASSWORD']) registry.addCredentials(env['SVC_USERNAME'], env['SVC_PASSWORD']);
+  for (const name of PROXY_VARIABLES) registry.addUrlCredentials(env[name]);
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    for (const flag of SECRET_ENV_FLAGS) {
+      let variable: string | undefined;
+      if (arg === flag) variable = argv[i + 1];
+      else if (arg.startsWith(`${flag}=`)) variable = arg.slice(flag.length + 1);
+      if (variable === undefined) continue;
+      const value = env[variable];
+      // `--basic-auth-env` holds `user:password`.
+      if (value !== undefined && value.includes(':') && flag.includes('basic-auth')) {
+        const colon = value.indexOf(':');
+        registry.addCredentials(value.slice(0, colon), value.slice(colon + 1));
+      }
+      registry.add(value);
+    }
+  }
+}
