@@ -334,7 +334,7 @@ class RecipientScanner {
   private failLongRecord(): void {
     const line = this.parser?.pendingLine() ?? 1;
     this.fatal = true;
-    this.sink.problem({ line, message: `${this.at(line)}: a record longer than ${MAX_RECORD_CHARS / 1024} KiB characters: not a list of numbers` });
+    this.sink.problem({ line, message: `${this.at(line)}: a record longer than ${MAX_RECORD_CHARS} characters: not a list of numbers` });
   }
 
   end(): void {

@@ -665,8 +665,8 @@ describe('svc send: inputs read once and bounded', () => {
     const unclosed = d.file('unclosed.csv', `phone,name\n+15557650001,"${'x'.repeat(70 * 1024)}`);
     for (const [file, text] of [
       [nul, 'holds NUL bytes'],
-      [long, `${long}:2: a record longer than 64 KiB`],
-      [unclosed, `${unclosed}:2: a record longer than 64 KiB`],
+      [long, `${long}:2: a record longer than 65536 characters`],
+      [unclosed, `${unclosed}:2: a record longer than 65536 characters`],
     ] as const) {
       const result = await run(['send', '--from', FROM, '--to-file', file, '--body', 'x', '--json']);
       expect(result.code, file).toBe(2);
