@@ -275,7 +275,7 @@ describe('journal properties (fast-check)', () => {
       }),
       { numRuns: 12 },
     );
-  });
+  }, 90_000);
 
   it('a damaged byte anywhere but the torn end is refused, naming its line', async () => {
     await fc.assert(
@@ -298,7 +298,7 @@ describe('journal properties (fast-check)', () => {
       }),
       { numRuns: 150 },
     );
-  });
+  }, 60_000);
 
   it('random bytes are never taken for a journal', async () => {
     await fc.assert(
@@ -312,7 +312,7 @@ describe('journal properties (fast-check)', () => {
       }),
       { numRuns: 200 },
     );
-  });
+  }, 60_000);
 
   it('a signal at any moment of a run: every request sent has its answer journaled, and a resume sends each other recipient once', async () => {
     await fc.assert(
@@ -369,7 +369,7 @@ describe('journal properties (fast-check)', () => {
       ),
       { numRuns: 60 },
     );
-  });
+  }, 60_000);
 });
 
 describe('a writer killed with SIGKILL', () => {

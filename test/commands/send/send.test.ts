@@ -127,6 +127,8 @@ describe('svc send: checks before anything is sent (exit 2)', () => {
     [['--from', FROM, '--to', A, '--body-file', '/nonexistent/body.txt'], /Cannot read --body-file \/nonexistent\/body\.txt: no such file/],
     [['--from', FROM, '--to', A, '--body-file', '/dev/zero'], /--body-file \/dev\/zero is a device, not a file/],
     [['--from', FROM, '--to', A, '--body-file', '/'], /--body-file \/ is a directory, not a file/],
+    [['--from', FROM, '--to-file', '/dev/zero', '--body', 'x'], /--to-file \/dev\/zero is a device, not a file/],
+    [['--from', FROM, '--to-file', '/', '--body', 'x'], /--to-file \/ is a directory, not a file/],
     [['--from', FROM, '--to', A, '--body', 'x', '--media', 'https://e.com/a.png\nX-Injected: 1'], /--media "https:\/\/e\.com\/a\.png\\nX-Injected: 1": a link may not hold white space, line breaks or control characters/],
     [['--from', FROM, '--to', A, '--body', 'x', '--media', 'https://e.com/a b.png'], /--media "https:\/\/e\.com\/a b\.png": a link may not hold/],
     [['--from', FROM, '--to', A, '--body', 'x', '--media', 'https://e.com/a\u0007.png'], /--media "https:\/\/e\.com\/a\\u0007\.png"/],
