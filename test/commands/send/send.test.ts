@@ -496,6 +496,18 @@ describe('svc send --journal and --resume', () => {
     expect(mock.sends).toHaveLength(4);
   });
 
+  it('starts afresh over a journal that records no request (its run stopped before sending)', async () => {
+    const d = dir();
+    const journal = `${d.dir}/run.jsonl`;
+    const { JournalWriter } = await import('../../../src/send/journal.js');
+    await JournalWriter.create(journal, { from: FROM, body: 'sha256:other', recipients: 'sha256:other', recipientCount: 1, media: [] }).close();
+    mock = mockSends(accepted);
+    const result = await run(['send', '--from', FROM, '--to', A, '--body', 'x', '--journal', journal, '--json']);
+    expect(result.code).toBe(0);
+    const records = await journalRecords(journal);
+    expect(records.map((r) => r.type)).toEqual(['header', 'launch', 'result']);
+  });
+
   it('asks on a terminal what to do with unknown recipients', async () => {
     const d = dir();
     const journal = `${d.dir}/run.jsonl`;
