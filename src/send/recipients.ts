@@ -52,6 +52,8 @@ export interface RecipientsOptions {
   numberColumn?: string;
   /** Read size in bytes; small values exercise chunk boundaries in tests. */
   highWaterMark?: number;
+  /** Rewrites each number before it is checked (the suppression list tolerates spaces and dashes). */
+  normalizeNumber?: (value: string) => string;
 }
 
 export interface CheckRecipientsOptions extends RecipientsOptions {
@@ -174,7 +176,7 @@ export async function* readRecipientBatches(
     duplicate(duplicate) {
       if (failure === undefined) options.onDuplicate?.(duplicate);
     },
-  });
+  }, options.normalizeNumber);
   const take = (): RecipientRow[] => {
     const batch = pending;
     pending = [];
@@ -273,6 +275,7 @@ class RecipientScanner {
     private readonly file: string,
     private readonly requestedColumn: string | undefined,
     private readonly sink: ScanSink,
+    private readonly normalize: ((value: string) => string) | undefined = undefined,
   ) {}
 
   push(text: string): void {
@@ -341,7 +344,8 @@ class RecipientScanner {
       fields = {};
     }
 
-    const to = values[this.numberIndex]!.trim();
+    const raw = values[this.numberIndex]!.trim();
+    const to = this.normalize !== undefined ? this.normalize(raw) : raw;
     if (to === '') {
       this.sink.problem({ line, message: `${this.at(line)}: no number in column "${this.numberColumnName}"` });
       return;
