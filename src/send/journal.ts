@@ -101,6 +101,18 @@ export class JournalWriter {
     return entry;
   }
 
+  /** A throttled answer: not an outcome (the request was not processed and is sent again). */
+  throttled(record: JournalRecord): void {
+    if (this.fd === null) throw new Error(`journal ${this.path} is closed`);
+    writeLine(this.fd, `${JSON.stringify({ ...record, outcome: 'throttled', at: record.at ?? this.clock().toISOString() })}\n`);
+  }
+
+  /** A line about the run itself (a pause for the send window); not about any recipient. */
+  note(note: { type: string } & Record<string, unknown>): void {
+    if (this.fd === null) throw new Error(`journal ${this.path} is closed`);
+    writeLine(this.fd, `${JSON.stringify({ ...note, at: this.clock().toISOString() })}\n`);
+  }
+
   /** Resolves when every line written so far is on the disk. */
   async sync(): Promise<void> {
     while (this.syncing !== null) await this.syncing;
@@ -191,6 +203,8 @@ export interface JournalSummary {
   /** Lines that are not a journal entry (a write cut short), at most 100 kept. */
   tornLines: TornLine[];
   tornLineCount: number;
+  /** The --shard the journal was written for (its header), if any. */
+  shard: { k: number; n: number } | undefined;
 }
 
 const ACCEPTED = 1;
@@ -213,10 +227,18 @@ export async function readJournal(path: string): Promise<JournalSummary> {
     unknown: 0,
     tornLines: [],
     tornLineCount: 0,
+    shard: undefined,
   };
 
   const onLine = (text: string, line: number): void => {
     if (text.trim() === '') return;
+    // Throttled answers and notes about the run (a window pause) change no recipient's outcome.
+    if (text.startsWith('{"type":"header"')) {
+      const shard: unknown = (JSON.parse(text) as { shard?: unknown }).shard;
+      if (typeof shard === 'object' && shard !== null) summary.shard = shard as { k: number; n: number };
+      return;
+    }
+    if (text.includes('"outcome":"throttled"') || text.startsWith('{"type":')) return;
     const entry = parseEntry(text);
     if (entry === undefined) {
       summary.tornLineCount++;

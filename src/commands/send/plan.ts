@@ -10,6 +10,7 @@ import { compileTemplate, TemplateError, type CompiledTemplate } from '../../sen
 import { requireE164, requireTenant } from '../shared/input.js';
 import { checkMessageMedia, readMediaFile, type MediaFile } from '../media/media-file.js';
 import { DEFAULT_CONCURRENCY } from '../defaults.js';
+import { readPaceFlags, type PaceFlags } from '../../send/pace/options.js';
 
 // Everything `svc send` checks before it sends anything: numbers, body, media, the recipients
 // file and its placeholders, and the flags that go together. Any problem is a usage error (exit 2)
@@ -32,6 +33,8 @@ export interface SendPlan {
   resume: boolean;
   dryRun: boolean;
   yes: boolean;
+  /** --rate, --max-stall, --window/--tz, --exclude-file, --shard. */
+  pace: PaceFlags;
 }
 
 /** Problems listed in the error's hints when a recipients file has bad lines. */
@@ -156,6 +159,7 @@ export async function planSend(input: CommandInput, ctx: Context): Promise<SendP
   }
 
   const tenant = mediaFiles.length > 0 ? requireTenant(ctx, input.string('tenant')) : undefined;
+  const pace = await readPaceFlags(input, toFilePath !== undefined);
 
   let toFile: SendPlan['toFile'];
   let template: CompiledTemplate;
@@ -188,5 +192,6 @@ export async function planSend(input: CommandInput, ctx: Context): Promise<SendP
     resume,
     dryRun: input.flag('dryRun'),
     yes: input.flag('yes'),
+    pace,
   };
 }

@@ -4,7 +4,13 @@ import { CliError, ExitCode, InterruptedError, UsageError } from '../../errors.j
 import { messageOutcome, sendMessage, type SendAnswer, type SendMessageRequest } from '../../api/messages.js';
 import { uploadMedia } from '../../api/media.js';
 import { runBulk, type BulkRequest, type BulkSummary } from '../../bulk/engine.js';
-import { createProgressLine, formatDuration, type ProgressLine } from '../../bulk/progress.js';
+import { formatDuration } from '../../bulk/progress.js';
+import { Pacer, type PaceEvent } from '../../send/pace/pacer.js';
+import { createSendProgress, type SendProgress } from '../../send/pace/progress.js';
+import { RecipientFilter } from '../../send/pace/filter.js';
+import { readNumberRateLimit } from '../../send/pace/number-rate.js';
+import { effectiveRate } from '../../send/pace/token-bucket.js';
+import { throttleOf } from '../../send/pace/throttle.js';
 import { JournalWriter, readJournal, type AcceptedRecipients } from '../../send/journal.js';
 import { readRecipientBatches } from '../../send/recipients.js';
 import { describeSize } from '../media/media-file.js';
@@ -15,12 +21,9 @@ import { createResultPrinter } from './output.js';
 /** The service advises async sending beyond this many recipients. */
 export const ASYNC_ADVISED_ABOVE = 100;
 
-/** Beyond this many recipients, a send trades a little speed for memory that stays flat. */
-const LONG_SEND_RECIPIENTS = 20_000;
-
 export async function run(input: CommandInput, ctx: Context): Promise<number> {
   const plan = await planSend(input, ctx);
-  const accepted = plan.resume ? await loadJournal(plan.journal!, ctx) : undefined;
+  const accepted = plan.resume ? await loadJournal(plan.journal!, ctx, plan) : undefined;
 
   if (plan.dryRun) {
     const stats = await bodyStats(plan, accepted);
@@ -31,20 +34,12 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
   const isAsync = await confirmSend(plan, ctx, accepted);
 
   const api = await ctx.api();
-  if (plan.toFile !== undefined) {
-    api.preferThroughput();
-    // A long bulk send allocates at a steady rate for as long as the file lasts; left alone, V8
-    // keeps growing the heap between collections and peak memory follows the file's length
-    // (bench/send.mjs: +30% peak RSS from 10,000 to 100,000 recipients; with this, +3%). It costs
-    // some throughput in more frequent collections, so short sends, whose peak is small anyway,
-    // are left at full speed.
-    if (plan.toFile.check.recipients > LONG_SEND_RECIPIENTS) {
-      (await import('node:v8')).setFlagsFromString('--optimize-for-size');
-    }
-  }
+  if (plan.toFile !== undefined) api.preferThroughput();
   // Opened before any upload: a journal that cannot be written is a usage error (exit 2), and
   // that must come before the first request, not after the media went up.
   const journal = plan.journal !== undefined ? openJournal(plan.journal) : undefined;
+  // The shard a journal is for is in its header: --resume checks it (checkJournalShard).
+  if (journal !== undefined && plan.pace.shard !== undefined && !plan.resume) journal.note({ type: 'header', shard: plan.pace.shard });
   const mediaUrls = [...plan.mediaUrls];
   try {
     for (const file of plan.mediaFiles) {
@@ -58,11 +53,34 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
   }
 
   const bulk = plan.toFile !== undefined;
+  // Read once before sending: the number's own cap, per second (decisions.md).
+  const numberRate = bulk ? await readNumberRateLimit(api, plan.from, (line) => ctx.debug(line)) : undefined;
   const started = ctx.clock.now();
   let skipped = 0;
-  let progress: ProgressLine | undefined;
+  let progress: SendProgress | undefined;
   const total = plan.to !== undefined ? 1 : plan.toFile!.check.recipients;
-  if (bulk && ctx.io.stderrIsTTY) progress = createProgressLine(ctx.io.stderr, total, () => ctx.clock.now(), ctx.io.columns);
+  if (bulk) {
+    progress = createSendProgress({ stream: ctx.io.stderr, isTTY: ctx.io.stderrIsTTY, columns: ctx.io.columns, total, now: () => ctx.clock.now() });
+  }
+  const filter = new RecipientFilter(plan.pace.exclude?.list, plan.pace.shard);
+  const onPaceEvent = (event: PaceEvent): void => {
+    if (event.type === 'window-closed') {
+      // Journaled, so that the journal shows why the run went quiet (nothing is in flight
+      // across the pause but what was launched before it, and that is journaled as it ends).
+      journal?.note({ type: 'pause', reason: 'window', window: event.windowText, until: new Date(event.opensAt).toISOString() });
+    }
+    progress?.event(event);
+  };
+  const pacer = bulk
+    ? new Pacer({
+        clock: ctx.clock,
+        concurrency: plan.concurrency,
+        ratePerSecond: effectiveRate(plan.pace.rate, numberRate),
+        maxStallMs: plan.pace.maxStallMs,
+        window: plan.pace.window,
+        onEvent: onPaceEvent,
+      })
+    : undefined;
   const printer = createResultPrinter(ctx, { bulk, beforeTerminalLine: () => progress?.clear() });
   const counts = { accepted: 0, failed: 0, skipped: 0 };
   let recipientsAccepted = 0;
@@ -81,9 +99,13 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
     for await (const rows of readRecipientBatches(plan.toFile!.path)) {
       const batch: BulkRequest<SendMessageRequest>[] = [];
       for (const row of rows) {
+        if (filter.active && !filter.admits(row.to)) {
+          counts.skipped = skipped + filter.excluded + filter.otherShards;
+          continue;
+        }
         if (accepted?.has(row.to)) {
           skipped++;
-          counts.skipped = skipped;
+          counts.skipped = skipped + filter.excluded + filter.otherShards;
           continue;
         }
         batch.push({ to: [row.to], payload: payloadFor([row.to], plan.template.render(row.fields)) });
@@ -110,6 +132,7 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
         progress?.update(counts);
       },
       ready: () => printer.ready(),
+      pace: pacer !== undefined ? { pacer, throttleOf } : undefined,
     });
   } finally {
     progress?.clear();
@@ -119,7 +142,7 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
 
   const failed = summary.rejected + summary.unknown;
   if (bulk || plan.journal !== undefined || summary.interrupted) {
-    writeSummary(ctx, plan, summary, skipped, ctx.clock.now() - started);
+    writeSummary(ctx, plan, summary, skipped, ctx.clock.now() - started, filter);
   }
   if (summary.interrupted) return ExitCode.Interrupted;
   if (failed === 0 && recipientsFailed.length > 0) {
@@ -164,7 +187,7 @@ function openJournal(path: string): JournalWriter {
   }
 }
 
-async function loadJournal(path: string, ctx: Context): Promise<AcceptedRecipients> {
+async function loadJournal(path: string, ctx: Context, plan: SendPlan): Promise<AcceptedRecipients> {
   let journal;
   try {
     journal = await readJournal(path);
@@ -176,6 +199,7 @@ async function loadJournal(path: string, ctx: Context): Promise<AcceptedRecipien
     ctx.warn(`${path} does not exist yet: nothing to resume, every recipient is sent to`);
     return journal.accepted;
   }
+  checkJournalShard(path, journal.shard, plan.pace.shard);
   for (const torn of journal.tornLines.slice(0, 3)) ctx.warn(`${path}:${torn.line}: not a journal entry (a write cut short?), ignored`);
   const unknownNote =
     journal.unknown > 0
@@ -184,6 +208,13 @@ async function loadJournal(path: string, ctx: Context): Promise<AcceptedRecipien
   const rejectedNote = journal.rejected > 0 ? `; ${journal.rejected} rejected earlier are sent again` : '';
   ctx.io.stderr.write(`Resuming from ${path}: ${journal.accepted.size} recipients already accepted are skipped${rejectedNote}${unknownNote}.\n`);
   return journal.accepted;
+}
+
+/** A journal resumed with another --shard would send to recipients of another machine's shard. */
+function checkJournalShard(path: string, written: { k: number; n: number } | undefined, given: { k: number; n: number } | undefined): void {
+  const describe = (shard: { k: number; n: number } | undefined): string => (shard === undefined ? 'no --shard' : `shard ${shard.k}/${shard.n}`);
+  if (written?.k === given?.k && written?.n === given?.n) return;
+  throw new UsageError(`${path} was written for ${describe(written)}, not ${describe(given)}: resume it with the --shard it was started with`);
 }
 
 function describeEncoding(stats: BodyStats): string {
@@ -243,6 +274,8 @@ async function writeDryRun(ctx: Context, plan: SendPlan, stats: BodyStats): Prom
     totalSegments: stats.totalSegments,
     nonGsmCharacters: stats.nonGsmCharacters,
     ...(plan.resume ? { skipped: stats.skipped } : {}),
+    ...(plan.pace.exclude !== undefined ? { excluded: stats.excluded } : {}),
+    ...(plan.pace.shard !== undefined ? { shard: { k: plan.pace.shard.k, n: plan.pace.shard.n }, otherShards: stats.otherShards } : {}),
   };
   if (ctx.globals.output !== 'table') {
     ctx.io.stdout.write(ctx.globals.output === 'json' ? `${JSON.stringify(document, null, 2)}\n` : `${JSON.stringify(document)}\n`);
@@ -252,6 +285,8 @@ async function writeDryRun(ctx: Context, plan: SendPlan, stats: BodyStats): Prom
     'Dry run: nothing was sent.',
     `requests    ${stats.requests}`,
     `recipients  ${stats.recipients}${plan.resume ? ` (${stats.skipped} skipped: accepted in ${plan.journal})` : ''}`,
+    ...(plan.pace.exclude !== undefined ? [`excluded    ${stats.excluded} (on ${plan.pace.exclude.path})`] : []),
+    ...(plan.pace.shard !== undefined ? [`shard       ${plan.pace.shard.k}/${plan.pace.shard.n} (${stats.otherShards} recipients belong to the other shards)`] : []),
     `encoding    ${describeEncoding(stats)}`,
     `characters  ${stats.templated ? 'up to ' : ''}${stats.characters}`,
     `segments    ${stats.templated ? 'up to ' : ''}${stats.segments} per message, ${stats.totalSegments} in total`,
@@ -260,19 +295,27 @@ async function writeDryRun(ctx: Context, plan: SendPlan, stats: BodyStats): Prom
   ctx.io.stdout.write(`${lines.join('\n')}\n`);
 }
 
-function writeSummary(ctx: Context, plan: SendPlan, summary: BulkSummary, skipped: number, elapsedMs: number): void {
+function writeSummary(ctx: Context, plan: SendPlan, summary: BulkSummary, skipped: number, elapsedMs: number, filter: RecipientFilter): void {
   const rate = elapsedMs > 0 ? Math.round((summary.requests * 1000) / elapsedMs) : summary.requests;
   const parts = [`${summary.accepted} accepted`];
   if (summary.rejected > 0) parts.push(`${summary.rejected} failed`);
   if (summary.unknown > 0) parts.push(`${summary.unknown} without an answer (the service may have sent them)`);
   if (skipped > 0) parts.push(`${skipped} skipped (accepted in an earlier run)`);
+  if (filter.excluded > 0) parts.push(`${filter.excluded} excluded (--exclude-file)`);
+  if (filter.otherShards > 0) parts.push(`${filter.otherShards} left to the other shards`);
+  if (summary.throttleRetries > 0) parts.push(`${summary.throttleRetries} throttle ${summary.throttleRetries === 1 ? 'retry' : 'retries'}`);
   const head = summary.interrupted ? 'Interrupted after' : 'Sent';
   ctx.io.stderr.write(
     `${head} ${summary.requests} request${summary.requests === 1 ? '' : 's'} in ${formatDuration(elapsedMs)} (${rate}/s): ${parts.join(', ')}.\n`,
   );
+  if (summary.stalled) {
+    ctx.io.stderr.write(
+      `Gave up: the service kept throttling and nothing was accepted for ${Math.round(plan.pace.maxStallMs / 1000)} s (--max-stall); the throttled recipients are recorded as rejected and nothing more was sent.\n`,
+    );
+  }
   if (summary.requests === 0 && skipped > 0) ctx.io.stderr.write('Nothing left to send: every recipient was accepted in an earlier run.\n');
   const failed = summary.rejected + summary.unknown;
-  if ((summary.interrupted || failed > 0) && plan.journal !== undefined) {
+  if ((summary.interrupted || summary.stalled || failed > 0) && plan.journal !== undefined) {
     ctx.io.stderr.write(`To send to everyone not yet accepted, run the same command with --resume (journal: ${plan.journal}).\n`);
   } else if ((summary.interrupted || failed > 0) && plan.toFile !== undefined) {
     ctx.io.stderr.write('With --journal FILE, a run can be resumed without sending anyone twice.\n');

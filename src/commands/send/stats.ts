@@ -2,6 +2,7 @@ import { countSegments, type SmsEncoding } from '../../sms/segments.js';
 import { readRecipients } from '../../send/recipients.js';
 import type { AcceptedRecipients } from '../../send/journal.js';
 import type { SendPlan } from './plan.js';
+import { RecipientFilter } from '../../send/pace/filter.js';
 
 // What a send will cost before it is made: recipients, requests, encoding and segments. With a
 // templated body every recipient's text is rendered and counted (streamed, nothing kept).
@@ -23,6 +24,10 @@ export interface BodyStats {
   nonGsmCharacters: string[];
   /** True when the body has placeholders, so that counts vary by recipient. */
   templated: boolean;
+  /** Recipients on the --exclude-file list (in this shard). */
+  excluded: number;
+  /** Recipients that belong to the other shards (--shard). */
+  otherShards: number;
 }
 
 const MAX_LISTED = 20;
@@ -38,6 +43,8 @@ export async function bodyStats(plan: SendPlan, accepted: AcceptedRecipients | u
     totalSegments: 0,
     nonGsmCharacters: [],
     templated: !plan.template.isStatic,
+    excluded: 0,
+    otherShards: 0,
   };
   const add = (text: string, recipients: number): void => {
     const info = countSegments(text);
@@ -60,7 +67,8 @@ export async function bodyStats(plan: SendPlan, accepted: AcceptedRecipients | u
   }
 
   const file = plan.toFile!;
-  if (plan.template.isStatic && accepted === undefined) {
+  const filter = new RecipientFilter(plan.pace.exclude?.list, plan.pace.shard);
+  if (plan.template.isStatic && accepted === undefined && !filter.active) {
     stats.recipients = file.check.recipients;
     stats.requests = file.check.recipients;
     add(plan.body, file.check.recipients);
@@ -68,6 +76,7 @@ export async function bodyStats(plan: SendPlan, accepted: AcceptedRecipients | u
   }
   const staticInfo = plan.template.isStatic ? countSegments(plan.body) : undefined;
   for await (const row of readRecipients(file.path)) {
+    if (filter.active && !filter.admits(row.to)) continue;
     if (accepted?.has(row.to)) {
       stats.skipped++;
       continue;
@@ -76,6 +85,8 @@ export async function bodyStats(plan: SendPlan, accepted: AcceptedRecipients | u
     if (staticInfo === undefined) add(plan.template.render(row.fields), 1);
   }
   stats.requests = stats.recipients;
+  stats.excluded = filter.excluded;
+  stats.otherShards = filter.otherShards;
   if (staticInfo !== undefined) add(plan.body, stats.recipients);
   return stats;
 }

@@ -105,7 +105,7 @@ export class Pacer {
         return;
       }
       const opensAt = window.nextChange(now);
-      this.onEvent({ type: 'window-closed', opensAt, opensAtText: window.describe(opensAt), windowText: window.window.text });
+      this.onEvent({ type: 'window-closed', opensAt, opensAtText: window.describe(opensAt), windowText: `${window.window.text} (${window.window.timeZone})` });
       await this.clock.sleep(opensAt - now, signal);
       const after = this.clock.now();
       this.windowWaitMs += after - now;

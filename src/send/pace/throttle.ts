@@ -1,5 +1,5 @@
 import { parseRetryAfter } from '../../api/http.js';
-import { ApiError } from '../../errors.js';
+import { CliError } from '../../errors.js';
 
 // Throttling is not failure (decisions.md, "CLI behaviour"): a 429, or a 503 that says when to
 // come back (Retry-After), means the service refused the request without processing it. A bulk
@@ -21,17 +21,6 @@ export function classifyThrottle(status: number, retryAfter: string | undefined,
   return undefined;
 }
 
-/** The error a bulk send's request ends with when the service throttled it. */
-export class ThrottledError extends ApiError {
-  readonly retryAfterMs: number | undefined;
-
-  constructor(message: string, status: number, retryAfterMs: number | undefined, extra: { title?: string; errorCode?: string } = {}) {
-    super(message, { status, ...extra });
-    this.name = 'ThrottledError';
-    this.retryAfterMs = retryAfterMs;
-  }
-}
-
 /**
  * The wait after a throttle that named none: exponential from 1 s, doubled per throttle in a
  * row, at most 60 s, with the upper half jittered so that several senders do not come back in
@@ -40,4 +29,12 @@ export class ThrottledError extends ApiError {
 export function throttleBackoffMs(consecutive: number, random: () => number = Math.random): number {
   const step = Math.min(60_000, 1000 * 2 ** Math.max(0, consecutive - 1));
   return step / 2 + random() * (step / 2);
+}
+
+/** The throttle an error of a send stands for (its status and Retry-After), or undefined. */
+export function throttleOf(error: unknown): (Throttle & { status: number }) | undefined {
+  if (!(error instanceof CliError) || error.status === null) return undefined;
+  if (error.status === 429) return { status: 429, retryAfterMs: error.retryAfterMs };
+  if (error.status === 503 && error.retryAfterMs !== undefined) return { status: 503, retryAfterMs: error.retryAfterMs };
+  return undefined;
 }

@@ -15,7 +15,7 @@ describe('Pacer', () => {
     });
     await pacer.admit();
     expect(clock.time).toBe(Date.parse('2026-11-23T08:00:00Z'));
-    expect(events[0]).toMatchObject({ type: 'window-closed', opensAtText: '2026-11-23 09:00 Europe/Berlin', windowText: '09:00-20:00' });
+    expect(events[0]).toMatchObject({ type: 'window-closed', opensAtText: '2026-11-23 09:00 Europe/Berlin', windowText: '09:00-20:00 (Europe/Berlin)' });
     expect(events[1]).toEqual({ type: 'window-opened', closesAt: Date.parse('2026-11-23T19:00:00Z') });
     // Inside the window: no wait and no Intl call per launch.
     await pacer.admit();
