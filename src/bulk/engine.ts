@@ -1,10 +1,17 @@
+import { setMaxListeners } from 'node:events';
 import type { SendAnswer } from '../api/messages.js';
 import type { JournalRecord } from '../send/journal.js';
 import { classifyFailure, type SendFailure } from './outcome.js';
 
 // The bulk-send engine: pulls requests from a stream, keeps at most `concurrency` of them in
-// flight, journals each answer the moment it arrives (before anything else is done with it),
-// and stops launching on Ctrl-C while letting the requests in flight finish and be journaled.
+// flight, and journals ahead of the wire: the recipients of every request are recorded as in
+// flight (one write for each launch window) before any of those requests leaves, and each answer
+// is journaled the moment it arrives, before anything else is done with it. So whatever kills the
+// process, the journal shows who was answered and who may have been sent (in flight).
+//
+// On the abort signal (SIGINT, SIGTERM, SIGHUP) it launches nothing more and lets what is in
+// flight finish within `graceMs`; past that the requests still out are cut off, and journaled as
+// `unknown` (the service may have acted on them).
 //
 // Nothing about a request is kept once its result has been handed on, so memory depends on the
 // window, not on the number of recipients.
@@ -18,20 +25,26 @@ export type BulkResult =
   | { to: string[]; outcome: 'accepted'; answer: SendAnswer }
   | ({ to: string[] } & SendFailure);
 
+/** Where the engine journals: launches before they leave, then each answer. */
 export interface JournalSink {
-  record(record: JournalRecord): unknown;
-  /** A throttled answer: the request was not processed and will be sent again (not an outcome). */
-  throttled?(record: JournalRecord): unknown;
+  /** Records the requests as in flight; returns a sequence number for each, for its result. */
+  launch(requests: readonly { readonly to: readonly string[] }[]): number[];
+  result(seq: number, record: JournalRecord): unknown;
+  /**
+   * The request launched as `seq` was throttled (429, or 503 with Retry-After): not processed, and
+   * sent again under a new launch. Closes the launch without an outcome for its recipients.
+   */
+  throttled?(seq: number, record: JournalRecord): unknown;
 }
 
 /**
- * The pace of a bulk send (src/send/pace/pacer.ts): when a request may leave, how many may be in
+ * The pace of a bulk send (src/send/pace/pacer.ts): when requests may leave, how many may be in
  * flight, and what a throttled answer means. Without it the engine sends at `concurrency`.
  */
 export interface BulkPace {
-  /** Resolves when a request may leave (send window, throttle pause, rate); rejects on abort. */
-  admit(signal: AbortSignal): Promise<void>;
-  /** Requests allowed in flight now (at most `concurrency`). */
+  /** Resolves when `count` requests may leave (send window, throttle pause, rate); rejects on abort. */
+  admit(signal: AbortSignal, count: number): Promise<void>;
+  /** Requests allowed in flight now (the engine never exceeds `concurrency` either). */
   readonly limit: number;
   launched(): number;
   accepted(): void;
@@ -41,14 +54,22 @@ export interface BulkPace {
 /** The throttle an error stands for (429, or 503 with Retry-After), or undefined. */
 export type ThrottleReader = (error: unknown) => { status: number; retryAfterMs: number | undefined } | undefined;
 
+/** After the abort signal, requests in flight have this long to answer (SIGTERM's grace period). */
+export const DEFAULT_GRACE_MS = 10_000;
+
 export interface BulkOptions<P> {
   /** The requests, in batches (one asynchronous step per batch, not per request). */
   requests: AsyncIterable<readonly BulkRequest<P>[]>;
-  send(request: BulkRequest<P>): Promise<SendAnswer>;
+  /** Sends one request; `cutOff` aborts when the grace period after the abort signal ends. */
+  send(request: BulkRequest<P>, cutOff: AbortSignal): Promise<SendAnswer>;
   concurrency: number;
   journal?: JournalSink | undefined;
   /** Aborted: launch nothing more, finish what is in flight. */
   signal: AbortSignal;
+  /** How long requests in flight may take after the abort signal (default DEFAULT_GRACE_MS). */
+  graceMs?: number;
+  /** Waits (the injected clock in tests); a rejection ends the wait early. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Each result, after it is journaled. */
   onResult(result: BulkResult): void;
   /** Backpressure: when it returns a promise, no request is launched until it settles. */
@@ -91,6 +112,19 @@ export function journalRecordFor(result: BulkResult): JournalRecord {
   };
 }
 
+const defaultSleep = (ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(new Error('cancelled'));
+      },
+      { once: true },
+    );
+  });
+
 export async function runBulk<P>(options: BulkOptions<P>): Promise<BulkSummary> {
   const concurrency = Math.max(1, Math.floor(options.concurrency));
   const summary: BulkSummary = {
@@ -103,14 +137,19 @@ export async function runBulk<P>(options: BulkOptions<P>): Promise<BulkSummary> 
     throttleRetries: 0,
     stalled: false,
   };
+  const journal = options.journal;
   const pace = options.pace;
-  const maxInFlight = (): number => (pace === undefined ? concurrency : Math.min(concurrency, pace.pacer.limit));
+  const maxInFlight = (): number => (pace === undefined ? concurrency : Math.max(1, Math.min(concurrency, pace.pacer.limit)));
   /** Throttled requests waiting to be sent again, before any new one; with their last answer. */
   const retries: { request: BulkRequest<P>; failure: BulkResult }[] = [];
   let inFlight = 0;
   let wake: (() => void) | undefined;
   // A journal that cannot be written stops the run: going on would send without a record.
   let fatal: { error: unknown } | undefined;
+  const cutOff = new AbortController();
+  // Every request in flight listens on it: as many listeners as the window is wide.
+  setMaxListeners(0, cutOff.signal);
+  const graceOver = new AbortController();
   const waitForSlot = (): Promise<void> =>
     new Promise<void>((resolve) => {
       wake = resolve;
@@ -119,13 +158,20 @@ export async function runBulk<P>(options: BulkOptions<P>): Promise<BulkSummary> 
     const resolve = wake;
     wake = undefined;
     resolve?.();
+    // The grace period: what is still in flight when it ends is cut off (and journaled unknown).
+    const sleep = options.sleep ?? defaultSleep;
+    sleep(options.graceMs ?? DEFAULT_GRACE_MS, graceOver.signal).then(
+      () => cutOff.abort(),
+      () => undefined,
+    );
   };
-  options.signal.addEventListener('abort', onAbort, { once: true });
+  if (options.signal.aborted) onAbort();
+  else options.signal.addEventListener('abort', onAbort, { once: true });
 
-  const finish = (result: BulkResult): void => {
+  const finish = (seq: number, result: BulkResult): void => {
     if (fatal !== undefined) return;
     try {
-      options.journal?.record(journalRecordFor(result));
+      journal?.result(seq, journalRecordFor(result));
     } catch (error) {
       fatal = { error };
       return;
@@ -139,18 +185,58 @@ export async function runBulk<P>(options: BulkOptions<P>): Promise<BulkSummary> 
     options.onResult(result);
   };
 
-  /** A throttled answer: journaled as such and queued again, or final when the run has stalled. */
-  const throttled = (request: BulkRequest<P>, ticket: number, error: unknown): boolean => {
+  const settled = (): void => {
+    inFlight--;
+    const resolve = wake;
+    wake = undefined;
+    resolve?.();
+  };
+
+  const launchWindow = (window: readonly BulkRequest<P>[]): void => {
+    let seqs: number[] | undefined;
+    if (journal !== undefined) {
+      try {
+        seqs = journal.launch(window);
+      } catch (error) {
+        fatal = { error };
+        return;
+      }
+    }
+    for (let i = 0; i < window.length; i++) {
+      const request = window[i]!;
+      const seq = seqs?.[i] ?? 0;
+      const ticket = pace?.pacer.launched() ?? 0;
+      inFlight++;
+      summary.requests++;
+      options
+        .send(request, cutOff.signal)
+        .then(
+          (answer) => {
+            pace?.pacer.accepted();
+            finish(seq, { to: request.to, outcome: 'accepted', answer });
+          },
+          (error: unknown) => {
+            if (!throttled(seq, ticket, request, error)) finish(seq, { to: request.to, ...classifyFailure(error) });
+          },
+        )
+        .finally(settled);
+    }
+  };
+
+  /**
+   * A throttled answer is not a failure: journaled as throttled and queued to be sent again, or
+   * final (rejected with this answer) once nothing has been accepted for --max-stall.
+   */
+  const throttled = (seq: number, ticket: number, request: BulkRequest<P>, error: unknown): boolean => {
     const throttle = pace?.throttleOf(error);
-    if (pace === undefined || throttle === undefined || fatal !== undefined) return false;
+    if (pace === undefined || throttle === undefined || fatal !== undefined || options.signal.aborted) return false;
     const failure: BulkResult = { to: request.to, ...classifyFailure(error) };
     if (summary.stalled || pace.pacer.throttled(ticket, throttle.status, throttle.retryAfterMs) === 'give-up') {
       summary.stalled = true;
-      finish(failure);
-      return true;
+      return false;
     }
     try {
-      options.journal?.throttled?.(journalRecordFor(failure));
+      journal?.throttled?.(seq, journalRecordFor(failure));
     } catch (journalError) {
       fatal = { error: journalError };
       return true;
@@ -160,56 +246,46 @@ export async function runBulk<P>(options: BulkOptions<P>): Promise<BulkSummary> 
     return true;
   };
 
-  const launch = (request: BulkRequest<P>): void => {
-    inFlight++;
-    summary.requests++;
-    const ticket = pace?.pacer.launched() ?? 0;
-    options.send(request).then(
-      (answer) => {
-        pace?.pacer.accepted();
-        finish({ to: request.to, outcome: 'accepted', answer });
-      },
-      (error: unknown) => {
-        if (!throttled(request, ticket, error)) finish({ to: request.to, ...classifyFailure(error) });
-      },
-    ).finally(() => {
-      inFlight--;
-      const resolve = wake;
-      wake = undefined;
-      resolve?.();
-    });
-  };
-
   const stopped = (): boolean => options.signal.aborted || fatal !== undefined || summary.stalled;
-  /** Waits for room, backpressure and the pace; false when the run is to stop launching. */
-  const gate = async (): Promise<boolean> => {
+  /** Waits for room and backpressure; the room there is, or 0 when the run is to stop launching. */
+  const room = async (): Promise<number> => {
     while (inFlight >= maxInFlight() && !stopped()) await waitForSlot();
     const pending = options.ready?.();
     if (pending !== undefined) await pending;
-    if (pace !== undefined && !stopped()) {
-      try {
-        await pace.pacer.admit(options.signal);
-      } catch (error) {
-        if (!options.signal.aborted) throw error;
-      }
+    return stopped() ? 0 : Math.max(1, maxInFlight() - inFlight);
+  };
+  /** Waits for the pace (window, throttle pause, rate) before `count` requests leave. */
+  const admitted = async (count: number): Promise<boolean> => {
+    if (pace === undefined) return true;
+    try {
+      await pace.pacer.admit(options.signal, count);
+    } catch (error) {
+      if (!options.signal.aborted) throw error;
     }
     return !stopped();
   };
   const launchRetries = async (): Promise<boolean> => {
     while (retries.length > 0) {
-      if (!(await gate())) return false;
-      const retry = retries.shift();
-      if (retry !== undefined) launch(retry.request);
+      const free = await room();
+      if (free === 0) return false;
+      const take = Math.min(free, retries.length);
+      if (!(await admitted(take))) return false;
+      launchWindow(retries.splice(0, take).map((retry) => retry.request));
     }
     return true;
   };
   let readError: { error: unknown } | undefined;
   try {
     batches: for await (const batch of options.requests) {
-      for (const request of batch) {
+      let next = 0;
+      while (next < batch.length) {
         if (retries.length > 0 && !(await launchRetries())) break batches;
-        if (!(await gate())) break batches;
-        launch(request);
+        const free = await room();
+        if (free === 0) break batches;
+        const take = Math.min(free, batch.length - next);
+        if (!(await admitted(take))) break batches;
+        launchWindow(take === batch.length ? batch : batch.slice(next, next + take));
+        next += take;
       }
     }
     // The file is done; throttled requests may still come back to be sent again.
@@ -225,9 +301,20 @@ export async function runBulk<P>(options: BulkOptions<P>): Promise<BulkSummary> 
   }
   while (inFlight > 0) await waitForSlot();
   if (summary.stalled) {
-    // Given up: the throttled requests still queued end with their last answer.
-    for (const retry of retries.splice(0)) finish(retry.failure);
+    // Given up: the throttled requests still queued end with their last answer. Their launches
+    // were closed as throttled, so each gets a launch record again before its result.
+    const left = retries.splice(0);
+    if (left.length > 0 && fatal === undefined) {
+      let seqs: number[] | undefined;
+      try {
+        seqs = journal?.launch(left.map((retry) => retry.request));
+      } catch (error) {
+        fatal = { error };
+      }
+      left.forEach((retry, i) => finish(seqs?.[i] ?? 0, retry.failure));
+    }
   }
+  graceOver.abort();
   options.signal.removeEventListener('abort', onAbort);
   summary.interrupted = options.signal.aborted;
   if (fatal !== undefined) throw fatal.error;

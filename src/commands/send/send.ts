@@ -1,6 +1,7 @@
 import type { CommandInput } from '../spec.js';
 import type { Context } from '../../context.js';
-import { CliError, ExitCode, InterruptedError, UsageError } from '../../errors.js';
+import { createHash } from 'node:crypto';
+import { CliError, ExitCode, InterruptedError, stopExitCode, UsageError } from '../../errors.js';
 import { messageOutcome, sendMessage, type SendAnswer, type SendMessageRequest } from '../../api/messages.js';
 import { uploadMedia } from '../../api/media.js';
 import { runBulk, type BulkRequest, type BulkSummary } from '../../bulk/engine.js';
@@ -11,11 +12,20 @@ import { RecipientFilter } from '../../send/pace/filter.js';
 import { readNumberRateLimit } from '../../send/pace/number-rate.js';
 import { effectiveRate } from '../../send/pace/token-bucket.js';
 import { throttleOf } from '../../send/pace/throttle.js';
-import { JournalWriter, readJournal, type AcceptedRecipients } from '../../send/journal.js';
+import {
+  JournalFormatError,
+  JournalWriter,
+  readJournal,
+  runDifferences,
+  type JournalRun,
+  type JournalState,
+  type UnknownChoice,
+} from '../../send/journal.js';
 import { readRecipientBatches } from '../../send/recipients.js';
+import { VERSION } from '../../version.js';
 import { describeSize } from '../media/media-file.js';
 import { planSend, type SendPlan } from './plan.js';
-import { bodyStats, type BodyStats } from './stats.js';
+import { bodyStats, type BodyStats, type SkipRecipient } from './stats.js';
 import { createResultPrinter } from './output.js';
 
 /** The service advises async sending beyond this many recipients. */
@@ -23,23 +33,31 @@ export const ASYNC_ADVISED_ABOVE = 100;
 
 export async function run(input: CommandInput, ctx: Context): Promise<number> {
   const plan = await planSend(input, ctx);
-  const accepted = plan.resume ? await loadJournal(plan.journal!, ctx, plan) : undefined;
+  try {
+    return await sendPlanned(plan, ctx);
+  } finally {
+    plan.close();
+  }
+}
+
+async function sendPlanned(plan: SendPlan, ctx: Context): Promise<number> {
+  const journalRun = plan.journal !== undefined ? runOf(plan) : undefined;
+  const resumed = plan.journal !== undefined ? await loadJournal(plan, journalRun!, ctx) : undefined;
+  const skip = resumed?.skip;
 
   if (plan.dryRun) {
-    const stats = await bodyStats(plan, accepted);
-    await writeDryRun(ctx, plan, stats);
+    const stats = await bodyStats(plan, skip);
+    await writeDryRun(ctx, plan, stats, resumed);
     return ExitCode.Ok;
   }
 
-  const isAsync = await confirmSend(plan, ctx, accepted);
+  const isAsync = await confirmSend(plan, ctx, skip);
 
   const api = await ctx.api();
   if (plan.toFile !== undefined) api.preferThroughput();
   // Opened before any upload: a journal that cannot be written is a usage error (exit 2), and
   // that must come before the first request, not after the media went up.
-  const journal = plan.journal !== undefined ? openJournal(plan.journal) : undefined;
-  // The shard a journal is for is in its header: --resume checks it (checkJournalShard).
-  if (journal !== undefined && plan.pace.shard !== undefined && !plan.resume) journal.note({ type: 'header', shard: plan.pace.shard });
+  const journal = plan.journal !== undefined ? openJournal(plan.journal, journalRun!, resumed!, plan.pace.shard) : undefined;
   const mediaUrls = [...plan.mediaUrls];
   try {
     for (const file of plan.mediaFiles) {
@@ -64,11 +82,9 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
   }
   const filter = new RecipientFilter(plan.pace.exclude?.list, plan.pace.shard);
   const onPaceEvent = (event: PaceEvent): void => {
-    if (event.type === 'window-closed') {
-      // Journaled, so that the journal shows why the run went quiet (nothing is in flight
-      // across the pause but what was launched before it, and that is journaled as it ends).
-      journal?.note({ type: 'pause', reason: 'window', window: event.windowText, until: new Date(event.opensAt).toISOString() });
-    }
+    // Journaled, so that the journal shows why the run went quiet; nothing is in flight across
+    // the pause but what was launched before it, and that is journaled as it ends.
+    if (event.type === 'window-closed') journal?.pause('window', { window: event.windowText, until: new Date(event.opensAt) });
     progress?.event(event);
   };
   const pacer = bulk
@@ -91,19 +107,19 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
 
   async function* requests(): AsyncGenerator<BulkRequest<SendMessageRequest>[]> {
     if (plan.to !== undefined) {
-      const remaining = plan.to.filter((to) => !accepted?.has(to));
+      const remaining = plan.to.filter((to) => !skip?.(to));
       skipped = plan.to.length - remaining.length;
       if (remaining.length > 0) yield [{ to: remaining, payload: payloadFor(remaining, plan.body) }];
       return;
     }
-    for await (const rows of readRecipientBatches(plan.toFile!.path)) {
+    for await (const rows of readRecipientBatches(plan.toFile!.source)) {
       const batch: BulkRequest<SendMessageRequest>[] = [];
       for (const row of rows) {
         if (filter.active && !filter.admits(row.to)) {
           counts.skipped = skipped + filter.excluded + filter.otherShards;
           continue;
         }
-        if (accepted?.has(row.to)) {
+        if (skip?.(row.to)) {
           skipped++;
           counts.skipped = skipped + filter.excluded + filter.otherShards;
           continue;
@@ -118,10 +134,11 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
   try {
     summary = await runBulk({
       requests: requests(),
-      send: (request) => sendMessage(api, request.payload, { isAsync, finishOnInterrupt: true }),
+      send: (request, cutOff) => sendMessage(api, request.payload, { isAsync, finishOnInterrupt: true, signal: cutOff }),
       concurrency: bulk ? plan.concurrency : 1,
       journal,
       signal: ctx.signal,
+      sleep: (ms, signal) => ctx.clock.sleep(ms, signal),
       onResult(result) {
         if (result.outcome === 'accepted') {
           counts.accepted++;
@@ -144,7 +161,7 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
   if (bulk || plan.journal !== undefined || summary.interrupted) {
     writeSummary(ctx, plan, summary, skipped, ctx.clock.now() - started, filter);
   }
-  if (summary.interrupted) return ExitCode.Interrupted;
+  if (summary.interrupted) return stopExitCode(ctx.signal);
   if (failed === 0 && recipientsFailed.length > 0) {
     // Accepted requests whose answer says some recipients failed: they are journaled as accepted
     // (sending again could reach the others twice), but the exit code tells the truth.
@@ -178,43 +195,114 @@ export function failedRecipientsIn(answer: SendAnswer, to: readonly string[]): s
   return typeof answer['status'] === 'string' && messageOutcome({ status: answer['status'] }) === 'failed' ? [...to] : [];
 }
 
-function openJournal(path: string): JournalWriter {
+function sha256(text: string | Buffer): string {
+  return `sha256:${createHash('sha256').update(text).digest('hex')}`;
+}
+
+/** What this run's journal is bound to (see JournalRun). */
+function runOf(plan: SendPlan): JournalRun {
+  const recipients = plan.toFile !== undefined ? `sha256:${plan.toFile.check.sha256}` : sha256(plan.to!.join('\n'));
+  const recipientCount = plan.toFile !== undefined ? plan.toFile.check.recipients : plan.to!.length;
+  return {
+    from: plan.from,
+    body: sha256(plan.body),
+    recipients,
+    recipientCount,
+    media: [...plan.mediaUrls, ...plan.mediaFiles.map((file) => sha256(file.bytes))],
+  };
+}
+
+interface Resumed {
+  state: JournalState;
+  /** The choice for unknown recipients (undefined when there are none, or only counted by a dry run). */
+  unknown: UnknownChoice | undefined;
+  skip: SkipRecipient | undefined;
+}
+
+function openJournal(path: string, journalRun: JournalRun, resumed: Resumed, shard: SendPlan['pace']['shard']): JournalWriter {
   try {
-    return JournalWriter.open(path);
+    return resumed.state.exists ? JournalWriter.resume(resumed.state, resumed.unknown ?? 'none') : JournalWriter.create(path, journalRun, { svc: VERSION, shard });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new UsageError(`Cannot open the journal ${path} for appending: ${code === 'ENOENT' ? 'no such directory' : String(code ?? error)}`);
   }
 }
 
-async function loadJournal(path: string, ctx: Context, plan: SendPlan): Promise<AcceptedRecipients> {
-  let journal;
+/**
+ * Reads --journal: refuses one that is damaged, not a journal, or of another run; without
+ * --resume, refuses to write over one; with it, skips the accepted recipients and settles what
+ * happens to those whose outcome is unknown (--unknown, or a question on a terminal).
+ */
+async function loadJournal(plan: SendPlan, journalRun: JournalRun, ctx: Context): Promise<Resumed> {
+  const path = plan.journal!;
+  let state: JournalState;
   try {
-    journal = await readJournal(path);
+    state = await readJournal(path);
   } catch (error) {
+    if (error instanceof JournalFormatError) {
+      throw new UsageError(error.message, ['Nothing was sent. Give the journal of this run, or a new --journal file.']);
+    }
     const code = (error as NodeJS.ErrnoException).code;
     throw new UsageError(`Cannot read the journal ${path}: ${code === 'EISDIR' ? 'is a directory' : String(code ?? error)}`);
   }
-  if (!journal.exists) {
-    ctx.warn(`${path} does not exist yet: nothing to resume, every recipient is sent to`);
-    return journal.accepted;
+  if (!state.exists) {
+    if (plan.resume) ctx.warn(`${path} does not exist yet: nothing to resume, every recipient is sent to`);
+    return { state, unknown: undefined, skip: undefined };
   }
-  checkJournalShard(path, journal.shard, plan.pace.shard);
-  for (const torn of journal.tornLines.slice(0, 3)) ctx.warn(`${path}:${torn.line}: not a journal entry (a write cut short?), ignored`);
-  const unknownNote =
-    journal.unknown > 0
-      ? `; ${journal.unknown} recorded as unknown (no answer came back; the service may have sent them) are sent again`
-      : '';
-  const rejectedNote = journal.rejected > 0 ? `; ${journal.rejected} rejected earlier are sent again` : '';
-  ctx.io.stderr.write(`Resuming from ${path}: ${journal.accepted.size} recipients already accepted are skipped${rejectedNote}${unknownNote}.\n`);
-  return journal.accepted;
+  if (!plan.resume) {
+    throw new UsageError(`${path} already holds the journal of a run: continue it with --resume, or give a new --journal file`);
+  }
+  const differences = runDifferences(state.header!.run, journalRun);
+  const shardDifference = shardDifferenceOf(state.header!.shard, plan.pace.shard);
+  if (shardDifference !== undefined) differences.push(shardDifference);
+  if (differences.length > 0) {
+    throw new UsageError(`${path} is the journal of another run: ${differences.join('; ')}`, [
+      'Nothing was sent. Resume with the same --from, body, recipients and media, or give a new --journal file.',
+    ]);
+  }
+  const { counts } = state;
+  if (state.torn !== undefined) ctx.warn(`${path}:${state.torn.line}: a record cut short (the run was stopped while writing it); counted as in flight`);
+  let unknown = plan.unknown;
+  if (counts.unknown > 0 && unknown === undefined && !plan.dryRun) {
+    const question =
+      `${counts.unknown} recipient${counts.unknown === 1 ? ' has' : 's have'} an unknown outcome ` +
+      `(${counts.inFlight} in flight when the run stopped, ${counts.unknown - counts.inFlight} with an unreadable answer): ` +
+      'the service may already have sent them the message.';
+    if (ctx.io.canPrompt && !plan.yes) {
+      const prompter = await ctx.prompter();
+      unknown = (await prompter.confirm(`${question} Send to them again?`, false)) ? 'resend' : 'skip';
+    } else {
+      throw new UsageError(`${question} Choose with --unknown resend (they may get it twice) or --unknown skip (they may not get it)`);
+    }
+  }
+  const notes = [`${counts.accepted} recipients already accepted are skipped`];
+  if (counts.rejected > 0) notes.push(`${counts.rejected} rejected earlier are sent again`);
+  if (counts.unknown > 0) {
+    notes.push(
+      unknown === 'resend'
+        ? `${counts.unknown} with an unknown outcome are sent again (--unknown resend)`
+        : unknown === 'skip'
+          ? `${counts.unknown} with an unknown outcome are skipped (--unknown skip)`
+          : `${counts.unknown} with an unknown outcome are left out until --unknown chooses`,
+    );
+  }
+  ctx.io.stderr.write(`Resuming from ${path}: ${notes.join('; ')}.\n`);
+  const skipUnknown = unknown !== 'resend';
+  return {
+    state,
+    unknown,
+    skip: (to) => {
+      const recipientState = state.stateOf(to);
+      return recipientState === 'accepted' || (skipUnknown && recipientState === 'unknown');
+    },
+  };
 }
 
-/** A journal resumed with another --shard would send to recipients of another machine's shard. */
-function checkJournalShard(path: string, written: { k: number; n: number } | undefined, given: { k: number; n: number } | undefined): void {
+/** A journal resumed under another --shard would send to recipients of another machine's shard. */
+function shardDifferenceOf(written: { k: number; n: number } | undefined, given: { k: number; n: number } | undefined): string | undefined {
+  if (written?.k === given?.k && written?.n === given?.n) return undefined;
   const describe = (shard: { k: number; n: number } | undefined): string => (shard === undefined ? 'no --shard' : `shard ${shard.k}/${shard.n}`);
-  if (written?.k === given?.k && written?.n === given?.n) return;
-  throw new UsageError(`${path} was written for ${describe(written)}, not ${describe(given)}: resume it with the --shard it was started with`);
+  return `it was written for ${describe(written)}, this run is ${describe(given)}`;
 }
 
 function describeEncoding(stats: BodyStats): string {
@@ -232,13 +320,13 @@ function costLine(stats: BodyStats): string {
  * On a terminal: shows what a long or UCS-2 message costs, offers --async beyond 100 recipients,
  * and asks before sending (unless --yes). Elsewhere: a warning where --async is advised.
  */
-async function confirmSend(plan: SendPlan, ctx: Context, accepted: AcceptedRecipients | undefined): Promise<boolean> {
+async function confirmSend(plan: SendPlan, ctx: Context, skip: SkipRecipient | undefined): Promise<boolean> {
   let isAsync = plan.isAsync;
   const recipients = plan.to !== undefined ? plan.to.length : plan.toFile!.check.recipients;
   const ask = ctx.io.canPrompt && !plan.yes;
   let shown = false;
   if (ctx.io.stderrIsTTY) {
-    const stats = await bodyStats(plan, accepted);
+    const stats = await bodyStats(plan, skip);
     if (stats.segments > 1 || stats.encoding === 'UCS-2') {
       ctx.io.stderr.write(`This message is ${costLine(stats)}.\n`);
       shown = true;
@@ -259,7 +347,8 @@ async function confirmSend(plan: SendPlan, ctx: Context, accepted: AcceptedRecip
   return isAsync;
 }
 
-async function writeDryRun(ctx: Context, plan: SendPlan, stats: BodyStats): Promise<void> {
+async function writeDryRun(ctx: Context, plan: SendPlan, stats: BodyStats, resumed: Resumed | undefined): Promise<void> {
+  const unknown = resumed?.state.exists === true ? resumed.state.counts.unknown : 0;
   const media = [
     ...plan.mediaUrls.map((url) => ({ url })),
     ...plan.mediaFiles.map((file) => ({ file: file.path, contentType: file.contentType, bytes: file.bytes.length })),
@@ -273,7 +362,7 @@ async function writeDryRun(ctx: Context, plan: SendPlan, stats: BodyStats): Prom
     media,
     totalSegments: stats.totalSegments,
     nonGsmCharacters: stats.nonGsmCharacters,
-    ...(plan.resume ? { skipped: stats.skipped } : {}),
+    ...(plan.resume ? { skipped: stats.skipped, unknown } : {}),
     ...(plan.pace.exclude !== undefined ? { excluded: stats.excluded } : {}),
     ...(plan.pace.shard !== undefined ? { shard: { k: plan.pace.shard.k, n: plan.pace.shard.n }, otherShards: stats.otherShards } : {}),
   };
@@ -284,7 +373,7 @@ async function writeDryRun(ctx: Context, plan: SendPlan, stats: BodyStats): Prom
   const lines = [
     'Dry run: nothing was sent.',
     `requests    ${stats.requests}`,
-    `recipients  ${stats.recipients}${plan.resume ? ` (${stats.skipped} skipped: accepted in ${plan.journal})` : ''}`,
+    `recipients  ${stats.recipients}${plan.resume ? ` (${stats.skipped} skipped: accepted in ${plan.journal}${unknown > 0 && resumed?.unknown !== 'resend' ? `, or of unknown outcome (${unknown})` : ''})` : ''}`,
     ...(plan.pace.exclude !== undefined ? [`excluded    ${stats.excluded} (on ${plan.pace.exclude.path})`] : []),
     ...(plan.pace.shard !== undefined ? [`shard       ${plan.pace.shard.k}/${plan.pace.shard.n} (${stats.otherShards} recipients belong to the other shards)`] : []),
     `encoding    ${describeEncoding(stats)}`,
@@ -300,7 +389,7 @@ function writeSummary(ctx: Context, plan: SendPlan, summary: BulkSummary, skippe
   const parts = [`${summary.accepted} accepted`];
   if (summary.rejected > 0) parts.push(`${summary.rejected} failed`);
   if (summary.unknown > 0) parts.push(`${summary.unknown} without an answer (the service may have sent them)`);
-  if (skipped > 0) parts.push(`${skipped} skipped (accepted in an earlier run)`);
+  if (skipped > 0) parts.push(`${skipped} skipped (as the journal says)`);
   if (filter.excluded > 0) parts.push(`${filter.excluded} excluded (--exclude-file)`);
   if (filter.otherShards > 0) parts.push(`${filter.otherShards} left to the other shards`);
   if (summary.throttleRetries > 0) parts.push(`${summary.throttleRetries} throttle ${summary.throttleRetries === 1 ? 'retry' : 'retries'}`);
@@ -313,10 +402,11 @@ function writeSummary(ctx: Context, plan: SendPlan, summary: BulkSummary, skippe
       `Gave up: the service kept throttling and nothing was accepted for ${Math.round(plan.pace.maxStallMs / 1000)} s (--max-stall); the throttled recipients are recorded as rejected and nothing more was sent.\n`,
     );
   }
-  if (summary.requests === 0 && skipped > 0) ctx.io.stderr.write('Nothing left to send: every recipient was accepted in an earlier run.\n');
+  if (summary.requests === 0 && skipped > 0) ctx.io.stderr.write('Nothing left to send: the journal shows every recipient accepted (or skipped by choice).\n');
   const failed = summary.rejected + summary.unknown;
   if ((summary.interrupted || summary.stalled || failed > 0) && plan.journal !== undefined) {
-    ctx.io.stderr.write(`To send to everyone not yet accepted, run the same command with --resume (journal: ${plan.journal}).\n`);
+    const choose = summary.unknown > 0 ? ` and --unknown resend|skip for the ${summary.unknown} without an answer` : '';
+    ctx.io.stderr.write(`To send to everyone not yet accepted, run the same command with --resume${choose} (journal: ${plan.journal}).\n`);
   } else if ((summary.interrupted || failed > 0) && plan.toFile !== undefined) {
     ctx.io.stderr.write('With --journal FILE, a run can be resumed without sending anyone twice.\n');
   }

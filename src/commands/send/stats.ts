@@ -1,6 +1,5 @@
 import { countSegments, type SmsEncoding } from '../../sms/segments.js';
 import { readRecipients } from '../../send/recipients.js';
-import type { AcceptedRecipients } from '../../send/journal.js';
 import type { SendPlan } from './plan.js';
 import { RecipientFilter } from '../../send/pace/filter.js';
 
@@ -10,7 +9,7 @@ import { RecipientFilter } from '../../send/pace/filter.js';
 export interface BodyStats {
   requests: number;
   recipients: number;
-  /** Recipients left out because the journal shows them accepted (--resume). */
+  /** Recipients left out because the journal shows them accepted, or unknown with --unknown skip (--resume). */
   skipped: number;
   /** UCS-2 when any recipient's text needs it. */
   encoding: SmsEncoding;
@@ -32,7 +31,10 @@ export interface BodyStats {
 
 const MAX_LISTED = 20;
 
-export async function bodyStats(plan: SendPlan, accepted: AcceptedRecipients | undefined): Promise<BodyStats> {
+/** Whether --resume leaves a recipient out. */
+export type SkipRecipient = (to: string) => boolean;
+
+export async function bodyStats(plan: SendPlan, skip: SkipRecipient | undefined): Promise<BodyStats> {
   const stats: BodyStats = {
     requests: 0,
     recipients: 0,
@@ -58,7 +60,7 @@ export async function bodyStats(plan: SendPlan, accepted: AcceptedRecipients | u
   };
 
   if (plan.to !== undefined) {
-    const remaining = plan.to.filter((to) => !accepted?.has(to));
+    const remaining = plan.to.filter((to) => !skip?.(to));
     stats.recipients = remaining.length;
     stats.skipped = plan.to.length - remaining.length;
     stats.requests = remaining.length > 0 ? 1 : 0;
@@ -68,16 +70,16 @@ export async function bodyStats(plan: SendPlan, accepted: AcceptedRecipients | u
 
   const file = plan.toFile!;
   const filter = new RecipientFilter(plan.pace.exclude?.list, plan.pace.shard);
-  if (plan.template.isStatic && accepted === undefined && !filter.active) {
+  if (plan.template.isStatic && skip === undefined && !filter.active) {
     stats.recipients = file.check.recipients;
     stats.requests = file.check.recipients;
     add(plan.body, file.check.recipients);
     return stats;
   }
   const staticInfo = plan.template.isStatic ? countSegments(plan.body) : undefined;
-  for await (const row of readRecipients(file.path)) {
+  for await (const row of readRecipients(file.source)) {
     if (filter.active && !filter.admits(row.to)) continue;
-    if (accepted?.has(row.to)) {
+    if (skip?.(row.to)) {
       stats.skipped++;
       continue;
     }

@@ -1,5 +1,6 @@
 import { UsageError } from '../../errors.js';
 import { PhoneNumberMap } from '../phone-number-map.js';
+import type { InputSource } from '../input-source.js';
 import { readRecipientBatches, RecipientsFileError } from '../recipients.js';
 
 // --exclude-file FILE: a suppression list (people who opted out, numbers known bad). Read with the
@@ -22,7 +23,7 @@ export interface ExcludeList {
   readonly size: number;
 }
 
-export async function readExcludeFile(path: string): Promise<ExcludeList> {
+export async function readExcludeFile(path: string | InputSource): Promise<ExcludeList> {
   const numbers = new PhoneNumberMap();
   try {
     for await (const batch of readRecipientBatches(path, { normalizeNumber: normalizeExcludedNumber })) {

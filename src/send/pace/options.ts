@@ -1,4 +1,5 @@
 import type { CommandInput } from '../../commands/spec.js';
+import type { InputSource } from '../input-source.js';
 import { UsageError } from '../../errors.js';
 import { readExcludeFile, type ExcludeList } from './exclude.js';
 import { parseShard, type Shard } from './shard.js';
@@ -13,13 +14,17 @@ export interface PaceFlags {
   rate: number | undefined;
   maxStallMs: number;
   window: WindowSchedule | undefined;
-  exclude: { path: string; list: ExcludeList } | undefined;
+  exclude: { path: string; list: ExcludeList; identity: InputSource['identity'] } | undefined;
   shard: Shard | undefined;
 }
 
 export const MAX_RATE = 100_000;
 
-export async function readPaceFlags(input: CommandInput, bulk: boolean): Promise<PaceFlags> {
+/**
+ * `open` opens an input file the way --to-file is opened (a pipe, `-`, limits, refusals), so
+ * that --exclude-file is read once, bounded, like every other input.
+ */
+export async function readPaceFlags(input: CommandInput, bulk: boolean, open: (path: string) => Promise<InputSource>): Promise<PaceFlags> {
   const rate = input.number('rate', '--rate', { min: 0.01, max: MAX_RATE });
   const maxStall = input.number('maxStall', '--max-stall', { min: 1, max: 7 * 86_400, integer: true });
   const windowText = input.string('window');
@@ -41,6 +46,14 @@ export async function readPaceFlags(input: CommandInput, bulk: boolean): Promise
     ].filter((flag): flag is string => flag !== undefined);
     if (given.length > 0) throw new UsageError(`${given.join(', ')} pace${given.length === 1 ? 's' : ''} a bulk send: it goes with --to-file, not --to`);
   }
-  const exclude = excludePath !== undefined ? { path: excludePath, list: await readExcludeFile(excludePath) } : undefined;
+  let exclude: PaceFlags['exclude'];
+  if (excludePath !== undefined) {
+    const source = await open(excludePath);
+    try {
+      exclude = { path: excludePath, list: await readExcludeFile(source), identity: source.identity };
+    } finally {
+      source.close();
+    }
+  }
   return { rate, maxStallMs: (maxStall ?? DEFAULT_MAX_STALL_SECONDS) * 1000, window, exclude, shard };
 }

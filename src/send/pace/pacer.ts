@@ -78,10 +78,10 @@ export class Pacer {
   }
 
   /**
-   * Resolves when a request may leave: inside the window, after any throttle pause, with a token
-   * of the rate. Rejects (from the clock's sleep) when `signal` aborts.
+   * Resolves when `count` requests may leave: inside the window, after any throttle pause, with a
+   * token of the rate each. Rejects (from the clock's sleep) when `signal` aborts.
    */
-  async admit(signal?: AbortSignal): Promise<void> {
+  async admit(signal?: AbortSignal, count = 1): Promise<void> {
     if (this.window !== undefined) await this.waitForWindow(signal);
     if (this.gate.pausedUntil() !== undefined) {
       const started = this.clock.now();
@@ -90,7 +90,10 @@ export class Pacer {
       this.throttleWaitMs += this.clock.now() - started;
     }
     if (this.bucket !== undefined) {
-      const wait = this.bucket.reserve(this.clock.now());
+      // A token for each request; they leave together when the last one is due.
+      const now = this.clock.now();
+      let wait = 0;
+      for (let i = 0; i < count; i++) wait = this.bucket.reserve(now);
       if (wait >= 1) await this.clock.sleep(wait, signal);
     }
   }
