@@ -226,6 +226,7 @@ export async function provisionNumbers(call: ApiCall): Promise<void> {
   }
   store.nextOrderId = orderId + 1;
   engine.startOrder(order);
+  await engine.persisted();
   sendJson(call.res, 202, engine.orderView(order), { Location: `/api/v1/phone-numbers/orders/${orderId}` });
 }
 
@@ -325,7 +326,8 @@ export async function updateNumber(call: ApiCall): Promise<void> {
   }
   if ('settings' in body && body['settings'] !== null) next.settings = mergeNumberSettings(body['settings'], record.settings);
   Object.assign(record, next);
-  call.engine.markChanged();
+  call.engine.changed({ kind: 'number', value: record });
+  await call.engine.persisted();
   sendEmpty(call.res, 204);
 }
 
