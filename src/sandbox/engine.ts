@@ -84,7 +84,20 @@ export class SandboxEngine {
 
   /** A record changed: the journal writes it with the next group. */
   changed(change: StoreChange): void {
+    if (change.kind === 'number') this.numberJsonCache.delete(change.value);
     this.journal.changed(change);
+  }
+
+  private readonly numberJsonCache = new WeakMap<NumberRecord, string>();
+
+  /** A number's read answer as JSON text, kept until the record changes (reads far outnumber writes). */
+  numberJson(n: NumberRecord): string {
+    let text = this.numberJsonCache.get(n);
+    if (text === undefined) {
+      text = JSON.stringify(this.numberView(n));
+      this.numberJsonCache.set(n, text);
+    }
+    return text;
   }
 
   /** Resolves once every change so far is durable; a write answers only after it. */
@@ -92,8 +105,17 @@ export class SandboxEngine {
     return this.journal.persisted();
   }
 
+  private isoAt = Number.NaN;
+  private iso = '';
+
+  /** The clock as ISO 8601; one Date per millisecond however many records are stamped in it. */
   nowIso(): string {
-    return new Date(this.now()).toISOString();
+    const now = this.now();
+    if (now !== this.isoAt) {
+      this.isoAt = now;
+      this.iso = new Date(now).toISOString();
+    }
+    return this.iso;
   }
 
   // ---- ownership lookups: another owner's resource is "not found" ----

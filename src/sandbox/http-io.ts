@@ -77,11 +77,15 @@ export function parseJsonObject(raw: Buffer): Record<string, unknown> {
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {
-  const text = JSON.stringify(body);
-  res.statusCode = status;
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(text));
-  if (headers) for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  sendJsonText(res, status, JSON.stringify(body), headers);
+}
+
+/** An answer already serialized. */
+export function sendJsonText(res: ServerResponse, status: number, text: string, headers?: Record<string, string>): void {
+  // writeHead with the headers at once: cheaper than setHeader per header on the hot path.
+  const all: Record<string, string | number> = { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) };
+  if (headers) for (const name in headers) all[name] = headers[name] as string;
+  res.writeHead(status, all);
   res.end(text);
 }
 

@@ -60,6 +60,8 @@ export interface SandboxOptions {
   dispatcher?: WebhookDispatcher;
   /** One line per request and per problem; never carries credentials or secrets. */
   log?: (line: string) => void;
+  /** Also log one line per request (method, path, status, time); off by default, it costs. */
+  logRequests?: boolean;
   /** Random source for fault injection (tests). */
   random?: () => number;
 }
@@ -216,11 +218,19 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     return true;
   }
 
+  // Routes by segment count, so that a request looks only at the few that could match.
+  const bySize = new Map<number, Route[]>();
+  for (const r of routes) {
+    const list = bySize.get(r.segments.length) ?? [];
+    list.push(r);
+    bySize.set(r.segments.length, list);
+  }
+
   async function handleApi(req: IncomingMessage, res: ServerResponse, rest: string, query: string): Promise<void> {
     const owner = auth.authenticate(req.headers.authorization);
     const parts = rest.split('/').filter(Boolean);
     let pathMatched = false;
-    for (const r of routes) {
+    for (const r of bySize.get(parts.length) ?? []) {
       if (r.segments.length !== parts.length) continue;
       const params: string[] = [];
       let ok = true;
@@ -237,6 +247,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       pathMatched = true;
       if (r.method !== req.method && !(r.method === 'GET' && req.method === 'HEAD')) continue;
       const decoded = params.map((p) => {
+        if (!p.includes('%')) return p;
         try {
           return decodeURIComponent(p);
         } catch {
@@ -280,8 +291,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   }
 
   const server: Server = createServer((req, res) => {
-    const started = log ? performance.now() : 0;
-    if (log) {
+    const logThis = log !== undefined && options.logRequests === true;
+    const started = logThis ? performance.now() : 0;
+    if (logThis) {
       res.on('finish', () => {
         const path = (req.url ?? '').split('?')[0];
         log(`${req.method ?? ''} ${path} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`);

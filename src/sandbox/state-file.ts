@@ -35,7 +35,7 @@ const BACKGROUND_FLUSH_MS = 50;
 /** The dispatcher's own bookkeeping (attempts, retries) is saved at most this often. */
 const DISPATCHER_SAVE_MS = 1000;
 /** Records serialized per event-loop turn while compacting. */
-const SLICE = 2000;
+const SLICE = 500;
 
 function tempPrefix(file: string): string {
   return `.${basename(file)}.tmp-`;

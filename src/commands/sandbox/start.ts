@@ -163,6 +163,7 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
     ...(options.rateLimit > 0 ? { rateLimit: options.rateLimit } : {}),
     users: options.users,
     ...(options.stateFile ? { stateFile: options.stateFile } : {}),
+    logRequests: debug,
     // Request lines only with --debug; the sandbox's own problems (a state file it cannot write,
     // an internal error) always, since the person running it would otherwise never know.
     log: (line) => {
