@@ -13,7 +13,9 @@ export const sandboxCommands: CommandSpec[] = [
       'move through their states on timers, media links it hosts itself, and webhooks to your',
       'tenants\' URIs (http:// allowed for loopback targets). The fixed account sandbox@example.com',
       '/ sandbox always exists; connect with `svc auth login --sandbox`. Without --state, everything',
-      'is lost when it stops. --debug prints one line per request on stderr (never credentials).',
+      'is lost when it stops; with it, every answered write is on disk before its answer (a change',
+      'log beside FILE, folded into FILE on a clean stop). --debug prints one line per request on',
+      'stderr (never credentials). Its OpenAPI document is at /api/v1/openapi.json.',
     ].join('\n'),
     options: [
       { flags: '--port <n>', description: `port to listen on (default ${SANDBOX_DEFAULT_PORT}; 0 picks a free one)` },
@@ -22,6 +24,7 @@ export const sandboxCommands: CommandSpec[] = [
       { flags: '--order-delay <ms>', description: 'time for a P2P order to complete, A2P takes 5x (default 2000)' },
       { flags: '--time-scale <x>', description: 'divide every delay (orders, message steps, webhook retries) by X (default 1)' },
       { flags: '--faults <rate>', description: 'share of API requests (0 to 1) answered 500, 503, 429 or dropped (default 0)' },
+      { flags: '--rate-limit <n>', description: "messages a second per account (token bucket, one second of burst; 429 RATE_LIMITED beyond); numbers' settings.rateLimit apply too" },
       { flags: '--user <email:password>', description: 'add an account (repeatable); the password is never printed', repeatable: true },
     ],
     examples: [
@@ -29,6 +32,7 @@ export const sandboxCommands: CommandSpec[] = [
       'svc sandbox start --port 0 --json',
       'svc sandbox start --state sandbox.json --order-delay 500 --faults 0.1',
       'svc sandbox start --time-scale 60 --user dev@example.com:dev-pass',
+      'svc sandbox start --rate-limit 50',
     ],
     load: () => import('./start.js'),
   },

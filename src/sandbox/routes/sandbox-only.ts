@@ -66,6 +66,7 @@ export async function simulateInbound(call: ApiCall): Promise<void> {
     attachments,
   };
   const deliveryId = engine.emit(number.tenantId, 'MessageReceived', payload);
+  await engine.persisted();
   sendJson(call.res, 202, { deliveryId, payload });
 }
 
@@ -85,13 +86,14 @@ export function listFailedEvents(call: ApiCall): void {
   sendJson(call.res, 200, call.engine.dispatcher.failed().filter((f) => mine.has(f.tenantId)));
 }
 
-export function replayFailedEvent(call: ApiCall): void {
+export async function replayFailedEvent(call: ApiCall): Promise<void> {
   const id = call.param(0);
   const engine = call.engine;
   const event = engine.dispatcher.failed().find((f) => f.deliveryId === id);
   const tenant = event ? engine.store.tenants.get(event.tenantId) : undefined;
   if (!event || !tenant || tenant.owner !== call.owner) throw notFound(`Failed event ${id} was not found`);
   if (!engine.dispatcher.replay(id, engine.targetFor(tenant))) throw notFound(`Failed event ${id} was not found`);
-  engine.markChanged();
+  engine.journal.dispatcherChanged(true);
+  await engine.persisted();
   sendJson(call.res, 202, { deliveryId: id, replayed: true });
 }

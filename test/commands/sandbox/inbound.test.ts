@@ -53,7 +53,7 @@ async function eventuallyReceived(count: number): Promise<AcceptedWebhookEvent[]
 }
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, orderDelayMs: 10, messageStepMs: 10, log: (line) => requestLog.push(line) });
+  sandbox = await startSandbox({ port: 0, orderDelayMs: 10, messageStepMs: 10, logRequests: true, log: (line) => requestLog.push(line) });
   listener = await startWebhookListener({ secrets: [WEBHOOK_SECRET] }, { accepted: (event) => received.push(event), rejected: () => {} });
   env = { SVC_BASE_URL: sandbox.url, SVC_USERNAME: 'sandbox@example.com', SVC_PASSWORD: 'sandbox' };
   // Only inbound messages reach the listener, so that order updates do not mix in.
