@@ -19,8 +19,12 @@
 // result names the launch it answers. A launch without a result means the request was in flight
 // when the process died: its recipients' outcome is unknown.
 //
-// Durability: each write is one write(2) on a file opened for appending, made before the call
-// returns, so any death of the process (SIGKILL included) loses nothing that was recorded; only a
+// Durability: each record is written with one write(2) on a file opened for appending before the
+// call returns, so a request never leaves unrecorded whatever kills the process. With
+// `batchResults` (a bulk send), results are gathered for the rest of the event-loop turn they
+// arrive in and written together (ahead of the next launches, or at the end of the turn): a
+// SIGKILL can lose only the results of that turn, whose requests then read as in flight
+// (unknown), never as accepted when they were not. Only a
 // write cut short (a full disk, a power cut) can leave a torn last line, which the reader accepts
 // as such (it carries nothing that is not also shown by the launch records before it) and the
 // next writer truncates away, keeping its bytes in the `resume` record. fsync runs on the thread
@@ -144,6 +148,11 @@ export interface JournalWriterOptions {
   fsyncEvery?: number;
   /** Source of `at` when the record has none. */
   clock?: () => Date;
+  /**
+   * Write results at the end of the event-loop turn they arrive in, together (see `defer`),
+   * instead of one write each. Default false: each result is in the file when `result` returns.
+   */
+  batchResults?: boolean;
 }
 
 export class JournalWriter {
@@ -162,6 +171,7 @@ export class JournalWriter {
     this.fd = fd;
     this.nextSeq = nextSeq;
     this.fsyncEvery = options.fsyncEvery ?? 100;
+    this.batchResults = options.batchResults ?? false;
     this.clock = options.clock ?? (() => new Date());
   }
 
@@ -237,13 +247,13 @@ export class JournalWriter {
       ...(error !== undefined ? { error } : {}),
       at: record.at ?? this.clock().toISOString(),
     });
-    this.write(line);
+    this.defer(line);
   }
 
   /** The request launched as `seq` was throttled: refused unprocessed, to be launched again. */
   throttled(seq: number, record: JournalRecord): void {
     const status = record.error?.status ?? null;
-    this.write(sealRecord({ type: 'throttled', seq, to: record.to, status, at: record.at ?? this.clock().toISOString() }));
+    this.defer(sealRecord({ type: 'throttled', seq, to: record.to, status, at: record.at ?? this.clock().toISOString() }));
   }
 
   /** The run pauses for its send window until `until`; nothing is in flight across it. */
@@ -251,9 +261,51 @@ export class JournalWriter {
     this.write(sealRecord({ type: 'pause', reason, window: details.window, until: details.until.toISOString(), at: this.clock().toISOString() }));
   }
 
+  /**
+   * Answers arrive many to an event-loop turn: their records are gathered and written together
+   * at the end of the turn (or sooner, ahead of the next launch records, in the same write), one
+   * write(2) for all of them instead of one each: that was a sixth of a bulk send's CPU time.
+   * A death in between loses at most the answers of that turn, whose launches then read as in
+   * flight (unknown): never an acceptance that was not one.
+   */
+  private defer(text: string): void {
+    if (!this.batchResults) {
+      this.write(text);
+      return;
+    }
+    if (this.fd === null) throw new Error(`journal ${this.path} is closed`);
+    if (this.syncError !== null) throw this.syncError;
+    this.pending += text;
+    this.pendingLines++;
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => {
+        this.flushScheduled = false;
+        if (this.pending === '' || this.fd === null) return;
+        try {
+          this.write('', 0);
+        } catch (error) {
+          this.syncError ??= error;
+        }
+      });
+    }
+  }
+
+  private readonly batchResults: boolean;
+  private pending = '';
+  private pendingLines = 0;
+  private flushScheduled = false;
+
   private write(text: string, lines = 1): void {
     if (this.fd === null) throw new Error(`journal ${this.path} is closed`);
     if (this.syncError !== null) throw this.syncError;
+    if (this.pending !== '') {
+      text = this.pending + text;
+      lines += this.pendingLines;
+      this.pending = '';
+      this.pendingLines = 0;
+    }
+    if (text === '') return;
     writeText(this.fd, text);
     this.sinceSync += lines;
     if (this.fsyncEvery > 0 && this.sinceSync >= this.fsyncEvery && this.syncing === null) {
@@ -266,6 +318,7 @@ export class JournalWriter {
 
   /** Resolves when every line written so far is on the disk. */
   async sync(): Promise<void> {
+    if (this.fd !== null && this.pending !== '') this.write('', 0);
     while (this.syncing !== null) await this.syncing;
     if (this.fd !== null) {
       this.sinceSync = 0;
@@ -279,6 +332,13 @@ export class JournalWriter {
 
   /** Waits for the disk, then closes. Further records throw. */
   async close(): Promise<void> {
+    if (this.fd !== null && this.pending !== '') {
+      try {
+        this.write('', 0);
+      } catch (error) {
+        this.syncError ??= error;
+      }
+    }
     while (this.syncing !== null) await this.syncing;
     if (this.fd === null) return;
     const fd = this.fd;

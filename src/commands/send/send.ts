@@ -221,7 +221,10 @@ interface Resumed {
 
 function openJournal(path: string, journalRun: JournalRun, resumed: Resumed, shard: SendPlan['pace']['shard']): JournalWriter {
   try {
-    return resumed.state.exists ? JournalWriter.resume(resumed.state, resumed.unknown ?? 'none') : JournalWriter.create(path, journalRun, { svc: VERSION, shard });
+    // The results of one event-loop turn go in one write (see JournalWriter's batchResults).
+    return resumed.state.exists
+      ? JournalWriter.resume(resumed.state, resumed.unknown ?? 'none', { batchResults: true })
+      : JournalWriter.create(path, journalRun, { svc: VERSION, shard, batchResults: true });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new UsageError(`Cannot open the journal ${path} for appending: ${code === 'ENOENT' ? 'no such directory' : String(code ?? error)}`);
