@@ -112,7 +112,10 @@ async function sendPlanned(plan: SendPlan, ctx: Context): Promise<number> {
       if (remaining.length > 0) yield [{ to: remaining, payload: payloadFor(remaining, plan.body) }];
       return;
     }
-    for await (const rows of readRecipientBatches(plan.toFile!.source)) {
+    // The check read the same bytes: when it found no number listed twice, the send does not
+    // build the duplicate index again (memory at a million recipients, issue 10).
+    const findDuplicates = plan.toFile!.check.duplicateCount > 0;
+    for await (const rows of readRecipientBatches(plan.toFile!.source, { findDuplicates })) {
       const batch: BulkRequest<SendMessageRequest>[] = [];
       for (const row of rows) {
         if (filter.active && !filter.admits(row.to)) {
