@@ -42,8 +42,11 @@ export interface JournalSink {
  * flight, and what a throttled answer means. Without it the engine sends at `concurrency`.
  */
 export interface BulkPace {
-  /** Resolves when `count` requests may leave (send window, throttle pause, rate); rejects on abort. */
-  admit(signal: AbortSignal, count: number): Promise<void>;
+  /**
+   * Resolves when `count` requests may leave (send window, throttle pause, rate); rejects on
+   * abort. Undefined when they may leave at once.
+   */
+  admit(signal: AbortSignal, count: number): Promise<void> | undefined;
   /** Requests allowed in flight now (the engine never exceeds `concurrency` either). */
   readonly limit: number;
   launched(): number;
@@ -248,28 +251,40 @@ export async function runBulk<P>(options: BulkOptions<P>): Promise<BulkSummary> 
 
   const stopped = (): boolean => options.signal.aborted || fatal !== undefined || summary.stalled;
   /** Waits for room and backpressure; the room there is, or 0 when the run is to stop launching. */
-  const room = async (): Promise<number> => {
+  const roomSlowly = async (): Promise<number> => {
     while (inFlight >= maxInFlight() && !stopped()) await waitForSlot();
     const pending = options.ready?.();
     if (pending !== undefined) await pending;
     return stopped() ? 0 : Math.max(1, maxInFlight() - inFlight);
   };
-  /** Waits for the pace (window, throttle pause, rate) before `count` requests leave. */
-  const admitted = async (count: number): Promise<boolean> => {
-    if (pace === undefined) return true;
-    try {
-      await pace.pacer.admit(options.signal, count);
-    } catch (error) {
-      if (!options.signal.aborted) throw error;
-    }
-    return !stopped();
+  /** The same, without a promise when there is room already (once per launch window). */
+  const room = (): number | Promise<number> => {
+    if (stopped()) return 0;
+    if (inFlight >= maxInFlight()) return roomSlowly();
+    const pending = options.ready?.();
+    if (pending !== undefined) return pending.then(() => (stopped() ? 0 : Math.max(1, maxInFlight() - inFlight)));
+    return maxInFlight() - inFlight;
+  };
+  /** The pace's wait (window, throttle pause, rate) before `count` requests leave; undefined: none. */
+  const paceWait = (count: number): Promise<boolean> | undefined => {
+    const waiting = pace?.pacer.admit(options.signal, count);
+    if (waiting === undefined) return undefined;
+    return waiting.then(
+      () => !stopped(),
+      (error: unknown) => {
+        if (!options.signal.aborted) throw error;
+        return false;
+      },
+    );
   };
   const launchRetries = async (): Promise<boolean> => {
     while (retries.length > 0) {
-      const free = await room();
+      const r = room();
+      const free = typeof r === 'number' ? r : await r;
       if (free === 0) return false;
       const take = Math.min(free, retries.length);
-      if (!(await admitted(take))) return false;
+      const waiting = paceWait(take);
+      if (waiting !== undefined && !(await waiting)) return false;
       launchWindow(retries.splice(0, take).map((retry) => retry.request));
     }
     return true;
@@ -280,10 +295,12 @@ export async function runBulk<P>(options: BulkOptions<P>): Promise<BulkSummary> 
       let next = 0;
       while (next < batch.length) {
         if (retries.length > 0 && !(await launchRetries())) break batches;
-        const free = await room();
+        const r = room();
+        const free = typeof r === 'number' ? r : await r;
         if (free === 0) break batches;
         const take = Math.min(free, batch.length - next);
-        if (!(await admitted(take))) break batches;
+        const waiting = paceWait(take);
+        if (waiting !== undefined && !(await waiting)) break batches;
         launchWindow(take === batch.length ? batch : batch.slice(next, next + take));
         next += take;
       }

@@ -81,7 +81,13 @@ export class Pacer {
    * Resolves when `count` requests may leave: inside the window, after any throttle pause, with a
    * token of the rate each. Rejects (from the clock's sleep) when `signal` aborts.
    */
-  async admit(signal?: AbortSignal, count = 1): Promise<void> {
+  admit(signal?: AbortSignal, count = 1): Promise<void> | undefined {
+    // Nothing to wait for (no window, no rate, no pause): no promise, no turn of the event loop.
+    if (this.window === undefined && this.bucket === undefined && this.gate.pausedUntil() === undefined) return undefined;
+    return this.admitSlowly(signal, count);
+  }
+
+  private async admitSlowly(signal: AbortSignal | undefined, count: number): Promise<void> {
     if (this.window !== undefined) await this.waitForWindow(signal);
     if (this.gate.pausedUntil() !== undefined) {
       const started = this.clock.now();
