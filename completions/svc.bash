@@ -291,12 +291,18 @@ _svc() {
         --concurrency) return ;;
         --journal) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --unknown) COMPREPLY=($(compgen -W 'resend skip' -- "$cur")); return ;;
+        --rate) return ;;
+        --max-stall) return ;;
+        --window) return ;;
+        --tz) return ;;
+        --exclude-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --shard) return ;;
         --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
         --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --base-url) return ;;
         --timeout) return ;;
       esac
-      COMPREPLY=($(compgen -W '--from --to --to-file --body --body-file --media --media-file --tenant --async --concurrency --journal --resume --unknown --dry-run --yes -y --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--from --to --to-file --body --body-file --media --media-file --tenant --async --concurrency --journal --resume --unknown --rate --max-stall --window --tz --exclude-file --shard --dry-run --yes -y --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
     'message')
       case "$prev" in
         --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
@@ -407,13 +413,14 @@ _svc() {
         --order-delay) return ;;
         --time-scale) return ;;
         --faults) return ;;
+        --rate-limit) return ;;
         --user) return ;;
         --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
         --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --base-url) return ;;
         --timeout) return ;;
       esac
-      COMPREPLY=($(compgen -W '--port --host --state --order-delay --time-scale --faults --user --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--port --host --state --order-delay --time-scale --faults --rate-limit --user --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
     'sandbox inbound')
       case "$prev" in
         --to) return ;;
