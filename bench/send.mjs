@@ -4,7 +4,8 @@
 // alike. Prints (issue 10): the throughput ratio to the bare loop at 10,000 and 100,000 recipients
 // (target >= 0.9 at both), the CLI's peak RSS at 10,000, 100,000 and 1,000,000 recipients (target:
 // 1,000,000 within 1.2x of 10,000), the time from spawn to the first request at 1,000,000 rows,
-// and, when the sandbox has --rate-limit, the rate a send achieves under --rate-limit 2000 as a
+// the cost of the write-ahead journal at 10,000 (the same send without --journal), and, when the
+// sandbox has --rate-limit, the rate a send achieves under --rate-limit 2000 as a
 // share of it (target >= 0.95) with 0 rejected.
 //
 //   BENCH_ROUNDS (5), BENCH_RECIPIENTS (10000), BENCH_LARGE (100000), BENCH_HUGE (1000000; 0 skips),
@@ -13,7 +14,7 @@
 // The server and the bare loop each run in their own process, as the CLI does, so that no client
 // shares an event loop with the server. Everything is on 127.0.0.1 and bounded in count and time.
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -120,9 +121,9 @@ function writeRecipients(dir, count) {
 }
 
 /** Runs the CLI send; wall time of the whole process (start-up and the file check included), and its peak RSS. */
-async function cliSend(url, file, concurrency, dir) {
+async function cliSend(url, file, concurrency, dir, withJournal = true) {
   const journal = join(dir, `journal-${Date.now()}-${Math.random().toString(36).slice(2)}.jsonl`);
-  const args = ['send', '--from', FROM, '--to-file', file, '--body', BODY, '--async', '--concurrency', String(concurrency), '--journal', journal, '-o', 'ndjson'];
+  const args = ['send', '--from', FROM, '--to-file', file, '--body', BODY, '--async', '--concurrency', String(concurrency), ...(withJournal ? ['--journal', journal] : []), '-o', 'ndjson'];
   const env = { PATH: process.env.PATH, HOME: process.env.HOME, SVC_BASE_URL: url, SVC_USERNAME: USER, SVC_PASSWORD: PASSWORD, SVC_CONFIG_DIR: dir };
   const useTime = existsSync('/usr/bin/time');
   // The results go to a file, as a user who keeps them would send them: read through a pipe by
@@ -140,8 +141,9 @@ async function cliSend(url, file, concurrency, dir) {
   const lines = readFileSync(outPath, 'utf8').trim().split('\n').length;
   rmSync(outPath, { force: true });
   const rss = /PEAK_RSS_KB=(\d+)/.exec(result.stderr);
+  const journalBytes = withJournal && existsSync(journal) ? statSync(journal).size : 0;
   rmSync(journal, { force: true });
-  return { ok: lines, ms, peakRssKb: rss ? Number(rss[1]) : null };
+  return { ok: lines, ms, peakRssKb: rss ? Number(rss[1]) : null, journalBytes };
 }
 
 function median(values) {
@@ -164,22 +166,30 @@ async function bareSend(url, file, concurrency, expected) {
 }
 
 /** `rounds` alternations of the bare loop and the CLI on one file: median rates, ratio, CLI peak RSS. */
-async function compare(url, count, concurrency, rounds, dir) {
+async function compare(url, count, concurrency, rounds, dir, journalCost = false) {
   const file = writeRecipients(dir, count);
   const cli = [];
   const bare = [];
+  const noJournal = [];
   for (let round = 0; round < rounds; round++) {
     bare.push(await bareSend(url, file, concurrency, count));
     const c = await cliSend(url, file, concurrency, dir);
     if (c.ok !== count) throw new Error(`the CLI printed ${c.ok} results of ${count}`);
-    cli.push({ rate: (c.ok * 1000) / c.ms, rss: c.peakRssKb });
+    cli.push({ rate: (c.ok * 1000) / c.ms, rss: c.peakRssKb, journalBytes: c.journalBytes });
+    if (journalCost) {
+      const n = await cliSend(url, file, concurrency, dir, false);
+      if (n.ok !== count) throw new Error(`the CLI printed ${n.ok} results of ${count}`);
+      noJournal.push({ rate: (n.ok * 1000) / n.ms });
+    }
   }
   rmSync(file, { force: true });
   const cliRate = median(cli.map((c) => c.rate));
   const bareRate = median(bare.map((b) => b.rate));
   const bareLoopRate = median(bare.map((b) => b.loopRate));
   const rss = cli.every((c) => c.rss !== null) ? median(cli.map((c) => c.rss)) : null;
-  return { count, rounds, cliRate, bareRate, bareLoopRate, ratio: cliRate / bareRate, rss };
+  const noJournalRate = noJournal.length > 0 ? median(noJournal.map((n) => n.rate)) : undefined;
+  const journalBytes = median(cli.map((c) => c.journalBytes));
+  return { count, rounds, cliRate, bareRate, bareLoopRate, ratio: cliRate / bareRate, rss, noJournalRate, journalBytes };
 }
 
 function printComparison(c, concurrency) {
@@ -187,6 +197,11 @@ function printComparison(c, concurrency) {
   console.log(`  bare undici loop  ${c.bareRate.toFixed(0)} requests/s (whole process; ${c.bareLoopRate.toFixed(0)} requests/s counting its loop alone)`);
   console.log(`  svc send          ${c.cliRate.toFixed(0)} requests/s (whole process: start-up, file check, journal, output)`);
   console.log(`  ratio             ${c.ratio.toFixed(2)} (target >= 0.90) ${c.ratio >= 0.9 ? 'OK' : 'BELOW TARGET'}; against the loop alone ${(c.cliRate / c.bareLoopRate).toFixed(2)}`);
+  if (c.noJournalRate !== undefined) {
+    // The write-ahead journal: a launch record before each request leaves (one write per launch
+    // window) and a result record after its answer, each with its CRC-32.
+    console.log(`  without --journal ${c.noJournalRate.toFixed(0)} requests/s: the write-ahead journal costs ${((1 - c.cliRate / c.noJournalRate) * 100).toFixed(1)}% of throughput (${(c.journalBytes / c.count).toFixed(0)} bytes a recipient)`);
+  }
 }
 
 /** Asks the loopback server one command (see serve()) and returns the number it answers. */
@@ -215,7 +230,7 @@ async function main() {
     // Both sides are timed the same way, as whole processes from spawn to exit: a user runs a
     // process, and the bare loop also has to start node, load undici and read the file. The bare
     // loop's own timing of its loop alone is printed too, as the strictest floor.
-    const atSmall = await compare(url, small, concurrency, rounds, dir);
+    const atSmall = await compare(url, small, concurrency, rounds, dir, true);
     printComparison(atSmall, concurrency);
     const atLarge = await compare(url, large, concurrency, largeRounds, dir);
     printComparison(atLarge, concurrency);
