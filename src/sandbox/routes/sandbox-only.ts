@@ -49,7 +49,13 @@ export async function triggerDeliveryReceipt(call: ApiCall): Promise<void> {
   const set = overridesOf(body);
   const message = call.engine.store.messages.get(id.toLowerCase());
   if (!message || message.owner !== call.owner) throw notFound(`Message ${id} was not found`);
-  await answerTrigger(call, message.tenantId, 'DeliveryReceipt', { ...call.engine.receiptOf(message), ...set });
+  const payload: JsonObject = { ...call.engine.receiptOf(message), ...set };
+  // deliveredAt belongs to a delivered receipt only, unless the caller sets it on purpose.
+  if ('status' in set && !('deliveredAt' in set)) {
+    if (set['status'] === 'delivered') payload['deliveredAt'] ??= call.engine.nowIso();
+    else delete payload['deliveredAt'];
+  }
+  await answerTrigger(call, message.tenantId, 'DeliveryReceipt', payload);
 }
 
 /** An OrderStatus for one of the caller's orders: the order as it is, with overrides. */
