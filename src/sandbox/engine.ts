@@ -100,6 +100,11 @@ export class SandboxEngine {
     return text;
   }
 
+  /** True with --state: writes wait for persisted() before they answer. */
+  get durable(): boolean {
+    return this.journal !== NO_JOURNAL;
+  }
+
   /** Resolves once every change so far is durable; a write answers only after it. */
   persisted(): Promise<void> {
     return this.journal.persisted();

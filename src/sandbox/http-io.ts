@@ -3,6 +3,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from './errors.js';
 
+/** Request bodies kept for an exchange observer (tests), for the requests it watches. */
+export const observedBodies = new WeakMap<IncomingMessage, Buffer | null>();
+
 /**
  * Reads a request body up to `limit` bytes. A larger body is drained (so that the client reads
  * our answer instead of a reset) and refused with 413.
@@ -24,8 +27,13 @@ export function readBody(req: IncomingMessage, limit: number, tooLargeText: stri
       chunks.push(chunk);
     });
     req.on('end', () => {
-      if (tooLarge) reject(new ApiError(413, 'FILE_TOO_LARGE', tooLargeText));
-      else resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+      if (tooLarge) {
+        reject(new ApiError(413, 'FILE_TOO_LARGE', tooLargeText));
+        return;
+      }
+      const raw = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+      if (observedBodies.has(req)) observedBodies.set(req, raw);
+      resolve(raw);
     });
     req.on('error', reject);
   });

@@ -6,7 +6,8 @@ import { BasicAuthenticator, DEFAULT_USER, type SandboxUser } from './auth.js';
 import { ApiCall, type RouteHandler } from './call.js';
 import { MESSAGE_RETENTION, SandboxEngine } from './engine.js';
 import { ApiError } from './errors.js';
-import { sendError } from './http-io.js';
+import { observedBodies, sendError, sendJsonText } from './http-io.js';
+import { openApiDocument } from './openapi.js';
 import { getMessage, sendMessage } from './routes/messages.js';
 import { health } from './routes/health.js';
 import { serveMedia, uploadLoa, uploadMedia } from './routes/media.js';
@@ -17,7 +18,14 @@ import {
   provisionNumbers,
   updateNumber,
 } from './routes/numbers.js';
-import { listDeliveries, listFailedEvents, replayFailedEvent, simulateInbound } from './routes/sandbox-only.js';
+import {
+  listDeliveries,
+  listFailedEvents,
+  replayFailedEvent,
+  simulateInbound,
+  triggerDeliveryReceipt,
+  triggerOrderStatus,
+} from './routes/sandbox-only.js';
 import { createTenant, getTenant, listTenants, updateTenant } from './routes/tenants.js';
 import { TickScheduler } from './scheduler.js';
 import { SandboxStore } from './state.js';
@@ -62,8 +70,23 @@ export interface SandboxOptions {
   log?: (line: string) => void;
   /** Also log one line per request (method, path, status, time); off by default, it costs. */
   logRequests?: boolean;
+  /** Sees every request and answer, bodies included (tests validate them against the OpenAPI document). */
+  observe?: (exchange: HttpExchange) => void;
   /** Random source for fault injection (tests). */
   random?: () => number;
+}
+
+/** One request and its answer, as an observer sees them. */
+export interface HttpExchange {
+  method: string;
+  /** Path and query, as sent. */
+  url: string;
+  requestHeaders: IncomingMessage['headers'];
+  /** null when the handler did not read a body. */
+  requestBody: Buffer | null;
+  status: number;
+  responseHeaders: ReturnType<ServerResponse['getHeaders']>;
+  responseBody: Buffer;
 }
 
 export interface RunningSandbox {
@@ -195,12 +218,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     route('GET', '/messages/{messageId}', getMessage),
     route('POST', '/media', uploadMedia),
     route('POST', '/sandbox/inbound', simulateInbound),
+    route('POST', '/sandbox/triggers/message-received', simulateInbound),
+    route('POST', '/sandbox/triggers/delivery-receipt', triggerDeliveryReceipt),
+    route('POST', '/sandbox/triggers/order-status', triggerOrderStatus),
     route('GET', '/sandbox/webhooks/deliveries', listDeliveries),
     route('GET', '/sandbox/webhooks/failed', listFailedEvents),
     route('POST', '/sandbox/webhooks/failed/{deliveryId}/replay', replayFailedEvent),
   ];
 
   let faultCounter = 0;
+  let openApiText: string | undefined;
 
   /** Answers a fault instead of the request; true when it did. */
   function injectFault(req: IncomingMessage, res: ServerResponse): boolean {
@@ -285,12 +312,57 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       throw new ApiError(404, 'NOT_FOUND', `No endpoint at ${path}; the API is under ${API_PREFIX}`);
     }
     const rest = path.slice(API_PREFIX.length);
+    if (rest === '/openapi.json' && (req.method === 'GET' || req.method === 'HEAD')) {
+      // No authentication: it describes the API and holds nothing.
+      openApiText ??= JSON.stringify(openApiDocument(`${engine.baseUrl}${API_PREFIX}`), null, 2);
+      sendJsonText(res, 200, openApiText);
+      return;
+    }
     // The sandbox's own control endpoints stay reliable so that tests and the CLI can drive it.
     if (!rest.startsWith('/sandbox/') && injectFault(req, res)) return;
     await handleApi(req, res, rest, query);
   }
 
+  function watch(req: IncomingMessage, res: ServerResponse, observe: (exchange: HttpExchange) => void): void {
+    observedBodies.set(req, null);
+    const chunks: Buffer[] = [];
+    const keep = (chunk: unknown): void => {
+      if (typeof chunk === 'string') chunks.push(Buffer.from(chunk));
+      else if (chunk instanceof Uint8Array) chunks.push(Buffer.from(chunk));
+    };
+    // writeHead(status, headers) does not put its headers where getHeaders() finds them.
+    const headers: Record<string, unknown> = {};
+    const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+    res.writeHead = ((...args: unknown[]) => {
+      const given = args.find((a) => typeof a === 'object' && a !== null && !Array.isArray(a));
+      if (given) for (const [k, v] of Object.entries(given)) headers[k.toLowerCase()] = v;
+      return writeHead(...args);
+    }) as ServerResponse['writeHead'];
+    const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+    const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+    res.write = ((...args: unknown[]) => {
+      keep(args[0]);
+      return write(...args);
+    }) as ServerResponse['write'];
+    res.end = ((...args: unknown[]) => {
+      if (typeof args[0] !== 'function') keep(args[0]);
+      return end(...args);
+    }) as ServerResponse['end'];
+    res.on('finish', () =>
+      observe({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        requestHeaders: req.headers,
+        requestBody: observedBodies.get(req) ?? null,
+        status: res.statusCode,
+        responseHeaders: { ...res.getHeaders(), ...headers } as HttpExchange['responseHeaders'],
+        responseBody: Buffer.concat(chunks),
+      }),
+    );
+  }
+
   const server: Server = createServer((req, res) => {
+    if (options.observe) watch(req, res, options.observe);
     const logThis = log !== undefined && options.logRequests === true;
     const started = logThis ? performance.now() : 0;
     if (logThis) {

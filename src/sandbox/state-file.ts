@@ -137,6 +137,10 @@ function isLogLine(value: unknown): value is LogLine {
 /** Applies the change lines to the store; returns the dispatcher state they leave. */
 export function replayLog(store: SandboxStore, base: WebhookDispatcherState | null, lines: readonly LogLine[]): WebhookDispatcherState | null {
   let dispatcher = base;
+  // Ids of the pending events, so that an event line already in a dispatcher state is kept once.
+  let pendingIds: Set<unknown> | undefined;
+  const idsOf = (state: WebhookDispatcherState): Set<unknown> =>
+    new Set(state.pending.map((p) => (typeof p === 'object' && p !== null ? (p as Record<string, unknown>)['deliveryId'] : undefined)));
   for (const line of lines) {
     switch (line.k) {
       case 'tenant':
@@ -160,13 +164,18 @@ export function replayLog(store: SandboxStore, base: WebhookDispatcherState | nu
         store.nextOrderId = Math.max(store.nextOrderId, Number(line.v.nextOrderId));
         break;
       case 'dispatcher':
-        dispatcher = line.v;
+        dispatcher = { ...line.v, pending: [...(Array.isArray(line.v.pending) ? line.v.pending : [])] };
+        pendingIds = undefined;
         break;
       case 'event': {
-        const state = dispatcher ?? { pending: [], failed: [], attempts: [] };
+        dispatcher ??= { pending: [], failed: [], attempts: [] };
+        if (!Array.isArray(dispatcher.pending)) dispatcher = { ...dispatcher, pending: [] };
+        pendingIds ??= idsOf(dispatcher);
         const id = line.v['deliveryId'];
-        const known = state.pending.some((p) => typeof p === 'object' && p !== null && (p as Record<string, unknown>)['deliveryId'] === id);
-        dispatcher = known ? state : { ...state, pending: [...state.pending, line.v] };
+        if (!pendingIds.has(id)) {
+          pendingIds.add(id);
+          dispatcher.pending.push(line.v);
+        }
         break;
       }
       default:

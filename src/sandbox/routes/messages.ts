@@ -92,7 +92,7 @@ export async function sendMessage(call: ApiCall): Promise<void> {
   if (created.length > 1) {
     answer['messages'] = created.map((m) => ({ messageId: m.messageId, to: m.to, status: m.status }));
   }
-  await engine.persisted();
+  if (engine.durable) await engine.persisted();
   sendJson(call.res, isAsync ? 202 : 200, answer);
 }
 
