@@ -8,7 +8,7 @@ _svc() {
     [[ "$w" == -* ]] && continue
     candidate="${path:+$path }$w"
     case "$candidate" in
-      'demo'|'auth'|'auth login'|'auth status'|'auth logout'|'profile'|'profile list'|'profile use'|'profile remove'|'health'|'tenant'|'tenant list'|'tenant get'|'tenant create'|'tenant update'|'number'|'number provision'|'number unprovision'|'number list'|'number get'|'number update'|'number loa'|'number loa upload'|'order'|'order get'|'order watch'|'send'|'message'|'message get'|'message watch'|'media'|'media upload'|'media types'|'webhook'|'webhook sign'|'webhook verify'|'webhook listen'|'sandbox'|'sandbox start'|'sandbox inbound'|'api'|'completion') path="$candidate" ;;
+      'demo'|'auth'|'auth login'|'auth status'|'auth logout'|'profile'|'profile list'|'profile use'|'profile remove'|'health'|'tenant'|'tenant list'|'tenant get'|'tenant create'|'tenant update'|'number'|'number provision'|'number unprovision'|'number list'|'number get'|'number update'|'number loa'|'number loa upload'|'order'|'order get'|'order watch'|'send'|'message'|'message get'|'message watch'|'media'|'media upload'|'media types'|'webhook'|'webhook sign'|'webhook verify'|'webhook listen'|'sandbox'|'sandbox start'|'sandbox inbound'|'sandbox trigger'|'sandbox trigger message-received'|'sandbox trigger delivery-receipt'|'sandbox trigger order-status'|'sandbox webhooks'|'sandbox webhooks list'|'sandbox webhooks failed'|'sandbox webhooks replay'|'sandbox openapi'|'api'|'completion') path="$candidate" ;;
     esac
   done
   case "$path" in
@@ -291,12 +291,18 @@ _svc() {
         --concurrency) return ;;
         --journal) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --unknown) COMPREPLY=($(compgen -W 'resend skip' -- "$cur")); return ;;
+        --rate) return ;;
+        --max-stall) return ;;
+        --window) return ;;
+        --tz) return ;;
+        --exclude-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --shard) return ;;
         --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
         --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --base-url) return ;;
         --timeout) return ;;
       esac
-      COMPREPLY=($(compgen -W '--from --to --to-file --body --body-file --media --media-file --tenant --async --concurrency --journal --resume --unknown --dry-run --yes -y --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--from --to --to-file --body --body-file --media --media-file --tenant --async --concurrency --journal --resume --unknown --rate --max-stall --window --tz --exclude-file --shard --dry-run --yes -y --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
     'message')
       case "$prev" in
         --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
@@ -398,7 +404,7 @@ _svc() {
         --base-url) return ;;
         --timeout) return ;;
       esac
-      COMPREPLY=($(compgen -W 'start inbound --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W 'start inbound trigger webhooks openapi --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
     'sandbox start')
       case "$prev" in
         --port) return ;;
@@ -407,25 +413,113 @@ _svc() {
         --order-delay) return ;;
         --time-scale) return ;;
         --faults) return ;;
+        --rate-limit) return ;;
         --user) return ;;
         --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
         --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --base-url) return ;;
         --timeout) return ;;
       esac
-      COMPREPLY=($(compgen -W '--port --host --state --order-delay --time-scale --faults --user --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--port --host --state --order-delay --time-scale --faults --rate-limit --user --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
     'sandbox inbound')
       case "$prev" in
         --to) return ;;
         --from) return ;;
         --body) return ;;
         --media) return ;;
+        --set) return ;;
         --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
         --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --base-url) return ;;
         --timeout) return ;;
       esac
-      COMPREPLY=($(compgen -W '--to --from --body --media --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--to --from --body --media --set --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+    'sandbox trigger')
+      case "$prev" in
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --base-url) return ;;
+        --timeout) return ;;
+      esac
+      COMPREPLY=($(compgen -W 'message-received delivery-receipt order-status --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+    'sandbox trigger message-received')
+      case "$prev" in
+        --to) return ;;
+        --from) return ;;
+        --body) return ;;
+        --media) return ;;
+        --set) return ;;
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --base-url) return ;;
+        --timeout) return ;;
+      esac
+      COMPREPLY=($(compgen -W '--to --from --body --media --set --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+    'sandbox trigger delivery-receipt')
+      case "$prev" in
+        --message) return ;;
+        --status) COMPREPLY=($(compgen -W 'queued sending sent delivered failed' -- "$cur")); return ;;
+        --status-reason) return ;;
+        --error-code) return ;;
+        --error-message) return ;;
+        --set) return ;;
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --base-url) return ;;
+        --timeout) return ;;
+      esac
+      COMPREPLY=($(compgen -W '--message --status --status-reason --error-code --error-message --set --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+    'sandbox trigger order-status')
+      case "$prev" in
+        --order) return ;;
+        --status) COMPREPLY=($(compgen -W 'Pending Processing Completed Failed' -- "$cur")); return ;;
+        --set) return ;;
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --base-url) return ;;
+        --timeout) return ;;
+      esac
+      COMPREPLY=($(compgen -W '--order --status --set --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+    'sandbox webhooks')
+      case "$prev" in
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --base-url) return ;;
+        --timeout) return ;;
+      esac
+      COMPREPLY=($(compgen -W 'list failed replay --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+    'sandbox webhooks list')
+      case "$prev" in
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --base-url) return ;;
+        --timeout) return ;;
+      esac
+      COMPREPLY=($(compgen -W '--json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+    'sandbox webhooks failed')
+      case "$prev" in
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --base-url) return ;;
+        --timeout) return ;;
+      esac
+      COMPREPLY=($(compgen -W '--json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+    'sandbox webhooks replay')
+      case "$prev" in
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --base-url) return ;;
+        --timeout) return ;;
+      esac
+      COMPREPLY=($(compgen -W '--json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+    'sandbox openapi')
+      case "$prev" in
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --base-url) return ;;
+        --timeout) return ;;
+      esac
+      COMPREPLY=($(compgen -W '--json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
     'api')
       case "$prev" in
         --data|-d) return ;;

@@ -24,6 +24,8 @@ export class CliError extends Error {
   readonly errorCode: string | undefined;
   /** Extra lines of advice shown after the message (never in --json). */
   readonly hints: string[];
+  /** An error answer's Retry-After, in ms from when it arrived (a bulk send's throttle pause). */
+  retryAfterMs: number | undefined;
 
   constructor(
     message: string,

@@ -30,6 +30,9 @@ export const ANSWERS = {
   uploadMedia: 'object',
   sandboxInbound: 'object',
   sandboxDeliveries: 'list',
+  sandboxTrigger: 'object',
+  sandboxFailedWebhooks: 'list',
+  sandboxReplayWebhook: 'object',
   raw: 'any',
 } as const satisfies Record<string, AnswerKind>;
 

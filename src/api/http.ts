@@ -180,6 +180,7 @@ export class ApiClient {
         }
         const error = errorFromResponse(response, req.method, url);
         const retryAfterMs = parseRetryAfter(response.headers['retry-after'], this.options.clock.now());
+        error.retryAfterMs = retryAfterMs;
         if (retryable && RETRY_STATUSES.has(response.status) && attempt < MAX_ATTEMPTS) {
           if (retryAfterMs !== undefined && retryAfterMs > MAX_RETRY_AFTER_MS) throw error;
           await this.pause(attempt, retryAfterMs, `${response.status}`);

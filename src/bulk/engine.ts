@@ -30,7 +30,32 @@ export interface JournalSink {
   /** Records the requests as in flight; returns a sequence number for each, for its result. */
   launch(requests: readonly { readonly to: readonly string[] }[]): number[];
   result(seq: number, record: JournalRecord): unknown;
+  /**
+   * The request launched as `seq` was throttled (429, or 503 with Retry-After): not processed, and
+   * sent again under a new launch. Closes the launch without an outcome for its recipients.
+   */
+  throttled?(seq: number, record: JournalRecord): unknown;
 }
+
+/**
+ * The pace of a bulk send (src/send/pace/pacer.ts): when requests may leave, how many may be in
+ * flight, and what a throttled answer means. Without it the engine sends at `concurrency`.
+ */
+export interface BulkPace {
+  /**
+   * Resolves when `count` requests may leave (send window, throttle pause, rate); rejects on
+   * abort. Undefined when they may leave at once.
+   */
+  admit(signal: AbortSignal, count: number): Promise<void> | undefined;
+  /** Requests allowed in flight now (the engine never exceeds `concurrency` either). */
+  readonly limit: number;
+  launched(): number;
+  accepted(): void;
+  throttled(ticket: number, status: number, retryAfterMs: number | undefined): 'retry' | 'give-up';
+}
+
+/** The throttle an error stands for (429, or 503 with Retry-After), or undefined. */
+export type ThrottleReader = (error: unknown) => { status: number; retryAfterMs: number | undefined } | undefined;
 
 /** After the abort signal, requests in flight have this long to answer (SIGTERM's grace period). */
 export const DEFAULT_GRACE_MS = 10_000;
@@ -52,6 +77,8 @@ export interface BulkOptions<P> {
   onResult(result: BulkResult): void;
   /** Backpressure: when it returns a promise, no request is launched until it settles. */
   ready?: () => Promise<void> | undefined;
+  /** Paces the launches and makes throttled answers retries instead of failures. */
+  pace?: { pacer: BulkPace; throttleOf: ThrottleReader } | undefined;
 }
 
 export interface BulkSummary {
@@ -63,6 +90,10 @@ export interface BulkSummary {
   interrupted: boolean;
   /** The first failure, for the exit code when every request failed. */
   firstFailure: SendFailure | undefined;
+  /** Throttled answers sent again. */
+  throttleRetries: number;
+  /** Gave up: nothing was accepted for --max-stall while the service throttled. */
+  stalled: boolean;
 }
 
 function stringField(answer: SendAnswer, name: string): string | undefined {
@@ -99,8 +130,21 @@ const defaultSleep = (ms: number, signal: AbortSignal): Promise<void> =>
 
 export async function runBulk<P>(options: BulkOptions<P>): Promise<BulkSummary> {
   const concurrency = Math.max(1, Math.floor(options.concurrency));
-  const summary: BulkSummary = { requests: 0, accepted: 0, rejected: 0, unknown: 0, interrupted: false, firstFailure: undefined };
+  const summary: BulkSummary = {
+    requests: 0,
+    accepted: 0,
+    rejected: 0,
+    unknown: 0,
+    interrupted: false,
+    firstFailure: undefined,
+    throttleRetries: 0,
+    stalled: false,
+  };
   const journal = options.journal;
+  const pace = options.pace;
+  const maxInFlight = (): number => (pace === undefined ? concurrency : Math.max(1, Math.min(concurrency, pace.pacer.limit)));
+  /** Throttled requests waiting to be sent again, before any new one; with their last answer. */
+  const retries: { request: BulkRequest<P>; failure: BulkResult }[] = [];
   let inFlight = 0;
   let wake: (() => void) | undefined;
   // A journal that cannot be written stops the run: going on would send without a record.
@@ -164,37 +208,129 @@ export async function runBulk<P>(options: BulkOptions<P>): Promise<BulkSummary> 
     for (let i = 0; i < window.length; i++) {
       const request = window[i]!;
       const seq = seqs?.[i] ?? 0;
+      const ticket = pace?.pacer.launched() ?? 0;
       inFlight++;
       summary.requests++;
       options
         .send(request, cutOff.signal)
         .then(
-          (answer) => finish(seq, { to: request.to, outcome: 'accepted', answer }),
-          (error: unknown) => finish(seq, { to: request.to, ...classifyFailure(error) }),
+          (answer) => {
+            pace?.pacer.accepted();
+            finish(seq, { to: request.to, outcome: 'accepted', answer });
+          },
+          (error: unknown) => {
+            if (!throttled(seq, ticket, request, error)) finish(seq, { to: request.to, ...classifyFailure(error) });
+          },
         )
         .finally(settled);
     }
   };
 
-  const stopped = (): boolean => options.signal.aborted || fatal !== undefined;
+  /**
+   * A throttled answer is not a failure: journaled as throttled and queued to be sent again, or
+   * final (rejected with this answer) once nothing has been accepted for --max-stall.
+   */
+  const throttled = (seq: number, ticket: number, request: BulkRequest<P>, error: unknown): boolean => {
+    const throttle = pace?.throttleOf(error);
+    if (pace === undefined || throttle === undefined || fatal !== undefined || options.signal.aborted) return false;
+    const failure: BulkResult = { to: request.to, ...classifyFailure(error) };
+    if (summary.stalled || pace.pacer.throttled(ticket, throttle.status, throttle.retryAfterMs) === 'give-up') {
+      summary.stalled = true;
+      return false;
+    }
+    try {
+      journal?.throttled?.(seq, journalRecordFor(failure));
+    } catch (journalError) {
+      fatal = { error: journalError };
+      return true;
+    }
+    summary.throttleRetries++;
+    retries.push({ request, failure });
+    return true;
+  };
+
+  const stopped = (): boolean => options.signal.aborted || fatal !== undefined || summary.stalled;
+  /** Waits for room and backpressure; the room there is, or 0 when the run is to stop launching. */
+  const roomSlowly = async (): Promise<number> => {
+    while (inFlight >= maxInFlight() && !stopped()) await waitForSlot();
+    const pending = options.ready?.();
+    if (pending !== undefined) await pending;
+    return stopped() ? 0 : Math.max(1, maxInFlight() - inFlight);
+  };
+  /** The same, without a promise when there is room already (once per launch window). */
+  const room = (): number | Promise<number> => {
+    if (stopped()) return 0;
+    if (inFlight >= maxInFlight()) return roomSlowly();
+    const pending = options.ready?.();
+    if (pending !== undefined) return pending.then(() => (stopped() ? 0 : Math.max(1, maxInFlight() - inFlight)));
+    return maxInFlight() - inFlight;
+  };
+  /** The pace's wait (window, throttle pause, rate) before `count` requests leave; undefined: none. */
+  const paceWait = (count: number): Promise<boolean> | undefined => {
+    const waiting = pace?.pacer.admit(options.signal, count);
+    if (waiting === undefined) return undefined;
+    return waiting.then(
+      () => !stopped(),
+      (error: unknown) => {
+        if (!options.signal.aborted) throw error;
+        return false;
+      },
+    );
+  };
+  const launchRetries = async (): Promise<boolean> => {
+    while (retries.length > 0) {
+      const r = room();
+      const free = typeof r === 'number' ? r : await r;
+      if (free === 0) return false;
+      const take = Math.min(free, retries.length);
+      const waiting = paceWait(take);
+      if (waiting !== undefined && !(await waiting)) return false;
+      launchWindow(retries.splice(0, take).map((retry) => retry.request));
+    }
+    return true;
+  };
   let readError: { error: unknown } | undefined;
   try {
     batches: for await (const batch of options.requests) {
       let next = 0;
       while (next < batch.length) {
-        while (inFlight >= concurrency && !stopped()) await waitForSlot();
-        const pending = options.ready?.();
-        if (pending !== undefined) await pending;
-        if (stopped()) break batches;
-        const room = Math.min(concurrency - inFlight, batch.length - next);
-        launchWindow(room === batch.length ? batch : batch.slice(next, next + room));
-        next += room;
+        if (retries.length > 0 && !(await launchRetries())) break batches;
+        const r = room();
+        const free = typeof r === 'number' ? r : await r;
+        if (free === 0) break batches;
+        const take = Math.min(free, batch.length - next);
+        const waiting = paceWait(take);
+        if (waiting !== undefined && !(await waiting)) break batches;
+        launchWindow(take === batch.length ? batch : batch.slice(next, next + take));
+        next += take;
+      }
+    }
+    // The file is done; throttled requests may still come back to be sent again.
+    while (!stopped() && (retries.length > 0 || inFlight > 0)) {
+      if (retries.length > 0) {
+        if (!(await launchRetries())) break;
+      } else {
+        await waitForSlot();
       }
     }
   } catch (error) {
     readError = { error };
   }
   while (inFlight > 0) await waitForSlot();
+  if (summary.stalled) {
+    // Given up: the throttled requests still queued end with their last answer. Their launches
+    // were closed as throttled, so each gets a launch record again before its result.
+    const left = retries.splice(0);
+    if (left.length > 0 && fatal === undefined) {
+      let seqs: number[] | undefined;
+      try {
+        seqs = journal?.launch(left.map((retry) => retry.request));
+      } catch (error) {
+        fatal = { error };
+      }
+      left.forEach((retry, i) => finish(seqs?.[i] ?? 0, retry.failure));
+    }
+  }
   graceOver.abort();
   options.signal.removeEventListener('abort', onAbort);
   summary.interrupted = options.signal.aborted;

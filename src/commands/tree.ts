@@ -9,14 +9,14 @@ import { messageCommands, messageGroup } from './message/index.js';
 import { numberCommands, numberGroup, numberLoaGroup } from './number/index.js';
 import { orderCommands, orderGroup } from './order/index.js';
 import { profileCommands, profileGroup } from './profile/index.js';
-import { sandboxCommands, sandboxGroup } from './sandbox/index.js';
+import { sandboxCommands, sandboxGroup, sandboxTriggerGroup, sandboxWebhooksGroup } from './sandbox/index.js';
 import { sendCommands } from './send/index.js';
 import { tenantCommands, tenantGroup } from './tenant/index.js';
 import { webhookCommands, webhookGroup } from './webhook/index.js';
 
 // The one command tree: parsing, help and completions all come from it.
 
-export const GROUPS: readonly GroupSpec[] = [authGroup, profileGroup, tenantGroup, webhookGroup, messageGroup, mediaGroup, numberGroup, numberLoaGroup, orderGroup, sandboxGroup];
+export const GROUPS: readonly GroupSpec[] = [authGroup, profileGroup, tenantGroup, webhookGroup, messageGroup, mediaGroup, numberGroup, numberLoaGroup, orderGroup, sandboxGroup, sandboxTriggerGroup, sandboxWebhooksGroup];
 
 export const COMMANDS: readonly CommandSpec[] = [
   ...demoCommands,

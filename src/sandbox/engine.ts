@@ -11,10 +11,12 @@ import type {
   NumberRecord,
   OrderRecord,
   SandboxStore,
+  StoreChange,
   TenantRecord,
 } from './state.js';
-import { notFound } from './errors.js';
+import { ApiError, notFound } from './errors.js';
 import { HIDDEN_SECRET } from '../domain/webhooks.js';
+import { RateLimiter } from './rate-limit.js';
 
 /** The fictional range whose numbers fail provisioning and whose recipients fail delivery. */
 export const FAILING_NUMBER_PATTERN = /^\+1555010\d{4}$/;
@@ -39,27 +41,87 @@ export interface EngineTiming {
   messageStepMs: number;
   /** Messages kept (default MESSAGE_RETENTION). */
   messageRetention?: number;
+  /** Account-wide sends per second (`--rate-limit`); undefined or 0 is no limit. */
+  accountRateLimit?: number;
+}
+
+/** What the engine tells its persistence: a record changed, an event was queued. */
+export interface EngineJournal {
+  changed(change: StoreChange): void;
+  /** An event the dispatcher queued (so that a crash before the next snapshot keeps it). */
+  dispatched(deliveryId: string, event: WebhookEventKind, target: WebhookTarget, payload: unknown): void;
+  /** The dispatcher's own state changed; `urgent` when a write request's answer depends on it. */
+  dispatcherChanged(urgent?: boolean): void;
+  /** Resolves once every change so far is on disk (at once without --state). */
+  persisted(): Promise<void>;
+}
+
+export const NO_JOURNAL: EngineJournal = {
+  changed() {},
+  dispatched() {},
+  dispatcherChanged() {},
+  persisted: () => Promise.resolve(),
+};
+
+/** A set-valued field or nothing: answers leave unset optional fields out (the null policy). */
+function put(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (value !== null && value !== undefined) target[key] = value;
 }
 
 export class SandboxEngine {
   baseUrl = '';
+  journal: EngineJournal = NO_JOURNAL;
+  readonly limiter: RateLimiter;
 
   constructor(
     readonly store: SandboxStore,
     private readonly scheduler: TickScheduler,
     readonly dispatcher: WebhookDispatcher,
     private readonly timing: EngineTiming,
-    private readonly markDirty: () => void,
-    private readonly now: () => number = Date.now,
-  ) {}
-
-  /** Something worth persisting changed. */
-  markChanged(): void {
-    this.markDirty();
+    readonly now: () => number = Date.now,
+  ) {
+    this.limiter = new RateLimiter(now, timing.accountRateLimit);
   }
 
+  /** A record changed: the journal writes it with the next group. */
+  changed(change: StoreChange): void {
+    if (change.kind === 'number') this.numberJsonCache.delete(change.value);
+    this.journal.changed(change);
+  }
+
+  private readonly numberJsonCache = new WeakMap<NumberRecord, string>();
+
+  /** A number's read answer as JSON text, kept until the record changes (reads far outnumber writes). */
+  numberJson(n: NumberRecord): string {
+    let text = this.numberJsonCache.get(n);
+    if (text === undefined) {
+      text = JSON.stringify(this.numberView(n));
+      this.numberJsonCache.set(n, text);
+    }
+    return text;
+  }
+
+  /** True with --state: writes wait for persisted() before they answer. */
+  get durable(): boolean {
+    return this.journal !== NO_JOURNAL;
+  }
+
+  /** Resolves once every change so far is durable; a write answers only after it. */
+  persisted(): Promise<void> {
+    return this.journal.persisted();
+  }
+
+  private isoAt = Number.NaN;
+  private iso = '';
+
+  /** The clock as ISO 8601; one Date per millisecond however many records are stamped in it. */
   nowIso(): string {
-    return new Date(this.now()).toISOString();
+    const now = this.now();
+    if (now !== this.isoAt) {
+      this.isoAt = now;
+      this.iso = new Date(now).toISOString();
+    }
+    return this.iso;
   }
 
   // ---- ownership lookups: another owner's resource is "not found" ----
@@ -97,10 +159,48 @@ export class SandboxEngine {
     };
   }
 
-  emit(tenantId: string, event: WebhookEventKind, payload: unknown): string | null {
+  /** True when the tenant would be sent this event (a URI is set and its filter lets it through). */
+  wants(tenantId: string, event: WebhookEventKind): boolean {
+    const s = this.store.tenants.get(tenantId)?.settings;
+    if (!s?.webhookPrimaryUri) return false;
+    const filter = s.webhookEventType ?? 'All';
+    return filter === 'All' || filter === event;
+  }
+
+  /** Queues an event for the tenant; the payload is built only when someone will receive it. */
+  emit(tenantId: string, event: WebhookEventKind, payload: unknown | (() => unknown)): string | null {
     const tenant = this.store.tenants.get(tenantId);
-    if (!tenant) return null;
-    return this.dispatcher.dispatch(this.targetFor(tenant), event, payload);
+    if (!tenant || !this.wants(tenantId, event)) return null;
+    const body = typeof payload === 'function' ? (payload as () => unknown)() : payload;
+    const target = this.targetFor(tenant);
+    const id = this.dispatcher.dispatch(target, event, body);
+    if (id !== null) this.journal.dispatched(id, event, target, body);
+    return id;
+  }
+
+  /** The document's delivery receipt for a message as it is now. */
+  receiptOf(message: MessageRecord): Record<string, unknown> {
+    const receipt: Record<string, unknown> = {
+      messageId: message.messageId,
+      status: message.status,
+      statusReason: message.status === 'failed' ? 'Unreachable destination' : null,
+    };
+    put(receipt, 'deliveredAt', message.deliveredAt);
+    receipt['errorCode'] = message.errorCode;
+    receipt['errorMessage'] = message.errorMessage;
+    return receipt;
+  }
+
+  // ---- throttling ----
+
+  /** Takes `count` sends from the account's and the number's buckets, or throws a true 429. */
+  admitSends(owner: string, number: NumberRecord, count: number): void {
+    const perNumber = number.settings['rateLimit'];
+    const waitMs = this.limiter.take(owner, number.phoneNumber, typeof perNumber === 'number' ? perNumber : 0, count);
+    if (waitMs > 0) {
+      const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+      throw new ApiError(429, 'RATE_LIMITED', `Too many messages per second; retry after ${seconds} s`, { 'Retry-After': String(seconds) });
+    }
   }
 
   // ---- orders ----
@@ -114,7 +214,12 @@ export class SandboxEngine {
     this.store.orders.set(order.orderId, order);
     order.nextStepAt = this.now() + this.orderDuration(order) / 2;
     this.scheduler.at(order.nextStepAt, this.advanceOrder, order);
-    this.markDirty();
+    this.changed({ kind: 'order', value: order });
+    this.changed({ kind: 'meta' });
+    for (const entry of order.phoneNumbers) {
+      const number = this.store.numbersById.get(entry.phoneNumberId);
+      if (number) this.changed({ kind: 'number', value: number });
+    }
   }
 
   private readonly advanceOrder = (order: OrderRecord): void => {
@@ -127,8 +232,8 @@ export class SandboxEngine {
     } else {
       return;
     }
-    this.markDirty();
-    this.emit(order.tenantId, 'OrderStatus', this.orderView(order));
+    this.changed({ kind: 'order', value: order });
+    this.emit(order.tenantId, 'OrderStatus', () => this.orderView(order));
   };
 
   private finishOrder(order: OrderRecord): void {
@@ -156,6 +261,7 @@ export class SandboxEngine {
         }
       }
       if (number && number.pendingOrderId === order.orderId) number.pendingOrderId = null;
+      if (number) this.changed({ kind: 'number', value: number });
     }
     order.status = anyFailed ? 'Failed' : 'Completed';
     order.completionDate = at;
@@ -166,9 +272,7 @@ export class SandboxEngine {
 
   /** Queues a message; a synchronous send runs the queued and sending steps at once. */
   startMessage(message: MessageRecord, synchronous: boolean): void {
-    this.store.messages.set(message.messageId, message);
-    const retention = this.timing.messageRetention ?? MESSAGE_RETENTION;
-    if (this.store.messages.size > retention) this.forgetOldestFinished(this.store.messages.size - retention);
+    this.store.putMessage(message);
     if (synchronous) {
       this.stepMessage(message, false);
       this.stepMessage(message, true);
@@ -176,28 +280,16 @@ export class SandboxEngine {
       message.nextStepAt = this.now() + this.timing.messageStepMs;
       this.scheduler.at(message.nextStepAt, this.advanceMessage, message);
     }
-    this.markDirty();
-  }
-
-  /**
-   * Drops up to `count` of the oldest finished messages (a Map iterates in insertion order),
-   * looking at a bounded number so that a long run of in-flight ones costs little per send.
-   */
-  private forgetOldestFinished(count: number): void {
-    let dropped = 0;
-    let looked = 0;
-    for (const [id, m] of this.store.messages) {
-      if (dropped >= count || looked++ > 64) break;
-      if (m.nextStepAt === null) {
-        this.store.messages.delete(id);
-        dropped++;
-      }
-    }
+    // After its first step: a new message is in flight, never taken for a finished one.
+    const retention = this.timing.messageRetention ?? MESSAGE_RETENTION;
+    if (this.store.messages.size > retention) this.store.trimMessages(retention);
+    this.changed({ kind: 'message', value: message });
   }
 
   private readonly advanceMessage = (message: MessageRecord): void => {
+    // A message forgotten by retention while in flight cannot be: only finished ones are dropped.
     this.stepMessage(message);
-    this.markDirty();
+    this.changed({ kind: 'message', value: message });
   };
 
   private stepMessage(message: MessageRecord, scheduleNext = true): void {
@@ -229,14 +321,7 @@ export class SandboxEngine {
       message.nextStepAt = this.now() + this.timing.messageStepMs;
       this.scheduler.at(message.nextStepAt, this.advanceMessage, message);
     }
-    this.emit(message.tenantId, 'DeliveryReceipt', {
-      messageId: message.messageId,
-      status: message.status,
-      statusReason: message.status === 'failed' ? 'Unreachable destination' : null,
-      deliveredAt: message.deliveredAt,
-      errorCode: message.errorCode,
-      errorMessage: message.errorMessage,
-    });
+    if (this.wants(message.tenantId, 'DeliveryReceipt')) this.emit(message.tenantId, 'DeliveryReceipt', this.receiptOf(message));
   }
 
   /**
@@ -293,57 +378,55 @@ export class SandboxEngine {
 
   tenantView(tenant: TenantRecord): Record<string, unknown> {
     const s = tenant.settings;
-    return {
-      tenantId: tenant.tenantId,
-      owner: tenant.owner,
-      billableOwner: tenant.billableOwner,
-      domain: tenant.domain,
-      createdDate: tenant.createdDate,
-      settings: {
-        webhookPrimaryUri: s.webhookPrimaryUri ?? null,
-        webhookSecondaryUri: s.webhookSecondaryUri ?? null,
-        webhookSecret: s.webhookSecret !== undefined ? HIDDEN_SECRET : null,
-        webhookBasicAuthUsername: s.webhookBasicAuthUsername ?? null,
-        webhookBasicAuthPassword: s.webhookBasicAuthPassword !== undefined ? HIDDEN_SECRET : null,
-        webhookEventType: s.webhookEventType ?? 'All',
-      },
-    };
+    const settings: Record<string, unknown> = {};
+    put(settings, 'webhookPrimaryUri', s.webhookPrimaryUri);
+    put(settings, 'webhookSecondaryUri', s.webhookSecondaryUri);
+    if (s.webhookSecret !== undefined) settings['webhookSecret'] = HIDDEN_SECRET;
+    put(settings, 'webhookBasicAuthUsername', s.webhookBasicAuthUsername);
+    if (s.webhookBasicAuthPassword !== undefined) settings['webhookBasicAuthPassword'] = HIDDEN_SECRET;
+    settings['webhookEventType'] = s.webhookEventType ?? 'All';
+    const view: Record<string, unknown> = { tenantId: tenant.tenantId, owner: tenant.owner, billableOwner: tenant.billableOwner };
+    put(view, 'domain', tenant.domain);
+    view['createdDate'] = tenant.createdDate;
+    view['settings'] = settings;
+    return view;
   }
 
   numberView(n: NumberRecord): Record<string, unknown> {
-    return {
+    const view: Record<string, unknown> = {
       phoneNumberId: n.phoneNumberId,
       phoneNumber: n.phoneNumber,
       friendlyName: n.friendlyName,
-      email: n.email,
-      status: n.status,
-      provisionType: n.provisionType,
-      provisionClass: n.provisionClass,
-      capabilities: { sms: n.provisionType !== 'MMS', mms: n.provisionType !== 'SMS' },
-      createdAt: n.createdAt,
-      activatedAt: n.activatedAt,
-      tenantId: n.tenantId,
-      owner: n.owner,
-      billableOwner: n.billableOwner,
-      provider: n.provider,
-      description: n.description,
-      domain: n.domain,
-      platformType: n.platformType,
-      campaignId: n.campaignId,
-      brandId: n.brandId,
-      loaUrl: n.loaUrl,
-      billingPlan: n.billingPlan,
-      billingPlanName: n.billingPlanName,
-      userId: n.userId,
-      externalId: n.externalId,
-      isActivated: n.isActivated,
-      isMMSEnabled: n.isMMSEnabled,
-      settings: n.settings,
     };
+    put(view, 'email', n.email);
+    view['status'] = n.status;
+    view['provisionType'] = n.provisionType;
+    view['provisionClass'] = n.provisionClass;
+    view['capabilities'] = { sms: n.provisionType !== 'MMS', mms: n.provisionType !== 'SMS' };
+    view['createdAt'] = n.createdAt;
+    put(view, 'activatedAt', n.activatedAt);
+    view['tenantId'] = n.tenantId;
+    view['owner'] = n.owner;
+    view['billableOwner'] = n.billableOwner;
+    view['provider'] = n.provider;
+    put(view, 'description', n.description);
+    put(view, 'domain', n.domain);
+    put(view, 'platformType', n.platformType);
+    put(view, 'campaignId', n.campaignId);
+    put(view, 'brandId', n.brandId);
+    put(view, 'loaUrl', n.loaUrl);
+    put(view, 'billingPlan', n.billingPlan);
+    put(view, 'billingPlanName', n.billingPlanName);
+    put(view, 'userId', n.userId);
+    put(view, 'externalId', n.externalId);
+    view['isActivated'] = n.isActivated;
+    view['isMMSEnabled'] = n.isMMSEnabled;
+    view['settings'] = n.settings;
+    return view;
   }
 
   orderView(o: OrderRecord): Record<string, unknown> {
-    return {
+    const view: Record<string, unknown> = {
       orderId: o.orderId,
       status: o.status,
       action: o.action,
@@ -351,13 +434,19 @@ export class SandboxEngine {
       provisionClass: o.provisionClass,
       provisionType: o.provisionType,
       createDate: o.createDate,
-      completionDate: o.completionDate,
-      phoneNumbers: o.phoneNumbers.map((e) => ({ ...e })),
     };
+    put(view, 'completionDate', o.completionDate);
+    view['phoneNumbers'] = o.phoneNumbers.map((e) => {
+      const entry: Record<string, unknown> = { number: e.number, phoneNumberId: e.phoneNumberId, status: e.status };
+      put(entry, 'email', e.email);
+      put(entry, 'errorMessage', e.errorMessage);
+      return entry;
+    });
+    return view;
   }
 
   messageView(m: MessageRecord): Record<string, unknown> {
-    return {
+    const view: Record<string, unknown> = {
       messageId: m.messageId,
       from: m.from,
       to: m.to,
@@ -367,11 +456,12 @@ export class SandboxEngine {
       segmentCount: m.segmentCount,
       encoding: m.encoding,
       queuedAt: m.queuedAt,
-      sentAt: m.sentAt,
-      deliveredAt: m.deliveredAt,
-      errorCode: m.errorCode,
-      errorMessage: m.errorMessage,
     };
+    put(view, 'sentAt', m.sentAt);
+    put(view, 'deliveredAt', m.deliveredAt);
+    view['errorCode'] = m.errorCode;
+    view['errorMessage'] = m.errorMessage;
+    return view;
   }
 
   newId(): string {

@@ -4,9 +4,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { BasicAuthenticator, DEFAULT_USER, type SandboxUser } from './auth.js';
 import { ApiCall, type RouteHandler } from './call.js';
-import { SandboxEngine } from './engine.js';
+import { MESSAGE_RETENTION, SandboxEngine } from './engine.js';
 import { ApiError } from './errors.js';
-import { sendError } from './http-io.js';
+import { observedBodies, sendError, sendJsonText } from './http-io.js';
+import { openApiDocument } from './openapi.js';
 import { getMessage, sendMessage } from './routes/messages.js';
 import { health } from './routes/health.js';
 import { serveMedia, uploadLoa, uploadMedia } from './routes/media.js';
@@ -17,11 +18,18 @@ import {
   provisionNumbers,
   updateNumber,
 } from './routes/numbers.js';
-import { listDeliveries, listFailedEvents, replayFailedEvent, simulateInbound } from './routes/sandbox-only.js';
+import {
+  listDeliveries,
+  listFailedEvents,
+  replayFailedEvent,
+  simulateInbound,
+  triggerDeliveryReceipt,
+  triggerOrderStatus,
+} from './routes/sandbox-only.js';
 import { createTenant, getTenant, listTenants, updateTenant } from './routes/tenants.js';
 import { TickScheduler } from './scheduler.js';
 import { SandboxStore } from './state.js';
-import { DebouncedStateWriter, readStateFile, removeStaleTempFiles } from './state-file.js';
+import { DurableState } from './state-file.js';
 import { createWebhookDispatcher } from './webhooks/dispatcher.js';
 import type { WebhookDispatcher } from './webhooks/types.js';
 import { SANDBOX_DEFAULT_HOST as DEFAULT_SANDBOX_HOST, SANDBOX_DEFAULT_PORT as DEFAULT_SANDBOX_PORT } from '../domain/sandbox-defaults.js';
@@ -50,12 +58,35 @@ export interface SandboxOptions {
   users?: SandboxUser[];
   /** Messages kept for reading; beyond it the oldest finished ones are forgotten. Default 100 000. */
   messageRetention?: number;
+  /** Account-wide sends per second (token bucket, one second of burst); 0 or absent: no limit. */
+  rateLimit?: number;
+  /** The sandbox's clock (epoch ms): timestamps, order and message steps, throttling. Tests inject it. */
+  now?: () => number;
+  /** Log size (bytes) past which the state is compacted into its snapshot (tests). */
+  compactBytes?: number;
   /** Injected webhook dispatcher (tests); otherwise the sandbox's own is created. */
   dispatcher?: WebhookDispatcher;
   /** One line per request and per problem; never carries credentials or secrets. */
   log?: (line: string) => void;
+  /** Also log one line per request (method, path, status, time); off by default, it costs. */
+  logRequests?: boolean;
+  /** Sees every request and answer, bodies included (tests validate them against the OpenAPI document). */
+  observe?: (exchange: HttpExchange) => void;
   /** Random source for fault injection (tests). */
   random?: () => number;
+}
+
+/** One request and its answer, as an observer sees them. */
+export interface HttpExchange {
+  method: string;
+  /** Path and query, as sent. */
+  url: string;
+  requestHeaders: IncomingMessage['headers'];
+  /** null when the handler did not read a body. */
+  requestBody: Buffer | null;
+  status: number;
+  responseHeaders: ReturnType<ServerResponse['getHeaders']>;
+  responseBody: Buffer;
 }
 
 export interface RunningSandbox {
@@ -95,6 +126,9 @@ function checkOptions(o: SandboxOptions): void {
   if (o.faults !== undefined && !(o.faults >= 0 && o.faults <= 1)) {
     throw new RangeError(`faults must be between 0 and 1, got ${o.faults}`);
   }
+  if (o.rateLimit !== undefined && !(Number.isFinite(o.rateLimit) && o.rateLimit >= 0)) {
+    throw new RangeError(`rateLimit must be a number >= 0, got ${o.rateLimit}`);
+  }
   if (o.port !== undefined && !(Number.isInteger(o.port) && o.port >= 0 && o.port <= 65535)) {
     throw new RangeError(`port must be an integer from 0 to 65535, got ${o.port}`);
   }
@@ -125,11 +159,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const auth = new BasicAuthenticator(users);
 
   const store = new SandboxStore();
-  let writer: DebouncedStateWriter | undefined;
-  const markDirty = (): void => writer?.markDirty();
+  const now = options.now ?? Date.now;
+  let durable: DurableState | undefined;
 
-  const scheduler = new TickScheduler((error) => log?.(`scheduler task failed: ${String(error)}`));
-  const dispatcher = options.dispatcher ?? createWebhookDispatcher({ timeScale, onChange: markDirty });
+  const scheduler = new TickScheduler((error) => log?.(`scheduler task failed: ${String(error)}`), now);
+  const dispatcher =
+    options.dispatcher ?? createWebhookDispatcher({ timeScale, now, onChange: () => durable?.dispatcherChanged() });
 
   const engine = new SandboxEngine(
     store,
@@ -139,33 +174,32 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       orderDelayMs: (options.orderDelayMs ?? DEFAULT_ORDER_DELAY_MS) / timeScale,
       messageStepMs: (options.messageStepMs ?? DEFAULT_MESSAGE_STEP_MS) / timeScale,
       messageRetention: options.messageRetention,
+      accountRateLimit: options.rateLimit,
     },
-    markDirty,
+    now,
   );
 
-  let stateExisted = false;
   if (options.stateFile) {
     const file = options.stateFile;
-    await removeStaleTempFiles(file);
-    const saved = await readStateFile(file);
-    if (saved) {
-      stateExisted = true;
-      try {
-        store.load(saved);
-        if (saved.dispatcher) dispatcher.restore(saved.dispatcher);
-      } catch (error) {
-        // A file of another version, or one damaged by hand, is a bad input (left untouched), not a crash.
-        scheduler.close();
-        await dispatcher.close();
-        const reason = error instanceof Error ? error.message : String(error);
-        throw new Error(`state file ${file} is not a sandbox state this version can load (${reason}); move it away or pass another --state`);
-      }
+    try {
+      ({ state: durable } = await DurableState.open(
+        file,
+        store,
+        dispatcher,
+        (error) => log?.(`could not write the state file: ${error instanceof Error ? error.message : String(error)}`),
+        { retention: options.messageRetention ?? MESSAGE_RETENTION, ...(options.compactBytes ? { compactBytes: options.compactBytes } : {}) },
+      ));
+    } catch (error) {
+      // A file of another version, or one damaged by hand, is a bad input (left untouched), not a crash.
+      scheduler.close();
+      await dispatcher.close();
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== undefined) throw error;
+      const reason = error instanceof Error ? error.message : String(error);
+      if (/^state (file|log) /.test(reason)) throw new Error(reason);
+      throw new Error(`state file ${file} is not a sandbox state this version can load (${reason}); move it away or pass another --state`);
     }
-    writer = new DebouncedStateWriter(
-      file,
-      () => JSON.stringify(store.serialize(dispatcher.snapshot())),
-      (error) => log?.(`could not write the state file: ${error instanceof Error ? error.message : String(error)}`),
-    );
+    engine.journal = durable;
   }
 
   const routes: Route[] = [
@@ -184,12 +218,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     route('GET', '/messages/{messageId}', getMessage),
     route('POST', '/media', uploadMedia),
     route('POST', '/sandbox/inbound', simulateInbound),
+    route('POST', '/sandbox/triggers/message-received', simulateInbound),
+    route('POST', '/sandbox/triggers/delivery-receipt', triggerDeliveryReceipt),
+    route('POST', '/sandbox/triggers/order-status', triggerOrderStatus),
     route('GET', '/sandbox/webhooks/deliveries', listDeliveries),
     route('GET', '/sandbox/webhooks/failed', listFailedEvents),
     route('POST', '/sandbox/webhooks/failed/{deliveryId}/replay', replayFailedEvent),
   ];
 
   let faultCounter = 0;
+  let openApiText: string | undefined;
 
   /** Answers a fault instead of the request; true when it did. */
   function injectFault(req: IncomingMessage, res: ServerResponse): boolean {
@@ -207,11 +245,19 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     return true;
   }
 
+  // Routes by segment count, so that a request looks only at the few that could match.
+  const bySize = new Map<number, Route[]>();
+  for (const r of routes) {
+    const list = bySize.get(r.segments.length) ?? [];
+    list.push(r);
+    bySize.set(r.segments.length, list);
+  }
+
   async function handleApi(req: IncomingMessage, res: ServerResponse, rest: string, query: string): Promise<void> {
     const owner = auth.authenticate(req.headers.authorization);
     const parts = rest.split('/').filter(Boolean);
     let pathMatched = false;
-    for (const r of routes) {
+    for (const r of bySize.get(parts.length) ?? []) {
       if (r.segments.length !== parts.length) continue;
       const params: string[] = [];
       let ok = true;
@@ -228,6 +274,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       pathMatched = true;
       if (r.method !== req.method && !(r.method === 'GET' && req.method === 'HEAD')) continue;
       const decoded = params.map((p) => {
+        if (!p.includes('%')) return p;
         try {
           return decodeURIComponent(p);
         } catch {
@@ -265,14 +312,60 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       throw new ApiError(404, 'NOT_FOUND', `No endpoint at ${path}; the API is under ${API_PREFIX}`);
     }
     const rest = path.slice(API_PREFIX.length);
+    if (rest === '/openapi.json' && (req.method === 'GET' || req.method === 'HEAD')) {
+      // No authentication: it describes the API and holds nothing.
+      openApiText ??= JSON.stringify(openApiDocument(`${engine.baseUrl}${API_PREFIX}`), null, 2);
+      sendJsonText(res, 200, openApiText);
+      return;
+    }
     // The sandbox's own control endpoints stay reliable so that tests and the CLI can drive it.
     if (!rest.startsWith('/sandbox/') && injectFault(req, res)) return;
     await handleApi(req, res, rest, query);
   }
 
+  function watch(req: IncomingMessage, res: ServerResponse, observe: (exchange: HttpExchange) => void): void {
+    observedBodies.set(req, null);
+    const chunks: Buffer[] = [];
+    const keep = (chunk: unknown): void => {
+      if (typeof chunk === 'string') chunks.push(Buffer.from(chunk));
+      else if (chunk instanceof Uint8Array) chunks.push(Buffer.from(chunk));
+    };
+    // writeHead(status, headers) does not put its headers where getHeaders() finds them.
+    const headers: Record<string, unknown> = {};
+    const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+    res.writeHead = ((...args: unknown[]) => {
+      const given = args.find((a) => typeof a === 'object' && a !== null && !Array.isArray(a));
+      if (given) for (const [k, v] of Object.entries(given)) headers[k.toLowerCase()] = v;
+      return writeHead(...args);
+    }) as ServerResponse['writeHead'];
+    const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+    const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+    res.write = ((...args: unknown[]) => {
+      keep(args[0]);
+      return write(...args);
+    }) as ServerResponse['write'];
+    res.end = ((...args: unknown[]) => {
+      if (typeof args[0] !== 'function') keep(args[0]);
+      return end(...args);
+    }) as ServerResponse['end'];
+    res.on('finish', () =>
+      observe({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        requestHeaders: req.headers,
+        requestBody: observedBodies.get(req) ?? null,
+        status: res.statusCode,
+        responseHeaders: { ...res.getHeaders(), ...headers } as HttpExchange['responseHeaders'],
+        responseBody: Buffer.concat(chunks),
+      }),
+    );
+  }
+
   const server: Server = createServer((req, res) => {
-    const started = log ? performance.now() : 0;
-    if (log) {
+    if (options.observe) watch(req, res, options.observe);
+    const logThis = log !== undefined && options.logRequests === true;
+    const started = logThis ? performance.now() : 0;
+    if (logThis) {
       res.on('finish', () => {
         const path = (req.url ?? '').split('?')[0];
         log(`${req.method ?? ''} ${path} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`);
@@ -302,6 +395,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   }).catch(async (error: unknown) => {
     scheduler.close();
     await dispatcher.close();
+    await durable?.close();
     throw error;
   });
 
@@ -309,7 +403,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const url = `http://${urlHost(host)}:${port}`;
   engine.baseUrl = url;
   engine.resumeInFlight();
-  if (writer && !stateExisted) writer.markDirty();
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
@@ -318,8 +411,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       server.closeAllConnections();
       scheduler.close();
       await closed;
-      await writer?.close();
       await dispatcher.close();
+      await durable?.close();
     })();
     return closing;
   };

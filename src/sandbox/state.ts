@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { OrderAction, PlatformType, ProvisionClass, ProvisionType, WebhookEventType } from '../domain/validate.js';
 import type { WebhookDispatcherState } from './webhooks/types.js';
 import type { SmsEncoding } from '../domain/segments.js';
+import { IdQueue } from './id-queue.js';
 
 export interface TenantSettings {
   webhookPrimaryUri?: string;
@@ -121,8 +122,20 @@ export interface MediaRecord {
 
 export const STATE_VERSION = 1;
 
+/** One record that changed, as the durable log writes it (the whole record: replays are upserts). */
+export type StoreChange =
+  | { kind: 'tenant'; value: TenantRecord }
+  | { kind: 'number'; value: NumberRecord }
+  | { kind: 'order'; value: OrderRecord }
+  | { kind: 'message'; value: MessageRecord }
+  | { kind: 'media'; value: MediaRecord }
+  /** nextOrderId (the signing key never changes after start). */
+  | { kind: 'meta' };
+
 export interface SerializedState {
   version: number;
+  /** The change log that continues this snapshot (FILE.<n>.log); absent in older files. */
+  logGeneration?: number;
   mediaSigningKey: string;
   nextOrderId: number;
   tenants: TenantRecord[];
@@ -140,6 +153,8 @@ export class SandboxStore {
   readonly numbersById = new Map<string, NumberRecord>();
   readonly orders = new Map<number, OrderRecord>();
   readonly messages = new Map<string, MessageRecord>();
+  /** Message ids oldest first, for O(1) retention; may hold ids already forgotten. */
+  readonly messageOrder = new IdQueue<string>();
   readonly media = new Map<string, MediaRecord>();
   mediaSigningKey: Buffer = randomBytes(32);
   nextOrderId = 1001;
@@ -149,6 +164,28 @@ export class SandboxStore {
     if (previous) this.numbersById.delete(previous.phoneNumberId);
     this.numbers.set(record.phoneNumber, record);
     this.numbersById.set(record.phoneNumberId, record);
+  }
+
+  /** Stores a message (or replaces it in place, keeping its age). */
+  putMessage(record: MessageRecord): void {
+    if (!this.messages.has(record.messageId)) this.messageOrder.push(record.messageId);
+    this.messages.set(record.messageId, record);
+  }
+
+  /**
+   * Forgets the oldest finished messages until at most `retention` are kept. Each id leaves the
+   * queue at most once per call unless still in flight (then it goes to the back): O(1) a send.
+   */
+  trimMessages(retention: number): void {
+    let budget = 64 + (this.messages.size - retention);
+    while (this.messages.size > retention && budget-- > 0) {
+      const id = this.messageOrder.shift();
+      if (id === undefined) return;
+      const m = this.messages.get(id);
+      if (m === undefined) continue;
+      if (m.nextStepAt === null) this.messages.delete(id);
+      else this.messageOrder.push(id);
+    }
   }
 
   serialize(dispatcher: WebhookDispatcherState | null): SerializedState {
@@ -175,7 +212,7 @@ export class SandboxStore {
     for (const t of state.tenants) this.tenants.set(t.tenantId, t);
     for (const n of state.numbers) this.putNumber(n);
     for (const o of state.orders) this.orders.set(o.orderId, o);
-    for (const m of state.messages) this.messages.set(m.messageId, m);
+    for (const m of state.messages) this.putMessage(m);
     for (const m of state.media) this.media.set(m.mediaId, { ...m, bytes: Buffer.from(m.bytes, 'base64') });
   }
 }

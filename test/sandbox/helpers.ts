@@ -2,6 +2,7 @@
 
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 import { RecordingDispatcher } from './recording-dispatcher.js';
+import { ExchangeLog } from './openapi-check.js';
 
 export const DEFAULT_AUTH = `Basic ${Buffer.from('sandbox@example.com:sandbox').toString('base64')}`;
 export const OTHER_USER = { email: 'other@example.com', password: 'other-pass' };
@@ -57,21 +58,32 @@ export async function request(
   return { status: res.status, headers: res.headers, text, json };
 }
 
+/**
+ * A sandbox on a free port. Every request and answer it serves is checked against its own
+ * OpenAPI document; close() fails the test on any violation.
+ */
 export async function startHarness(options: SandboxOptions = {}): Promise<Harness> {
   const dispatcher = new RecordingDispatcher();
+  const exchanges = new ExchangeLog();
   const sandbox = await startSandbox({
     port: 0,
     orderDelayMs: 40,
     messageStepMs: 20,
     users: [OTHER_USER],
     dispatcher,
+    observe: exchanges.observe,
     ...options,
   });
   return {
     sandbox,
     dispatcher,
     api: (method, path, body, init) => request(sandbox.apiUrl, method, path, body, init),
-    close: () => sandbox.close(),
+    close: async () => {
+      await sandbox.close();
+      if (exchanges.violations.length > 0) {
+        throw new Error(`${exchanges.violations.length} exchange(s) of ${exchanges.count} violate the OpenAPI document:\n${exchanges.violations.slice(0, 20).join('\n')}`);
+      }
+    },
   };
 }
 

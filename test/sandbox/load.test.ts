@@ -58,6 +58,6 @@ describe('load', () => {
         }
       });
       return outstanding.size === 0 ? true : undefined;
-    }, 60_000);
-  });
+    }, 120_000);
+  }, 240_000);
 });

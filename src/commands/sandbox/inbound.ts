@@ -7,6 +7,7 @@ import { simulateInbound, type InboundMessage } from '../../api/sandbox.js';
 import { writeObject } from '../../output/render.js';
 import { requireE164 } from '../shared/input.js';
 import type { CommandInput } from '../spec.js';
+import { overridesFrom } from './trigger-shared.js';
 
 /** https://, or http:// on loopback: the sandbox's own media links are plain HTTP on 127.0.0.1. */
 function requireMediaUrl(value: string): string {
@@ -22,18 +23,42 @@ function requireMediaUrl(value: string): string {
   throw new UsageError(`--media "${value}" must be an https:// link (or http:// on a loopback host, like the sandbox's own media links)`);
 }
 
+/** The sender the request carries when only `--set from=...` names one (the override wins in the payload). */
+const OVERRIDDEN_SENDER = '+15550000001';
+
 export function inboundFrom(input: CommandInput): InboundMessage {
   const toFlag = input.string('to');
   const fromFlag = input.string('from');
+  const mediaFlags = input.strings('media');
+  // --from, --body and --media are shorthands for --set from=, message= and attachments=.
+  // They travel as request fields (the sandbox turns --media links into attachments).
+  const set = overridesFrom(
+    input,
+    {
+      from: { flag: '--from', value: fromFlag },
+      message: { flag: '--body', value: input.string('body') },
+      attachments: { flag: '--media', value: mediaFlags.length > 0 ? mediaFlags : undefined },
+    },
+    false,
+  );
   if (toFlag === undefined) throw new UsageError('--to is required: your sandbox number that receives the message');
-  if (fromFlag === undefined) throw new UsageError('--from is required: the number the message comes from');
+  if (fromFlag === undefined && !('from' in set)) throw new UsageError('--from is required: the number the message comes from');
   const to = requireE164(toFlag, '--to');
-  const from = requireE164(fromFlag, '--from');
-  const mediaUrls = input.strings('media').map(requireMediaUrl);
+  const from = fromFlag !== undefined ? requireE164(fromFlag, '--from') : OVERRIDDEN_SENDER;
+  const mediaUrls = mediaFlags.map(requireMediaUrl);
   if (mediaUrls.length > MAX_MEDIA_PER_MESSAGE) throw new UsageError(`--media is given ${mediaUrls.length} times; a message has at most ${MAX_MEDIA_PER_MESSAGE} media`);
-  const body = input.string('body') ?? '';
-  if (body === '' && mediaUrls.length === 0) throw new UsageError('--body is required (it may be left out only when --media is given)');
-  return { to, from, body, ...(mediaUrls.length > 0 ? { mediaUrls } : {}) };
+  const override = set['message'];
+  const body = input.string('body') ?? (typeof override === 'string' && override !== '' ? override : '');
+  if (body === '' && mediaUrls.length === 0 && !('message' in set)) {
+    throw new UsageError('--body is required (it may be left out only when --media or --set message=... is given)');
+  }
+  return {
+    to,
+    from,
+    body: body === '' && mediaUrls.length === 0 ? '(overridden)' : body,
+    ...(mediaUrls.length > 0 ? { mediaUrls } : {}),
+    ...(Object.keys(set).length > 0 ? { set } : {}),
+  };
 }
 
 /** Why no webhook went out, from the tenant's settings; a general reason when they cannot be read. */

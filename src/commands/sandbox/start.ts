@@ -25,6 +25,8 @@ export interface SandboxStartOptions {
   orderDelayMs: number;
   timeScale: number;
   faults: number;
+  /** Account-wide sends per second; 0 is no limit. */
+  rateLimit: number;
   /** Accounts from --user, in the order given. */
   users: SandboxUser[];
 }
@@ -47,6 +49,7 @@ export async function startOptionsFrom(input: CommandInput): Promise<SandboxStar
   const orderDelayMs = input.number('orderDelay', '--order-delay', { min: 0, max: 86_400_000, integer: true }) ?? DEFAULT_ORDER_DELAY_MS;
   const timeScale = input.number('timeScale', '--time-scale', { min: 0.001, max: 1_000_000 }) ?? 1;
   const faults = input.number('faults', '--faults', { min: 0, max: 1 }) ?? 0;
+  const rateLimit = input.number('rateLimit', '--rate-limit', { min: 1, max: 1_000_000, integer: true }) ?? 0;
 
   const users: SandboxUser[] = [];
   for (const value of input.strings('user')) {
@@ -65,7 +68,7 @@ export async function startOptionsFrom(input: CommandInput): Promise<SandboxStar
     const parent = await stat(dirname(stateFile)).catch(() => undefined);
     if (!parent?.isDirectory()) throw new UsageError(`--state ${stateFlag}: the directory ${dirname(stateFile)} does not exist`);
   }
-  return { port, host, stateFile, orderDelayMs, timeScale, faults, users };
+  return { port, host, stateFile, orderDelayMs, timeScale, faults, rateLimit, users };
 }
 
 const REQUEST_LINE = /^[A-Z]+ \S* \d{3} [\d.]+ms$/;
@@ -84,7 +87,7 @@ function startFailure(error: unknown, options: SandboxStartOptions, stateFlag: s
   if (stateFlag !== undefined && error instanceof Error) {
     if (code !== undefined) return new CliError(`cannot use --state ${stateFlag}: ${error.message}`, ExitCode.Failure);
     // The state reader's own refusals (not JSON, not a sandbox state) are a bad input file.
-    if (/^state file /.test(error.message)) return new UsageError(error.message.replace(options.stateFile ?? '', stateFlag));
+    if (/^state (file|log) /.test(error.message)) return new UsageError(error.message.replace(options.stateFile ?? '', stateFlag));
   }
   return error;
 }
@@ -107,6 +110,8 @@ export function sandboxSummary(sandbox: RunningSandbox, options: SandboxStartOpt
     messageStepMs: DEFAULT_MESSAGE_STEP_MS,
     timeScale: options.timeScale,
     faults: options.faults,
+    rateLimit: options.rateLimit > 0 ? options.rateLimit : null,
+    openapi: `${sandbox.apiUrl}/openapi.json`,
     login: loginCommand(sandbox.url),
   };
 }
@@ -133,6 +138,8 @@ function banner(sandbox: RunningSandbox, options: SandboxStartOptions): string {
     `  timing    orders complete after ${scaled(options.orderDelayMs)} (A2P ${scaled(options.orderDelayMs * 5)}), message steps every ${scaled(DEFAULT_MESSAGE_STEP_MS)}` +
       (options.timeScale !== 1 ? `, webhook retries ${options.timeScale}x faster` : ''),
   );
+  if (options.rateLimit > 0) lines.push(`  throttle  ${options.rateLimit} messages a second per account (429 RATE_LIMITED beyond); numbers' settings.rateLimit too`);
+  lines.push(`  openapi   ${sandbox.apiUrl}/openapi.json`);
   if (options.faults > 0) lines.push(`  faults    ${Number((options.faults * 100).toFixed(2))}% of API requests answer 500, 503, 429 or drop`);
   lines.push('Connect with:');
   const others = sandbox.users.filter((u) => given.has(u.email.toLowerCase()) && u.email.toLowerCase() !== DEFAULT_USER.email);
@@ -153,8 +160,10 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
     orderDelayMs: options.orderDelayMs,
     timeScale: options.timeScale,
     faults: options.faults,
+    ...(options.rateLimit > 0 ? { rateLimit: options.rateLimit } : {}),
     users: options.users,
     ...(options.stateFile ? { stateFile: options.stateFile } : {}),
+    logRequests: debug,
     // Request lines only with --debug; the sandbox's own problems (a state file it cannot write,
     // an internal error) always, since the person running it would otherwise never know.
     log: (line) => {
@@ -188,9 +197,12 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
     if (ctx.signal.aborted) resolveWait();
     else ctx.signal.addEventListener('abort', () => resolveWait(), { once: true });
   });
+  // Whatever stopped it (Ctrl-C, SIGTERM, SIGHUP), the state is written before the process ends.
   await sandbox.close();
   closed = true;
   ctx.io.stderr.write(`Sandbox stopped${options.stateFile ? `; state saved to ${options.stateFile}` : ''}.\n`);
-  // Like `svc webhook listen`: Ctrl-C is exit 130 everywhere in the contract, even after a clean stop.
-  return ExitCode.Interrupted;
+  // Like `svc webhook listen`: a stop by signal is 130 (SIGINT), 143 (SIGTERM) or 129 (SIGHUP),
+  // even after a clean stop; the abort reason carries which.
+  const reason: unknown = ctx.signal.reason;
+  return reason instanceof CliError ? reason.exitCode : ExitCode.Interrupted;
 }

@@ -12,6 +12,7 @@ import { compileTemplate, TemplateError, type CompiledTemplate } from '../../sen
 import { requireE164, requireTenant } from '../shared/input.js';
 import { checkMessageMedia, readMediaFile, type MediaFile } from '../media/media-file.js';
 import { DEFAULT_CONCURRENCY } from '../defaults.js';
+import { readPaceFlags, type PaceFlags } from '../../send/pace/options.js';
 
 // Everything `svc send` checks before it sends anything: numbers, body, media, the recipients
 // file and its placeholders, and the flags that go together. Any problem is a usage error (exit 2)
@@ -36,6 +37,8 @@ export interface SendPlan {
   unknown: UnknownChoice | undefined;
   dryRun: boolean;
   yes: boolean;
+  /** --rate, --max-stall, --window/--tz, --exclude-file, --shard (issue 10). */
+  pace: PaceFlags;
   /** Releases the inputs (the recipients file's descriptor, a spooled pipe). */
   close(): void;
 }
@@ -231,6 +234,9 @@ export async function planSend(input: CommandInput, ctx: Context): Promise<SendP
   }
 
   const tenant = mediaFiles.length > 0 ? requireTenant(ctx, input.string('tenant')) : undefined;
+  const pace = await readPaceFlags(input, toFilePath !== undefined, (path) =>
+    openOrRefuse(path, inputOptions(ctx, '--exclude-file', MAX_RECIPIENTS_BYTES, false)),
+  );
 
   let toFile: SendPlan['toFile'];
   let template: CompiledTemplate;
@@ -254,6 +260,7 @@ export async function planSend(input: CommandInput, ctx: Context): Promise<SendP
     const inputs = [
       ...(toFile !== undefined ? [{ flag: '--to-file', name: toFile.path, identity: toFile.source.identity }] : []),
       ...(body.file !== undefined ? [{ flag: '--body-file', name: body.file.name, identity: body.file.identity }] : []),
+      ...(pace.exclude !== undefined ? [{ flag: '--exclude-file', name: pace.exclude.path, identity: pace.exclude.identity }] : []),
     ];
     for (const path of mediaPaths) {
       const { dev, ino } = await stat(path);
@@ -283,6 +290,7 @@ export async function planSend(input: CommandInput, ctx: Context): Promise<SendP
     unknown,
     dryRun: input.flag('dryRun'),
     yes: input.flag('yes'),
+    pace,
     close: () => toFile?.source.close(),
   };
 }

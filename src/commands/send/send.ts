@@ -4,8 +4,14 @@ import { createHash } from 'node:crypto';
 import { CliError, ExitCode, InterruptedError, stopExitCode, UsageError } from '../../errors.js';
 import { messageOutcome, sendMessage, type SendAnswer, type SendMessageRequest } from '../../api/messages.js';
 import { uploadMedia } from '../../api/media.js';
-import { runBulk, type BulkRequest, type BulkSummary, type JournalSink } from '../../bulk/engine.js';
-import { createProgressLine, formatDuration, type ProgressLine } from '../../bulk/progress.js';
+import { runBulk, type BulkRequest, type BulkSummary } from '../../bulk/engine.js';
+import { formatDuration } from '../../bulk/progress.js';
+import { Pacer, type PaceEvent } from '../../send/pace/pacer.js';
+import { createSendProgress, type SendProgress } from '../../send/pace/progress.js';
+import { RecipientFilter } from '../../send/pace/filter.js';
+import { readNumberRateLimit } from '../../send/pace/number-rate.js';
+import { effectiveRate } from '../../send/pace/token-bucket.js';
+import { throttleOf } from '../../send/pace/throttle.js';
 import {
   JournalFormatError,
   JournalWriter,
@@ -22,11 +28,11 @@ import { planSend, type SendPlan } from './plan.js';
 import { bodyStats, type BodyStats, type SkipRecipient } from './stats.js';
 import { createResultPrinter } from './output.js';
 
+/** Bytes of the recipients file read per batch of requests (see requests()). */
+const SEND_BATCH_BYTES = 8 * 1024;
+
 /** The service advises async sending beyond this many recipients. */
 export const ASYNC_ADVISED_ABOVE = 100;
-
-/** Beyond this many recipients, a send trades a little speed for memory that stays flat. */
-const LONG_SEND_RECIPIENTS = 20_000;
 
 export async function run(input: CommandInput, ctx: Context): Promise<number> {
   const plan = await planSend(input, ctx);
@@ -51,20 +57,10 @@ async function sendPlanned(plan: SendPlan, ctx: Context): Promise<number> {
   const isAsync = await confirmSend(plan, ctx, skip);
 
   const api = await ctx.api();
-  if (plan.toFile !== undefined) {
-    api.preferThroughput();
-    // A long bulk send allocates at a steady rate for as long as the file lasts; left alone, V8
-    // keeps growing the heap between collections and peak memory follows the file's length
-    // (bench/send.mjs: +30% peak RSS from 10,000 to 100,000 recipients; with this, +3%). It costs
-    // some throughput in more frequent collections, so short sends, whose peak is small anyway,
-    // are left at full speed.
-    if (plan.toFile.check.recipients > LONG_SEND_RECIPIENTS) {
-      (await import('node:v8')).setFlagsFromString('--optimize-for-size');
-    }
-  }
+  if (plan.toFile !== undefined) api.preferThroughput();
   // Opened before any upload: a journal that cannot be written is a usage error (exit 2), and
   // that must come before the first request, not after the media went up.
-  const journal = plan.journal !== undefined ? openJournal(plan.journal, journalRun!, resumed!) : undefined;
+  const journal = plan.journal !== undefined ? openJournal(plan.journal, journalRun!, resumed!, plan.pace.shard) : undefined;
   const mediaUrls = [...plan.mediaUrls];
   try {
     for (const file of plan.mediaFiles) {
@@ -78,11 +74,32 @@ async function sendPlanned(plan: SendPlan, ctx: Context): Promise<number> {
   }
 
   const bulk = plan.toFile !== undefined;
+  // Read once before sending: the number's own cap, per second (decisions.md).
+  const numberRate = bulk ? await readNumberRateLimit(api, plan.from, (line) => ctx.debug(line)) : undefined;
   const started = ctx.clock.now();
   let skipped = 0;
-  let progress: ProgressLine | undefined;
+  let progress: SendProgress | undefined;
   const total = plan.to !== undefined ? 1 : plan.toFile!.check.recipients;
-  if (bulk && ctx.io.stderrIsTTY) progress = createProgressLine(ctx.io.stderr, total, () => ctx.clock.now(), ctx.io.columns);
+  if (bulk) {
+    progress = createSendProgress({ stream: ctx.io.stderr, isTTY: ctx.io.stderrIsTTY, columns: ctx.io.columns, total, now: () => ctx.clock.now() });
+  }
+  const filter = new RecipientFilter(plan.pace.exclude?.list, plan.pace.shard);
+  const onPaceEvent = (event: PaceEvent): void => {
+    // Journaled, so that the journal shows why the run went quiet; nothing is in flight across
+    // the pause but what was launched before it, and that is journaled as it ends.
+    if (event.type === 'window-closed') journal?.pause('window', { window: event.windowText, until: new Date(event.opensAt) });
+    progress?.event(event);
+  };
+  const pacer = bulk
+    ? new Pacer({
+        clock: ctx.clock,
+        concurrency: plan.concurrency,
+        ratePerSecond: effectiveRate(plan.pace.rate, numberRate),
+        maxStallMs: plan.pace.maxStallMs,
+        window: plan.pace.window,
+        onEvent: onPaceEvent,
+      })
+    : undefined;
   const printer = createResultPrinter(ctx, { bulk, beforeTerminalLine: () => progress?.clear() });
   const counts = { accepted: 0, failed: 0, skipped: 0 };
   let recipientsAccepted = 0;
@@ -98,12 +115,22 @@ async function sendPlanned(plan: SendPlan, ctx: Context): Promise<number> {
       if (remaining.length > 0) yield [{ to: remaining, payload: payloadFor(remaining, plan.body) }];
       return;
     }
-    for await (const rows of readRecipientBatches(plan.toFile!.source)) {
+    // The check read the same bytes: when it found no number listed twice, the send does not
+    // build the duplicate index again (memory at a million recipients, issue 10).
+    const findDuplicates = plan.toFile!.check.duplicateCount > 0;
+    // Small batches: a batch's rows and payloads live until its last request leaves, and a
+    // 64 KB batch (some 2,500 requests) lived long enough for V8 to move it to the old
+    // generation, whose growth then followed the file's length (peak RSS at a million).
+    for await (const rows of readRecipientBatches(plan.toFile!.source, { findDuplicates, highWaterMark: SEND_BATCH_BYTES })) {
       const batch: BulkRequest<SendMessageRequest>[] = [];
       for (const row of rows) {
+        if (filter.active && !filter.admits(row.to)) {
+          counts.skipped = skipped + filter.excluded + filter.otherShards;
+          continue;
+        }
         if (skip?.(row.to)) {
           skipped++;
-          counts.skipped = skipped;
+          counts.skipped = skipped + filter.excluded + filter.otherShards;
           continue;
         }
         batch.push({ to: [row.to], payload: payloadFor([row.to], plan.template.render(row.fields)) });
@@ -131,6 +158,7 @@ async function sendPlanned(plan: SendPlan, ctx: Context): Promise<number> {
         progress?.update(counts);
       },
       ready: () => printer.ready(),
+      pace: pacer !== undefined ? { pacer, throttleOf } : undefined,
     });
   } finally {
     progress?.clear();
@@ -140,7 +168,7 @@ async function sendPlanned(plan: SendPlan, ctx: Context): Promise<number> {
 
   const failed = summary.rejected + summary.unknown;
   if (bulk || plan.journal !== undefined || summary.interrupted) {
-    writeSummary(ctx, plan, summary, skipped, ctx.clock.now() - started);
+    writeSummary(ctx, plan, summary, skipped, ctx.clock.now() - started, filter);
   }
   if (summary.interrupted) return stopExitCode(ctx.signal);
   if (failed === 0 && recipientsFailed.length > 0) {
@@ -200,9 +228,12 @@ interface Resumed {
   skip: SkipRecipient | undefined;
 }
 
-function openJournal(path: string, journalRun: JournalRun, resumed: Resumed): JournalSink & { close(): Promise<void> } {
+function openJournal(path: string, journalRun: JournalRun, resumed: Resumed, shard: SendPlan['pace']['shard']): JournalWriter {
   try {
-    return resumed.state.exists ? JournalWriter.resume(resumed.state, resumed.unknown ?? 'none') : JournalWriter.create(path, journalRun, { svc: VERSION });
+    // The results of one event-loop turn go in one write (see JournalWriter's batchResults).
+    return resumed.state.exists
+      ? JournalWriter.resume(resumed.state, resumed.unknown ?? 'none', { batchResults: true })
+      : JournalWriter.create(path, journalRun, { svc: VERSION, shard, batchResults: true });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new UsageError(`Cannot open the journal ${path} for appending: ${code === 'ENOENT' ? 'no such directory' : String(code ?? error)}`);
@@ -240,6 +271,8 @@ async function loadJournal(plan: SendPlan, journalRun: JournalRun, ctx: Context)
     throw new UsageError(`${path} already holds the journal of a run: continue it with --resume, or give a new --journal file`);
   }
   const differences = runDifferences(state.header!.run, journalRun);
+  const shardDifference = shardDifferenceOf(state.header!.shard, plan.pace.shard);
+  if (shardDifference !== undefined) differences.push(shardDifference);
   if (differences.length > 0) {
     throw new UsageError(`${path} is the journal of another run: ${differences.join('; ')}`, [
       'Nothing was sent. Resume with the same --from, body, recipients and media, or give a new --journal file.',
@@ -281,6 +314,13 @@ async function loadJournal(plan: SendPlan, journalRun: JournalRun, ctx: Context)
       return recipientState === 'accepted' || (skipUnknown && recipientState === 'unknown');
     },
   };
+}
+
+/** A journal resumed under another --shard would send to recipients of another machine's shard. */
+function shardDifferenceOf(written: { k: number; n: number } | undefined, given: { k: number; n: number } | undefined): string | undefined {
+  if (written?.k === given?.k && written?.n === given?.n) return undefined;
+  const describe = (shard: { k: number; n: number } | undefined): string => (shard === undefined ? 'no --shard' : `shard ${shard.k}/${shard.n}`);
+  return `it was written for ${describe(written)}, this run is ${describe(given)}`;
 }
 
 function describeEncoding(stats: BodyStats): string {
@@ -341,6 +381,8 @@ async function writeDryRun(ctx: Context, plan: SendPlan, stats: BodyStats, resum
     totalSegments: stats.totalSegments,
     nonGsmCharacters: stats.nonGsmCharacters,
     ...(plan.resume ? { skipped: stats.skipped, unknown } : {}),
+    ...(plan.pace.exclude !== undefined ? { excluded: stats.excluded } : {}),
+    ...(plan.pace.shard !== undefined ? { shard: { k: plan.pace.shard.k, n: plan.pace.shard.n }, otherShards: stats.otherShards } : {}),
   };
   if (ctx.globals.output !== 'table') {
     ctx.io.stdout.write(ctx.globals.output === 'json' ? `${JSON.stringify(document, null, 2)}\n` : `${JSON.stringify(document)}\n`);
@@ -350,6 +392,8 @@ async function writeDryRun(ctx: Context, plan: SendPlan, stats: BodyStats, resum
     'Dry run: nothing was sent.',
     `requests    ${stats.requests}`,
     `recipients  ${stats.recipients}${plan.resume ? ` (${stats.skipped} skipped: accepted in ${plan.journal}${unknown > 0 && resumed?.unknown !== 'resend' ? `, or of unknown outcome (${unknown})` : ''})` : ''}`,
+    ...(plan.pace.exclude !== undefined ? [`excluded    ${stats.excluded} (on ${plan.pace.exclude.path})`] : []),
+    ...(plan.pace.shard !== undefined ? [`shard       ${plan.pace.shard.k}/${plan.pace.shard.n} (${stats.otherShards} recipients belong to the other shards)`] : []),
     `encoding    ${describeEncoding(stats)}`,
     `characters  ${stats.templated ? 'up to ' : ''}${stats.characters}`,
     `segments    ${stats.templated ? 'up to ' : ''}${stats.segments} per message, ${stats.totalSegments} in total`,
@@ -358,19 +402,27 @@ async function writeDryRun(ctx: Context, plan: SendPlan, stats: BodyStats, resum
   ctx.io.stdout.write(`${lines.join('\n')}\n`);
 }
 
-function writeSummary(ctx: Context, plan: SendPlan, summary: BulkSummary, skipped: number, elapsedMs: number): void {
+function writeSummary(ctx: Context, plan: SendPlan, summary: BulkSummary, skipped: number, elapsedMs: number, filter: RecipientFilter): void {
   const rate = elapsedMs > 0 ? Math.round((summary.requests * 1000) / elapsedMs) : summary.requests;
   const parts = [`${summary.accepted} accepted`];
   if (summary.rejected > 0) parts.push(`${summary.rejected} failed`);
   if (summary.unknown > 0) parts.push(`${summary.unknown} without an answer (the service may have sent them)`);
   if (skipped > 0) parts.push(`${skipped} skipped (as the journal says)`);
+  if (filter.excluded > 0) parts.push(`${filter.excluded} excluded (--exclude-file)`);
+  if (filter.otherShards > 0) parts.push(`${filter.otherShards} left to the other shards`);
+  if (summary.throttleRetries > 0) parts.push(`${summary.throttleRetries} throttle ${summary.throttleRetries === 1 ? 'retry' : 'retries'}`);
   const head = summary.interrupted ? 'Interrupted after' : 'Sent';
   ctx.io.stderr.write(
     `${head} ${summary.requests} request${summary.requests === 1 ? '' : 's'} in ${formatDuration(elapsedMs)} (${rate}/s): ${parts.join(', ')}.\n`,
   );
+  if (summary.stalled) {
+    ctx.io.stderr.write(
+      `Gave up: the service kept throttling and nothing was accepted for ${Math.round(plan.pace.maxStallMs / 1000)} s (--max-stall); the throttled recipients are recorded as rejected and nothing more was sent.\n`,
+    );
+  }
   if (summary.requests === 0 && skipped > 0) ctx.io.stderr.write('Nothing left to send: the journal shows every recipient accepted (or skipped by choice).\n');
   const failed = summary.rejected + summary.unknown;
-  if ((summary.interrupted || failed > 0) && plan.journal !== undefined) {
+  if ((summary.interrupted || summary.stalled || failed > 0) && plan.journal !== undefined) {
     const choose = summary.unknown > 0 ? ` and --unknown resend|skip for the ${summary.unknown} without an answer` : '';
     ctx.io.stderr.write(`To send to everyone not yet accepted, run the same command with --resume${choose} (journal: ${plan.journal}).\n`);
   } else if ((summary.interrupted || failed > 0) && plan.toFile !== undefined) {

@@ -1,6 +1,7 @@
 import { countSegments, type SmsEncoding } from '../../sms/segments.js';
 import { readRecipients } from '../../send/recipients.js';
 import type { SendPlan } from './plan.js';
+import { RecipientFilter } from '../../send/pace/filter.js';
 
 // What a send will cost before it is made: recipients, requests, encoding and segments. With a
 // templated body every recipient's text is rendered and counted (streamed, nothing kept).
@@ -22,6 +23,10 @@ export interface BodyStats {
   nonGsmCharacters: string[];
   /** True when the body has placeholders, so that counts vary by recipient. */
   templated: boolean;
+  /** Recipients on the --exclude-file list (in this shard). */
+  excluded: number;
+  /** Recipients that belong to the other shards (--shard). */
+  otherShards: number;
 }
 
 const MAX_LISTED = 20;
@@ -40,6 +45,8 @@ export async function bodyStats(plan: SendPlan, skip: SkipRecipient | undefined)
     totalSegments: 0,
     nonGsmCharacters: [],
     templated: !plan.template.isStatic,
+    excluded: 0,
+    otherShards: 0,
   };
   const add = (text: string, recipients: number): void => {
     const info = countSegments(text);
@@ -62,7 +69,8 @@ export async function bodyStats(plan: SendPlan, skip: SkipRecipient | undefined)
   }
 
   const file = plan.toFile!;
-  if (plan.template.isStatic && skip === undefined) {
+  const filter = new RecipientFilter(plan.pace.exclude?.list, plan.pace.shard);
+  if (plan.template.isStatic && skip === undefined && !filter.active) {
     stats.recipients = file.check.recipients;
     stats.requests = file.check.recipients;
     add(plan.body, file.check.recipients);
@@ -70,6 +78,7 @@ export async function bodyStats(plan: SendPlan, skip: SkipRecipient | undefined)
   }
   const staticInfo = plan.template.isStatic ? countSegments(plan.body) : undefined;
   for await (const row of readRecipients(file.source)) {
+    if (filter.active && !filter.admits(row.to)) continue;
     if (skip?.(row.to)) {
       stats.skipped++;
       continue;
@@ -78,6 +87,8 @@ export async function bodyStats(plan: SendPlan, skip: SkipRecipient | undefined)
     if (staticInfo === undefined) add(plan.template.render(row.fields), 1);
   }
   stats.requests = stats.recipients;
+  stats.excluded = filter.excluded;
+  stats.otherShards = filter.otherShards;
   if (staticInfo !== undefined) add(plan.body, stats.recipients);
   return stats;
 }

@@ -83,7 +83,7 @@ function expiry(engine: SandboxEngine): string {
 function store(engine: SandboxEngine, record: Omit<MediaRecord, 'mediaId' | 'createdAt' | 'expiresAt'>): MediaRecord {
   const full: MediaRecord = { ...record, mediaId: engine.newId(), createdAt: engine.nowIso(), expiresAt: expiry(engine) };
   engine.store.media.set(full.mediaId, full);
-  engine.markChanged();
+  engine.changed({ kind: 'media', value: full });
   return full;
 }
 
@@ -111,6 +111,7 @@ export async function uploadMedia(call: ApiCall): Promise<void> {
       contentType,
       bytes,
     });
+    await engine.persisted();
     sendJson(call.res, 201, { url: engine.mediaUrl(record), fileName, mimeType: contentType, expiresAt: record.expiresAt });
     return;
   }
@@ -133,6 +134,7 @@ export async function uploadMedia(call: ApiCall): Promise<void> {
     contentType,
     bytes,
   });
+  await engine.persisted();
   sendJson(call.res, 201, { uri: engine.mediaUrl(record), fileName });
 }
 
@@ -164,7 +166,19 @@ export async function uploadLoa(call: ApiCall): Promise<void> {
     contentType: 'application/pdf',
     bytes: file.data,
   });
+  await call.engine.persisted();
   sendJson(call.res, 201, { loaUrl: call.engine.mediaUrl(record) });
+}
+
+/**
+ * `inline` with the name: an ASCII fallback in `filename` (a header holds only Latin-1, and a
+ * name such as фото.png would make Node refuse the header) and the exact name in RFC 5987's
+ * `filename*`, which every current browser and curl -J read.
+ */
+export function contentDisposition(fileName: string): string {
+  const fallback = fileName.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  const exact = encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `inline; filename="${fallback}"; filename*=UTF-8''${exact}`;
 }
 
 /** GET/HEAD /media/{id}/{name}?expires=&sig=: no authentication, the signed token is the key. */
@@ -182,7 +196,7 @@ export function serveMedia(engine: SandboxEngine, req: IncomingMessage, res: Ser
   res.statusCode = 200;
   res.setHeader('Content-Type', found.contentType);
   res.setHeader('Content-Length', found.bytes.length);
-  res.setHeader('Content-Disposition', `inline; filename="${found.fileName.replace(/["\\\r\n]/g, '_')}"`);
+  res.setHeader('Content-Disposition', contentDisposition(found.fileName));
   res.setHeader('Cache-Control', 'private, max-age=3600');
   res.end(req.method === 'HEAD' ? undefined : found.bytes);
 }

@@ -49,6 +49,8 @@ export async function sendMessage(call: ApiCall): Promise<void> {
     for (const url of mediaUrls) total += engine.hostedMediaFor(url)?.bytes.length ?? 0;
     if (total > MAX_MEDIA_TOTAL_BYTES) throw new ApiError(413, 'FILE_TOO_LARGE', MEDIA_TOO_LARGE_TEXT);
   }
+  // Throttled only once everything else holds: a 429 means "the same request, later, is fine".
+  engine.admitSends(call.owner, number, to.length);
 
   const { segments, encoding } = countSegments(messageText);
   const queuedAt = engine.nowIso();
@@ -76,21 +78,21 @@ export async function sendMessage(call: ApiCall): Promise<void> {
     created.push(message);
   }
   const first = created[0] as MessageRecord;
-  const answer: Record<string, unknown> = isAsync
-    ? { messageId: first.messageId, status: first.status, queuedAt: first.queuedAt }
-    : {
-        messageId: first.messageId,
-        status: first.status,
-        queuedAt: first.queuedAt,
-        sentAt: first.sentAt,
-        segmentCount: first.segmentCount,
-        encoding: first.encoding,
-        errorCode: first.errorCode,
-        errorMessage: first.errorMessage,
-      };
+  let answer: Record<string, unknown>;
+  if (isAsync) {
+    answer = { messageId: first.messageId, status: first.status, queuedAt: first.queuedAt };
+  } else {
+    answer = { messageId: first.messageId, status: first.status, queuedAt: first.queuedAt };
+    if (first.sentAt !== null) answer['sentAt'] = first.sentAt;
+    answer['segmentCount'] = first.segmentCount;
+    answer['encoding'] = first.encoding;
+    answer['errorCode'] = first.errorCode;
+    answer['errorMessage'] = first.errorMessage;
+  }
   if (created.length > 1) {
     answer['messages'] = created.map((m) => ({ messageId: m.messageId, to: m.to, status: m.status }));
   }
+  if (engine.durable) await engine.persisted();
   sendJson(call.res, isAsync ? 202 : 200, answer);
 }
 

@@ -23,7 +23,7 @@ import {
   requiredGuid,
   type JsonObject,
 } from '../fields.js';
-import { sendEmpty, sendJson } from '../http-io.js';
+import { sendEmpty, sendJson, sendJsonText } from '../http-io.js';
 import { mergeNumberSettings } from '../number-settings.js';
 import type { NumberRecord, OrderEntry, OrderRecord } from '../state.js';
 
@@ -226,6 +226,7 @@ export async function provisionNumbers(call: ApiCall): Promise<void> {
   }
   store.nextOrderId = orderId + 1;
   engine.startOrder(order);
+  await engine.persisted();
   sendJson(call.res, 202, engine.orderView(order), { Location: `/api/v1/phone-numbers/orders/${orderId}` });
 }
 
@@ -271,7 +272,7 @@ function pathNumber(call: ApiCall): string {
 
 export function getNumber(call: ApiCall): void {
   const record = call.engine.ownNumber(call.owner, pathNumber(call));
-  sendJson(call.res, 200, call.engine.numberView(record));
+  sendJsonText(call.res, 200, call.engine.numberJson(record));
 }
 
 const IMMUTABLE_FIELDS = ['owner', 'billableOwner', 'provider', 'number', 'phoneNumber'];
@@ -325,7 +326,8 @@ export async function updateNumber(call: ApiCall): Promise<void> {
   }
   if ('settings' in body && body['settings'] !== null) next.settings = mergeNumberSettings(body['settings'], record.settings);
   Object.assign(record, next);
-  call.engine.markChanged();
+  call.engine.changed({ kind: 'number', value: record });
+  await call.engine.persisted();
   sendEmpty(call.res, 204);
 }
 

@@ -5,7 +5,8 @@ import { createHash } from 'node:crypto';
 import { formatForExtension } from '../../domain/media-formats.js';
 import type { ApiCall } from '../call.js';
 import { notFound, validationError } from '../errors.js';
-import { optionalMediaUrls, requiredE164 } from '../fields.js';
+import { isObject, optionalMediaUrls, requiredE164, requiredGuid, type JsonObject } from '../fields.js';
+import type { WebhookEventKind } from '../webhooks/types.js';
 import { sendJson } from '../http-io.js';
 import { countSegments } from '../../domain/segments.js';
 
@@ -26,11 +27,54 @@ function fileNameOf(url: string): string {
   }
 }
 
+/** The `set` object of a trigger: payload fields to override (any field, any JSON value). */
+function overridesOf(body: JsonObject): JsonObject {
+  const set = body['set'];
+  if (set === undefined || set === null) return {};
+  if (!isObject(set)) throw validationError('set must be an object of payload fields to override');
+  return set;
+}
+
+/** Queues the event and answers what was (or would have been) sent. */
+async function answerTrigger(call: ApiCall, tenantId: string, event: WebhookEventKind, payload: JsonObject): Promise<void> {
+  const deliveryId = call.engine.emit(tenantId, event, payload);
+  await call.engine.persisted();
+  sendJson(call.res, 202, { deliveryId, event, payload });
+}
+
+/** A DeliveryReceipt for one of the caller's messages: its current receipt, with overrides. */
+export async function triggerDeliveryReceipt(call: ApiCall): Promise<void> {
+  const body = await call.readJson();
+  const id = requiredGuid(body, 'messageId');
+  const set = overridesOf(body);
+  const message = call.engine.store.messages.get(id.toLowerCase());
+  if (!message || message.owner !== call.owner) throw notFound(`Message ${id} was not found`);
+  const payload: JsonObject = { ...call.engine.receiptOf(message), ...set };
+  // deliveredAt belongs to a delivered receipt only, unless the caller sets it on purpose.
+  if ('status' in set && !('deliveredAt' in set)) {
+    if (set['status'] === 'delivered') payload['deliveredAt'] ??= call.engine.nowIso();
+    else delete payload['deliveredAt'];
+  }
+  await answerTrigger(call, message.tenantId, 'DeliveryReceipt', payload);
+}
+
+/** An OrderStatus for one of the caller's orders: the order as it is, with overrides. */
+export async function triggerOrderStatus(call: ApiCall): Promise<void> {
+  const body = await call.readJson();
+  const raw = body['orderId'];
+  if (typeof raw !== 'number' || !Number.isSafeInteger(raw)) throw validationError('orderId is required: an integer');
+  const set = overridesOf(body);
+  const order = call.engine.store.orders.get(raw);
+  if (!order || order.owner !== call.owner) throw notFound(`Order ${raw} was not found`);
+  await answerTrigger(call, order.tenantId, 'OrderStatus', { ...call.engine.orderView(order), ...set });
+}
+
 export async function simulateInbound(call: ApiCall): Promise<void> {
   const body = await call.readJson();
   const engine = call.engine;
   const to = requiredE164(body, 'to');
   const from = requiredE164(body, 'from');
+  const set = overridesOf(body);
   const mediaUrls = optionalMediaUrls(body);
   const text = body['body'];
   if (text !== undefined && text !== null && typeof text !== 'string') throw validationError('body must be a string');
@@ -64,9 +108,9 @@ export async function simulateInbound(call: ApiCall): Promise<void> {
     segmentCount: countSegments(message).segments,
     tag: null,
     attachments,
+    ...set,
   };
-  const deliveryId = engine.emit(number.tenantId, 'MessageReceived', payload);
-  sendJson(call.res, 202, { deliveryId, payload });
+  await answerTrigger(call, number.tenantId, 'MessageReceived', payload);
 }
 
 function ownTenantIds(call: ApiCall): Set<string> {
@@ -85,13 +129,14 @@ export function listFailedEvents(call: ApiCall): void {
   sendJson(call.res, 200, call.engine.dispatcher.failed().filter((f) => mine.has(f.tenantId)));
 }
 
-export function replayFailedEvent(call: ApiCall): void {
+export async function replayFailedEvent(call: ApiCall): Promise<void> {
   const id = call.param(0);
   const engine = call.engine;
   const event = engine.dispatcher.failed().find((f) => f.deliveryId === id);
   const tenant = event ? engine.store.tenants.get(event.tenantId) : undefined;
   if (!event || !tenant || tenant.owner !== call.owner) throw notFound(`Failed event ${id} was not found`);
   if (!engine.dispatcher.replay(id, engine.targetFor(tenant))) throw notFound(`Failed event ${id} was not found`);
-  engine.markChanged();
+  engine.journal.dispatcherChanged(true);
+  await engine.persisted();
   sendJson(call.res, 202, { deliveryId: id, replayed: true });
 }

@@ -16,57 +16,81 @@ function isSettingKey(key: string): key is SettingKey {
   return (SETTING_KEYS as readonly string[]).includes(key);
 }
 
-function webhookUri(key: string, value: string): string {
-  if (!isSandboxAcceptedUrl(value)) {
-    throw validationError(`settings.${key} must be an https:// URL (http:// is accepted only for a loopback host), got "${value}"`);
-  }
-  return value;
-}
-
-/** Applies the settings of a create or update body onto `current`, returning the new settings. */
+/**
+ * Applies the settings of a create or update body onto `current`, returning the new settings.
+ * Webhook fields are accepted in `settings` and at the top level of the body (the document shows
+ * both). Every value is checked wherever it is; a field given in both places must have the same
+ * value in both, or the request is refused naming it (neither placement silently wins).
+ */
 export function mergeTenantSettings(body: JsonObject, current: TenantSettings): TenantSettings {
-  const given: Record<string, unknown> = {};
-  for (const key of SETTING_KEYS) if (key in body) given[key] = body[key];
+  const given = new Map<SettingKey, unknown>();
   const nested = body['settings'];
-  if (nested !== undefined && nested !== null) {
-    if (!isObject(nested)) throw validationError('settings must be an object');
-    for (const [key, value] of Object.entries(nested)) {
+  const nestedObject = nested === undefined || nested === null ? undefined : nested;
+  if (nestedObject !== undefined && !isObject(nestedObject)) throw validationError('settings must be an object');
+  for (const key of SETTING_KEYS) {
+    if (!(key in body)) continue;
+    checkSetting(key, body[key], key);
+    given.set(key, body[key]);
+  }
+  if (nestedObject !== undefined) {
+    for (const [key, value] of Object.entries(nestedObject)) {
       if (!isSettingKey(key)) {
         throw validationError(`settings.${key} is not a tenant setting (known: ${SETTING_KEYS.join(', ')})`);
       }
-      given[key] = value;
+      checkSetting(key, value, `settings.${key}`);
+      if (given.has(key) && !sameSetting(given.get(key), value)) {
+        throw validationError(`${key} is given at the top level and in settings with different values; give it once`);
+      }
+      given.set(key, value);
     }
   }
   const next: TenantSettings = { ...current };
-  for (const [key, value] of Object.entries(given)) {
-    if (!isSettingKey(key)) continue;
+  for (const [key, value] of given) {
     if (value === null || value === '') {
       delete next[key];
       continue;
     }
-    if (typeof value !== 'string') throw validationError(`settings.${key} must be a string`);
+    const text = value as string;
     switch (key) {
-      case 'webhookPrimaryUri':
-      case 'webhookSecondaryUri':
-        next[key] = webhookUri(key, value);
-        break;
       case 'webhookSecret':
       case 'webhookBasicAuthPassword':
         // The hidden marker a GET shows means "unchanged", so that a read-modify-write keeps secrets.
-        if (value !== HIDDEN_SECRET) next[key] = value;
-        break;
-      case 'webhookBasicAuthUsername':
-        next[key] = value;
+        if (text !== HIDDEN_SECRET) next[key] = text;
         break;
       case 'webhookEventType':
-        if (!(WEBHOOK_EVENT_TYPES as readonly string[]).includes(value)) {
-          throw validationError(`settings.webhookEventType must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}, got "${value}"`);
-        }
-        next[key] = value as WebhookEventType;
+        next[key] = text as WebhookEventType;
         break;
+      default:
+        next[key] = text;
     }
   }
   return next;
+}
+
+function sameSetting(a: unknown, b: unknown): boolean {
+  const blank = (v: unknown): boolean => v === null || v === '';
+  return a === b || (blank(a) && blank(b));
+}
+
+/** One webhook field's value, wherever it was given; `label` is how the body names it. */
+function checkSetting(key: SettingKey, value: unknown, label: string): void {
+  if (value === null || value === '') return;
+  if (typeof value !== 'string') throw validationError(`${label} must be a string`);
+  switch (key) {
+    case 'webhookPrimaryUri':
+    case 'webhookSecondaryUri':
+      if (!isSandboxAcceptedUrl(value)) {
+        throw validationError(`${label} must be an https:// URL (http:// is accepted only for a loopback host), got "${value}"`);
+      }
+      break;
+    case 'webhookEventType':
+      if (!(WEBHOOK_EVENT_TYPES as readonly string[]).includes(value)) {
+        throw validationError(`${label} must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}, got "${value}"`);
+      }
+      break;
+    default:
+      break;
+  }
 }
 
 function refuseOwnerFields(body: JsonObject, tenant: TenantRecord | undefined): void {
@@ -103,7 +127,8 @@ export async function createTenant(call: ApiCall): Promise<void> {
     settings,
   };
   engine.store.tenants.set(tenantId, tenant);
-  engine.markChanged();
+  engine.changed({ kind: 'tenant', value: tenant });
+  await engine.persisted();
   sendJson(call.res, 201, engine.tenantView(tenant), { Location: `/api/v1/tenants/${tenantId}` });
 }
 
@@ -130,6 +155,7 @@ export async function updateTenant(call: ApiCall): Promise<void> {
   const settings = mergeTenantSettings(body, tenant.settings);
   if ('domain' in body) tenant.domain = optionalString(body, 'domain') ?? null;
   tenant.settings = settings;
-  call.engine.markChanged();
+  call.engine.changed({ kind: 'tenant', value: tenant });
+  await call.engine.persisted();
   sendEmpty(call.res, 204);
 }

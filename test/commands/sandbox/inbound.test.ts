@@ -4,6 +4,10 @@ import { startWebhookListener, type AcceptedWebhookEvent, type WebhookListener }
 import { runCli } from '../../helpers/cli.js';
 import { startTestServer } from '../../helpers/http-server.js';
 import { basicAuth } from '../../helpers/live.js';
+import { ExchangeLog } from '../../sandbox/openapi-check.js';
+
+/** Every request and answer the sandbox serves here, checked against its OpenAPI document. */
+const exchanges = new ExchangeLog();
 
 // `svc sandbox inbound` against a real sandbox on port 0, whose real dispatcher posts to a real
 // listener: the command's answer and the webhook that arrives are both checked.
@@ -73,7 +77,7 @@ async function receivedAtLeast(count: number): Promise<AcceptedWebhookEvent[]> {
 }
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, orderDelayMs: 10, messageStepMs: 10, log: (line) => requestLog.push(line) });
+  sandbox = await startSandbox({ port: 0, orderDelayMs: 10, messageStepMs: 10, logRequests: true, log: (line) => requestLog.push(line), observe: exchanges.observe });
   listener = await startWebhookListener({ secrets: [WEBHOOK_SECRET] }, { accepted: accept, rejected: () => {} });
   env = { SVC_BASE_URL: sandbox.url, SVC_USERNAME: 'sandbox@example.com', SVC_PASSWORD: 'sandbox' };
   // Only inbound messages reach the listener, so that order updates do not mix in.
@@ -91,6 +95,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await sandbox?.close();
   await listener?.close();
+  expect(exchanges.violations).toEqual([]);
 });
 
 describe('svc sandbox inbound: input checks (exit 2, nothing sent)', () => {

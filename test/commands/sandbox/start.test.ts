@@ -44,6 +44,9 @@ describe('svc sandbox start: flags', () => {
     [['--user', 'dev@example.com:'], /--user dev@example.com: the password after ":" is empty/],
     [['--user', 'a@example.com:x', '--user', 'A@example.com:y'], /--user A@example.com is given twice/],
     [['--host', ''], /--host must be an address/],
+    [['--rate-limit', '0'], /--rate-limit must be a whole number from 1 to 1000000, not "0"/],
+    [['--rate-limit', '2.5'], /--rate-limit must be a whole number/],
+    [['--rate-limit', 'fast'], /--rate-limit .*"fast"/],
   ];
   for (const [args, message] of bad) {
     it(`refuses ${args.join(' ')} with exit 2 naming the value`, async () => {
@@ -133,6 +136,41 @@ describe('svc sandbox start: running', () => {
 
     const asDev = await fetch(`${url}/api/v1/tenants`, { headers: { Authorization: basicAuth('dev@example.com', 'dev-secret-pw') } });
     expect(asDev.status).toBe(200);
+  });
+
+  it('--rate-limit N throttles sends per account, says so, and names the OpenAPI document', async () => {
+    const { command, url } = await startSandboxCommand(['--json', '--rate-limit', '2', '--order-delay', '10']);
+    const summary = JSON.parse(command.stdout.text) as Record<string, unknown>;
+    expect(summary['rateLimit']).toBe(2);
+    expect(summary['openapi']).toBe(`${url}/api/v1/openapi.json`);
+    expect(command.stderr.text).toContain('throttle  2 messages a second per account');
+    const auth = basicAuth('sandbox@example.com', 'sandbox');
+    const post = async (path: string, body: unknown): Promise<Response> =>
+      fetch(`${url}/api/v1${path}`, { method: 'POST', headers: { Authorization: auth, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const tenant = (await (await post('/tenants', {})).json()) as { tenantId: string };
+    await post('/phone-numbers/provision', {
+      action: 'Provision',
+      tenantId: tenant.tenantId,
+      phoneNumbers: [{ number: '+15551250001', messagingFeature: { provisionType: 'SMS', provisionClass: 'P2P' } }],
+    });
+    for (let i = 0; i < 200; i++) {
+      const read = await fetch(`${url}/api/v1/phone-numbers/%2B15551250001`, { headers: { Authorization: auth } });
+      if (((await read.json()) as { status: string }).status === 'Active') break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    // Sends a few milliseconds apart: a bucket of 2 a second runs dry within a few of them.
+    let refused: Response | undefined;
+    let accepted = 0;
+    for (let i = 0; i < 50 && refused === undefined; i++) {
+      const answer = await post('/messages?isAsync=true', { from: '+15551250001', to: ['+15551250002'], body: 'x' });
+      if (answer.status === 429) refused = answer;
+      else if (answer.status === 202) accepted++;
+    }
+    expect(accepted).toBeGreaterThanOrEqual(2);
+    expect(refused?.status).toBe(429);
+    expect(((await refused?.json()) as { errorCode: string }).errorCode).toBe('RATE_LIMITED');
+    // One token comes back every 500 ms: rounded up to whole seconds, 1.
+    expect(refused?.headers.get('retry-after')).toBe('1');
   });
 
   it('does not show the default password once --user replaces it', async () => {

@@ -281,6 +281,10 @@ describe('svc send --to-file', () => {
         for (const answer of held.splice(0)) answer.writeHead(202, { 'content-type': 'application/json' }).end('{"messageId":"x","status":"queued"}');
       }, 20);
     });
+    // A bulk send reads the from-number's rateLimit once before sending.
+    server.on('GET', `/api/v1/phone-numbers/${encodeURIComponent(FROM)}`, (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ number: FROM, settings: {} }));
+    });
     try {
       const file = dir().file('to.txt', numbers(40).join('\n'));
       const result = await runCli(['send', '--from', FROM, '--to-file', file, '--body', 'x', '--concurrency', '3', '--async', '-o', 'ndjson'], {
@@ -350,7 +354,7 @@ describe('svc send --to-file', () => {
     expect(result.code).toBe(0);
     expect(prompter.asked).toHaveLength(1);
     expect(mock.sends.every((s) => s.query === 'isAsync=true')).toBe(true);
-    expect(result.stderr).toMatch(/\r\[#*-*\] \d+\/150 sent \d+ failed 0/);
+    expect(result.stderr).toMatch(/\r\d+\/150 sent \(\d+ accepted\), \d+\/s, \S+ left/);
     expect(result.stderr).toContain('150/150');
     expect(result.stderr).toMatch(/Sent 150 requests/);
     expect(result.stdout).toBe('');

@@ -1,0 +1,16 @@
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { triggerEvent } from '../../api/sandbox.js';
+import type { CommandInput } from '../spec.js';
+import { given, overridesFrom, reportTrigger, sandboxOnly } from './trigger-shared.js';
+
+export async function run(input: CommandInput, ctx: Context): Promise<number> {
+  const order = input.string('order');
+  if (order === undefined) throw new UsageError('--order is required: the id of one of your provisioning orders');
+  if (!/^\d{1,15}$/.test(order.trim())) throw new UsageError(`--order must be an order id (a whole number), not "${order}"`);
+  const set = overridesFrom(input, { status: { flag: '--status', value: given(input, 'status') } });
+  const api = await ctx.api();
+  const result = await sandboxOnly(api, 'svc sandbox trigger', () => triggerEvent(api, 'order-status', { orderId: Number(order.trim()), set }));
+  await reportTrigger(ctx, result, 'Order status');
+  return 0;
+}

@@ -1,0 +1,1 @@
+export { failed as run } from './webhooks.js';

@@ -1,0 +1,1 @@
+export { list as run } from './webhooks.js';

@@ -1,0 +1,1 @@
+export { replay as run } from './webhooks.js';

@@ -1,0 +1,160 @@
+import type { Clock } from '../../api/http.js';
+import { AimdLimiter } from './aimd.js';
+import { PauseGate } from './pause-gate.js';
+import { DEFAULT_MAX_STALL_SECONDS, StallWatch } from './stall.js';
+import { throttleBackoffMs } from './throttle.js';
+import { TokenBucket } from './token-bucket.js';
+import type { WindowSchedule } from './window.js';
+
+// The pace of a bulk send, in one place, so that the engine asks one question before each launch
+// ("may a request leave now?") and reports one fact after each answer. It combines:
+//   the send window      outside it nothing leaves until it opens again;
+//   the pipeline pause   after a throttle, nothing leaves until Retry-After (or a backoff);
+//   the token bucket     --rate and the number's rateLimit, per second;
+//   the AIMD limit       how many requests may be in flight (the engine reads `limit`);
+//   the stall rule       after --max-stall seconds without an acceptance, throttles are final.
+
+/** The least wait after a throttle, so that a Retry-After of 0 does not become a busy loop. */
+const MIN_THROTTLE_WAIT_MS = 50;
+
+export type PaceEvent =
+  | { type: 'throttled'; status: number; waitMs: number; until: number; retryAfterGiven: boolean }
+  | { type: 'window-closed'; opensAt: number; opensAtText: string; windowText: string }
+  | { type: 'window-opened'; closesAt: number };
+
+export interface PacerOptions {
+  clock: Clock;
+  /** --concurrency: the starting and largest number of requests in flight. */
+  concurrency: number;
+  /** Messages per second (the tighter of --rate and the number's rateLimit). */
+  ratePerSecond?: number | undefined;
+  maxStallMs?: number | undefined;
+  window?: WindowSchedule | undefined;
+  /** Jitter of the throttle backoff; injectable for tests. */
+  random?: () => number;
+  onEvent?: (event: PaceEvent) => void;
+}
+
+export type ThrottleVerdict = 'retry' | 'give-up';
+
+export class Pacer {
+  readonly stall: StallWatch;
+  private readonly gate: PauseGate;
+  private readonly aimd: AimdLimiter;
+  private readonly bucket: TokenBucket | undefined;
+  private readonly clock: Clock;
+  private readonly window: WindowSchedule | undefined;
+  private readonly random: () => number;
+  private readonly onEvent: (event: PaceEvent) => void;
+  /** The window is known to be open until this instant (a cheap check per launch). */
+  private openUntil = -Infinity;
+  private consecutiveThrottles = 0;
+  /** Throttled answers that were (or will be) sent again. */
+  throttleRetries = 0;
+  /** Time spent waiting for the service (throttle pauses) and for the window, in ms. */
+  throttleWaitMs = 0;
+  windowWaitMs = 0;
+
+  constructor(options: PacerOptions) {
+    this.clock = options.clock;
+    const now = options.clock.now();
+    this.stall = new StallWatch(options.maxStallMs ?? DEFAULT_MAX_STALL_SECONDS * 1000, now);
+    this.gate = new PauseGate(options.clock);
+    this.aimd = new AimdLimiter({ max: options.concurrency });
+    this.bucket = options.ratePerSecond !== undefined ? new TokenBucket(options.ratePerSecond, now) : undefined;
+    this.window = options.window;
+    this.random = options.random ?? Math.random;
+    this.onEvent = options.onEvent ?? (() => undefined);
+  }
+
+  /** Requests allowed in flight now. */
+  get limit(): number {
+    return this.aimd.limit;
+  }
+
+  /** The instant launches may go again after a throttle, or undefined. */
+  pausedUntil(): number | undefined {
+    return this.gate.pausedUntil();
+  }
+
+  /**
+   * Resolves when `count` requests may leave: inside the window, after any throttle pause, with a
+   * token of the rate each. Rejects (from the clock's sleep) when `signal` aborts.
+   */
+  admit(signal?: AbortSignal, count = 1): Promise<void> | undefined {
+    // Nothing to wait for (no window, no rate, no pause): no promise, no turn of the event loop.
+    if (this.window === undefined && this.bucket === undefined && this.gate.pausedUntil() === undefined) return undefined;
+    return this.admitSlowly(signal, count);
+  }
+
+  private async admitSlowly(signal: AbortSignal | undefined, count: number): Promise<void> {
+    if (this.window !== undefined) await this.waitForWindow(signal);
+    if (this.gate.pausedUntil() !== undefined) {
+      const started = this.clock.now();
+      // The pause ends at the stall deadline at the latest: one more try then decides.
+      await this.gate.wait(signal, this.stall.deadline());
+      this.throttleWaitMs += this.clock.now() - started;
+    }
+    if (this.bucket !== undefined) {
+      // A token for each request; they leave together when the last one is due.
+      const now = this.clock.now();
+      let wait = 0;
+      for (let i = 0; i < count; i++) wait = this.bucket.reserve(now);
+      if (wait >= 1) await this.clock.sleep(wait, signal);
+    }
+  }
+
+  private async waitForWindow(signal: AbortSignal | undefined): Promise<void> {
+    const window = this.window!;
+    for (;;) {
+      const now = this.clock.now();
+      if (now < this.openUntil) return;
+      if (window.isOpen(now)) {
+        this.openUntil = window.nextChange(now);
+        return;
+      }
+      const opensAt = window.nextChange(now);
+      this.onEvent({ type: 'window-closed', opensAt, opensAtText: window.describe(opensAt), windowText: `${window.window.text} (${window.window.timeZone})` });
+      await this.clock.sleep(opensAt - now, signal);
+      const after = this.clock.now();
+      this.windowWaitMs += after - now;
+      // Hours outside the window are no stall: the service was not asked.
+      this.stall.progress(after);
+      if (window.isOpen(after)) {
+        this.openUntil = window.nextChange(after);
+        this.onEvent({ type: 'window-opened', closesAt: this.openUntil });
+        return;
+      }
+    }
+  }
+
+  /** A request leaves; the ticket goes back with its answer. */
+  launched(): number {
+    return this.aimd.launch();
+  }
+
+  accepted(): void {
+    this.stall.progress(this.clock.now());
+    this.consecutiveThrottles = 0;
+    this.aimd.accepted();
+  }
+
+  /**
+   * The service throttled the request launched with `ticket`. `retry`: send it again (after the
+   * pause this sets for everyone); `give-up`: nothing was accepted for --max-stall, so the
+   * throttle is final and the recipient is rejected.
+   */
+  throttled(ticket: number, status: number, retryAfterMs: number | undefined): ThrottleVerdict {
+    const now = this.clock.now();
+    if (this.stall.stalled(now)) return 'give-up';
+    // A window of requests throttled together is one event: it halves the limit once and
+    // doubles the backoff once.
+    if (this.aimd.throttled(ticket) || this.consecutiveThrottles === 0) this.consecutiveThrottles++;
+    this.throttleRetries++;
+    const wait = Math.max(MIN_THROTTLE_WAIT_MS, retryAfterMs ?? throttleBackoffMs(this.consecutiveThrottles, this.random));
+    const before = this.gate.pausedUntil() ?? now;
+    const until = this.gate.pauseFor(wait);
+    if (until > before) this.onEvent({ type: 'throttled', status, waitMs: until - now, until, retryAfterGiven: retryAfterMs !== undefined });
+    return 'retry';
+  }
+}

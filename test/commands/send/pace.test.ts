@@ -1,0 +1,328 @@
+import { readFileSync } from 'node:fs';
+import { MockAgent } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Clock } from '../../../src/api/http.js';
+import { fakeClock, runCli } from '../../helpers/cli.js';
+import { MOCK_ENV, MOCK_ORIGIN } from '../../helpers/mock-api.js';
+import { numbers, tempDir } from './helpers.js';
+
+// Bulk sends at the service's pace (issue 10): throttling, --max-stall, --rate and the number's
+// rateLimit, --window with --tz, --exclude-file and --shard. In-process against an undici
+// MockAgent whose answers are computed per request, with the injected clock: every wait is the
+// clock's, so the tests never sleep and never time anything.
+
+const FROM = '+15551230000';
+
+interface Answer {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+interface Service {
+  agent: MockAgent;
+  /** Every POST /messages: its recipient and the clock's time when it left. */
+  posts: { to: string; at: number }[];
+  /** GETs of the from-number. */
+  numberReads: number;
+  close(): Promise<void>;
+}
+
+/** The service: `answer` decides each POST from its recipient and how often that one came. */
+function service(clock: Clock, answer: (to: string, attempt: number, index: number) => Answer, number: Answer = { status: 200, body: { number: FROM, settings: {} } }): Service {
+  const agent = new MockAgent();
+  agent.disableNetConnect();
+  const pool = agent.get(MOCK_ORIGIN);
+  const posts: Service['posts'] = [];
+  const attempts = new Map<string, number>();
+  const result: Service = { agent, posts, numberReads: 0, close: () => agent.close() };
+  pool
+    .intercept({ method: 'GET', path: `/api/v1/phone-numbers/${encodeURIComponent(FROM)}` })
+    .reply(() => {
+      result.numberReads++;
+      return { statusCode: number.status, data: JSON.stringify(number.body ?? {}), responseOptions: { headers: { 'content-type': 'application/json', ...number.headers } } };
+    })
+    .persist();
+  pool
+    .intercept({ method: 'POST', path: (path) => path.startsWith('/api/v1/messages?') })
+    .reply((options) => {
+      const to = (JSON.parse(String(options.body)) as { to: string[] }).to[0]!;
+      const attempt = (attempts.get(to) ?? 0) + 1;
+      attempts.set(to, attempt);
+      posts.push({ to, at: clock.now() });
+      const a = answer(to, attempt, posts.length - 1);
+      return {
+        statusCode: a.status,
+        data: a.body === undefined ? '' : JSON.stringify(a.body),
+        responseOptions: { headers: { 'content-type': 'application/json', ...a.headers } },
+      };
+    })
+    .persist();
+  return result;
+}
+
+const queued = (to: string): Answer => ({ status: 202, body: { messageId: `m-${to}`, status: 'queued', queuedAt: '2026-01-01T00:00:00Z' } });
+const throttled = (status: number, retryAfter?: string): Answer => ({
+  status,
+  body: { message: 'Too many requests', title: 'Rate limited', errorCode: 'RATE_LIMITED' },
+  headers: retryAfter === undefined ? {} : { 'retry-after': retryAfter },
+});
+
+let svc: Service | undefined;
+let dirs: ReturnType<typeof tempDir>[] = [];
+afterEach(async () => {
+  await svc?.close();
+  svc = undefined;
+  for (const d of dirs) d.cleanup();
+  dirs = [];
+});
+const dir = (): ReturnType<typeof tempDir> => {
+  const d = tempDir();
+  dirs.push(d);
+  return d;
+};
+
+function run(argv: string[], clock: Clock, options: Parameters<typeof runCli>[1] = {}) {
+  return runCli(argv, { clock, ...options, env: { ...MOCK_ENV, ...options.env }, dispatcher: svc!.agent });
+}
+
+interface JournalLine {
+  type?: string;
+  outcome?: string;
+  to?: string[];
+  shard?: unknown;
+}
+function journalLines(path: string): JournalLine[] {
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as JournalLine);
+}
+
+describe('throttling is not failure', () => {
+  it('429 in bursts, 503 with Retry-After in seconds and as an HTTP date, 429 without one: each recipient accepted exactly once', async () => {
+    const clock = fakeClock();
+    const recipients = numbers(60);
+    const accepted = new Map<string, number>();
+    const answer = (to: string, attempt: number, index: number): Answer => {
+      if (attempt === 1) {
+        if (index >= 10 && index < 20) return throttled(429, '2'); // a burst
+        if (index % 7 === 3) return throttled(503, '1');
+        if (index % 11 === 5) return throttled(503, new Date(clock.now() + 3000).toUTCString());
+        if (index % 13 === 6) return throttled(429);
+      }
+      accepted.set(to, (accepted.get(to) ?? 0) + 1);
+      return queued(to);
+    };
+    svc = service(clock, answer);
+    const d = dir();
+    const file = d.file('to.txt', `${recipients.join('\n')}\n`);
+    const journal = `${d.dir}/run.jsonl`;
+    const result = await run(['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--async', '--concurrency', '4', '--journal', journal, '-o', 'ndjson'], clock);
+    expect(result.stderr).not.toMatch(/rejected|failed/);
+    expect(result.code).toBe(0);
+    expect([...accepted.keys()].sort()).toEqual([...recipients].sort());
+    expect([...accepted.values()].every((n) => n === 1)).toBe(true);
+    const outcomes = journalLines(journal).filter((l) => l.outcome !== undefined && l.outcome !== 'throttled');
+    expect(outcomes.every((l) => l.outcome === 'accepted')).toBe(true);
+    expect(outcomes).toHaveLength(60);
+    const retries = svc.posts.length - 60;
+    expect(retries).toBeGreaterThan(10);
+    expect(result.stderr).toContain(`${retries} throttle retries`);
+    expect(result.stderr).toMatch(/throttled by the service \((429|503)\): waiting \d+ s/);
+    // Every pause came from the injected clock, at least as long as the service asked.
+    expect(clock.sleeps.some((ms) => ms >= 2000)).toBe(true);
+  });
+
+  it('a 503 without Retry-After is a failure, not a throttle: rejected, not sent again', async () => {
+    const clock = fakeClock();
+    svc = service(clock, (to, _attempt, index) => (index === 0 ? { status: 503, body: { message: 'down' } } : queued(to)));
+    const d = dir();
+    const file = d.file('to.txt', `${numbers(3).join('\n')}\n`);
+    const result = await run(['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--async', '--concurrency', '1', '-o', 'ndjson'], clock);
+    expect(result.code).toBe(6);
+    expect(svc.posts).toHaveLength(3);
+  });
+
+  it('gives up only when nothing was accepted for --max-stall: the throttled are rejected with the last answer', async () => {
+    const clock = fakeClock();
+    const start = clock.time;
+    svc = service(clock, () => throttled(429, '30'));
+    const d = dir();
+    const file = d.file('to.txt', `${numbers(5).join('\n')}\n`);
+    const journal = `${d.dir}/run.jsonl`;
+    const result = await run(
+      ['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--async', '--concurrency', '2', '--max-stall', '120', '--journal', journal, '-o', 'ndjson'],
+      clock,
+    );
+    expect(result.code).not.toBe(0);
+    expect(clock.time - start).toBeGreaterThanOrEqual(120_000);
+    expect(clock.time - start).toBeLessThan(200_000);
+    expect(result.stderr).toMatch(/nothing was accepted for 120 s/);
+    const finals = journalLines(journal).filter((l) => l.outcome === 'rejected');
+    expect(finals.length).toBeGreaterThanOrEqual(1);
+    expect(journalLines(journal).some((l) => l.outcome === 'accepted' || l.outcome === 'unknown')).toBe(false);
+    // Nothing more is launched after giving up: those never tried stay unsent, for --resume.
+    const tried = new Set(svc.posts.map((p) => p.to));
+    expect(tried.size).toBeLessThan(5);
+    const journaled = new Set(journalLines(journal).flatMap((l) => l.to ?? []));
+    expect([...journaled].every((to) => tried.has(to))).toBe(true);
+  });
+});
+
+describe('pace', () => {
+  it('--rate caps the send, and the number\'s rateLimit caps it tighter', async () => {
+    const clock = fakeClock();
+    svc = service(clock, queued, { status: 200, body: { number: FROM, settings: { rateLimit: 2 } } });
+    const d = dir();
+    const file = d.file('to.txt', `${numbers(21).join('\n')}\n`);
+    const start = clock.time;
+    const result = await run(['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--async', '--rate', '10', '-o', 'ndjson'], clock);
+    expect(result.code).toBe(0);
+    expect(svc.numberReads).toBe(1);
+    // One token of burst, then 2 a second: the 21st leaves 10 s after the first.
+    expect(svc.posts.at(-1)!.at - start).toBe(10_000);
+  });
+
+  it('--rate alone, when the number has no rateLimit', async () => {
+    const clock = fakeClock();
+    svc = service(clock, queued);
+    const d = dir();
+    const file = d.file('to.txt', `${numbers(41).join('\n')}\n`);
+    const start = clock.time;
+    expect((await run(['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--async', '--rate', '20', '-o', 'ndjson'], clock)).code).toBe(0);
+    expect(svc.posts.at(-1)!.at - start).toBe(2000);
+  });
+});
+
+describe('--window', () => {
+  it('no request leaves outside the window; the run says when it goes on', async () => {
+    // 07:00 UTC; the window is 08:00-08:30 UTC, and each answer takes the clock 4 minutes on.
+    const clock = fakeClock(Date.parse('2026-03-02T07:00:00Z'));
+    svc = service(clock, (to) => {
+      clock.time += 4 * 60_000;
+      return queued(to);
+    });
+    const d = dir();
+    const file = d.file('to.txt', `${numbers(20).join('\n')}\n`);
+    const journal = `${d.dir}/run.jsonl`;
+    const result = await run(
+      ['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--async', '--concurrency', '1', '--window', '08:00-08:30', '--tz', 'UTC', '--journal', journal, '-o', 'ndjson'],
+      clock,
+    );
+    expect(result.code).toBe(0);
+    expect(svc.posts).toHaveLength(20);
+    for (const post of svc.posts) {
+      const minutes = (post.at % 86_400_000) / 60_000;
+      expect(minutes >= 480 && minutes < 510).toBe(true);
+    }
+    expect(result.stderr).toContain('outside the send window 08:00-08:30 (UTC): waiting until 2026-03-02 08:00 UTC');
+    expect(result.stderr).toContain('waiting until 2026-03-03 08:00 UTC');
+    expect(journalLines(journal).some((l) => l.type === 'pause')).toBe(true);
+  });
+
+  it('interrupted during the pause, then resumed inside the window: each recipient sent once', async () => {
+    const start = Date.parse('2026-03-02T08:00:00Z');
+    const controller = new AbortController();
+    // A clock whose long waits (the window's) are where the run is stopped.
+    const clock = fakeClock(start);
+    const sleep = clock.sleep;
+    clock.sleep = async (ms, signal) => {
+      if (ms > 3_600_000) {
+        controller.abort();
+        throw new Error('aborted');
+      }
+      return sleep(ms, signal);
+    };
+    svc = service(clock, (to) => {
+      clock.time += 7 * 60_000;
+      return queued(to);
+    });
+    const d = dir();
+    const recipients = numbers(12);
+    const file = d.file('to.txt', `${recipients.join('\n')}\n`);
+    const journal = `${d.dir}/run.jsonl`;
+    const args = ['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--async', '--concurrency', '1', '--window', '08:00-08:30', '--tz', 'UTC', '--journal', journal, '-o', 'ndjson'];
+    const first = await run(args, clock, { signal: controller.signal });
+    expect(first.code).toBe(130);
+    const sentFirst = svc.posts.length;
+    expect(sentFirst).toBeGreaterThan(0);
+    expect(sentFirst).toBeLessThan(12);
+
+    const later = fakeClock(Date.parse('2026-03-03T08:00:00Z'));
+    await svc.close();
+    svc = service(later, (to) => queued(to));
+    const second = await run([...args, '--resume'], later);
+    expect(second.code).toBe(0);
+    expect(svc.posts).toHaveLength(12 - sentFirst);
+    const everyone = journalLines(journal).filter((l) => l.outcome === 'accepted').flatMap((l) => l.to!);
+    expect(everyone.sort()).toEqual([...recipients].sort());
+  });
+
+  it('refuses a bad window or zone before anything is sent', async () => {
+    const clock = fakeClock();
+    svc = service(clock, queued);
+    const d = dir();
+    const file = d.file('to.txt', `${numbers(2).join('\n')}\n`);
+    const bad = await run(['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--window', '9-17', '--tz', 'UTC'], clock);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--window "9-17" is not HH:MM-HH:MM');
+    const zone = await run(['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--window', '09:00-17:00', '--tz', 'Nowhere/Else'], clock);
+    expect(zone.code).toBe(2);
+    expect(zone.stderr).toContain('--tz "Nowhere/Else"');
+    expect(svc.posts).toHaveLength(0);
+  });
+});
+
+describe('--exclude-file and --shard', () => {
+  it('never sends to an excluded number, whatever its formatting, and counts them in the dry run', async () => {
+    const clock = fakeClock();
+    svc = service(clock, queued);
+    const d = dir();
+    const recipients = numbers(30, 14155551000);
+    const file = d.file('to.csv', `phone,name\n${recipients.map((n, i) => `${n},P${i}`).join('\n')}\n`);
+    const formatted = ['+1 (415) 555-1003', '+1-415-555-1004', '"+1 415 555 1005"', '+1.415.555.1006', ' +14155551007 '];
+    const exclude = d.file('optout.csv', `Number,reason\r\n${formatted.map((n) => `${n},asked`).join('\r\n')}\r\n`);
+    const dry = await run(['send', '--from', FROM, '--to-file', file, '--body', 'Hi {{name}}', '--exclude-file', exclude, '--dry-run', '--json'], clock);
+    expect(dry.code).toBe(0);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ recipients: 25, requests: 25, excluded: 5 });
+    const result = await run(['send', '--from', FROM, '--to-file', file, '--body', 'Hi {{name}}', '--async', '--exclude-file', exclude, '-o', 'ndjson'], clock);
+    expect(result.code).toBe(0);
+    expect(svc.posts).toHaveLength(25);
+    const sent = new Set(svc.posts.map((p) => p.to));
+    for (const n of ['+14155551003', '+14155551004', '+14155551005', '+14155551006', '+14155551007']) expect(sent.has(n)).toBe(false);
+    expect(result.stderr).toContain('5 excluded (--exclude-file)');
+  });
+
+  it('refuses an exclude file with a bad line, naming file and line, before anything is sent', async () => {
+    const clock = fakeClock();
+    svc = service(clock, queued);
+    const d = dir();
+    const file = d.file('to.txt', `${numbers(2).join('\n')}\n`);
+    const exclude = d.file('optout.txt', '+14155551001\nnot a number\n');
+    const result = await run(['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--exclude-file', exclude], clock);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${exclude}:2: "notanumber" is not an E.164 number`);
+    expect(svc.posts).toHaveLength(0);
+  });
+
+  it('four shards send to everyone exactly once, each journal records its shard, and --resume checks it', async () => {
+    const clock = fakeClock();
+    svc = service(clock, queued);
+    const d = dir();
+    const recipients = numbers(200);
+    const file = d.file('to.txt', `${recipients.join('\n')}\n`);
+    for (let k = 1; k <= 4; k++) {
+      const result = await run(['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--async', '--shard', `${k}/4`, '--journal', `${d.dir}/shard-${k}.jsonl`, '-o', 'ndjson'], clock);
+      expect(result.code).toBe(0);
+      expect(journalLines(`${d.dir}/shard-${k}.jsonl`)[0]!.shard).toEqual({ k, n: 4 });
+    }
+    const sent = svc.posts.map((p) => p.to);
+    expect(sent).toHaveLength(200);
+    expect(new Set(sent).size).toBe(200);
+    const wrong = await run(['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--async', '--shard', '2/4', '--journal', `${d.dir}/shard-1.jsonl`, '--resume'], clock);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('shard 1/4');
+    expect(svc.posts).toHaveLength(200);
+  });
+});

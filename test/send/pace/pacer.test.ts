@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { Pacer, type PaceEvent } from '../../../src/send/pace/pacer.js';
+import { parseWindow, WindowSchedule } from '../../../src/send/pace/window.js';
+import { fakeClock } from '../../helpers/cli.js';
+
+describe('Pacer', () => {
+  it('holds launches outside the window until it opens, and says when', async () => {
+    const clock = fakeClock(Date.parse('2026-11-23T05:00:00Z')); // 06:00 in Berlin
+    const events: PaceEvent[] = [];
+    const pacer = new Pacer({
+      clock,
+      concurrency: 4,
+      window: new WindowSchedule(parseWindow('09:00-20:00', 'Europe/Berlin')),
+      onEvent: (e) => events.push(e),
+    });
+    await pacer.admit();
+    expect(clock.time).toBe(Date.parse('2026-11-23T08:00:00Z'));
+    expect(events[0]).toMatchObject({ type: 'window-closed', opensAtText: '2026-11-23 09:00 Europe/Berlin', windowText: '09:00-20:00 (Europe/Berlin)' });
+    expect(events[1]).toEqual({ type: 'window-opened', closesAt: Date.parse('2026-11-23T19:00:00Z') });
+    // Inside the window: no wait and no Intl call per launch.
+    await pacer.admit();
+    expect(clock.sleeps).toHaveLength(1);
+    // A window wait is not a stall.
+    expect(pacer.stall.deadline()).toBe(Date.parse('2026-11-23T08:10:00Z'));
+  });
+
+  it('pauses everyone after a throttle, for Retry-After or a backoff, and halves the limit', async () => {
+    const clock = fakeClock();
+    const events: PaceEvent[] = [];
+    const pacer = new Pacer({ clock, concurrency: 8, random: () => 1, onEvent: (e) => events.push(e) });
+    const tickets = [pacer.launched(), pacer.launched(), pacer.launched()];
+    expect(pacer.throttled(tickets[0]!, 429, 4000)).toBe('retry');
+    expect(pacer.throttled(tickets[1]!, 429, 4000)).toBe('retry');
+    expect(pacer.limit).toBe(4);
+    expect(events).toEqual([{ type: 'throttled', status: 429, waitMs: 4000, until: clock.time + 4000, retryAfterGiven: true }]);
+    const start = clock.time;
+    await pacer.admit();
+    expect(clock.time - start).toBe(4000);
+    // No Retry-After: 1 s, then 2 s while nothing is accepted; an acceptance starts over.
+    expect(pacer.throttled(pacer.launched(), 429, undefined)).toBe('retry');
+    await pacer.admit();
+    expect(pacer.throttled(pacer.launched(), 429, undefined)).toBe('retry');
+    await pacer.admit();
+    expect(clock.sleeps.slice(-2)).toEqual([2000, 4000]);
+    pacer.accepted();
+    expect(pacer.throttled(pacer.launched(), 503, undefined)).toBe('retry');
+    await pacer.admit();
+    expect(clock.sleeps.at(-1)).toBe(1000);
+    expect(pacer.throttleRetries).toBe(5);
+  });
+
+  it('gives up only after --max-stall without an acceptance', async () => {
+    const clock = fakeClock();
+    const pacer = new Pacer({ clock, concurrency: 2, maxStallMs: 10_000 });
+    let verdict: string = 'retry';
+    let tries = 0;
+    while (verdict === 'retry' && tries < 100) {
+      await pacer.admit();
+      tries++;
+      verdict = pacer.throttled(pacer.launched(), 429, 3000);
+    }
+    expect(verdict).toBe('give-up');
+    // 0, 3, 6, 9 s, then the pause is cut at the 10 s deadline and that try decides.
+    expect(tries).toBe(5);
+    expect(clock.time - Date.parse('2026-01-01T00:00:00Z')).toBe(10_000);
+  });
+
+  it('paces launches to the rate', async () => {
+    const clock = fakeClock();
+    const pacer = new Pacer({ clock, concurrency: 8, ratePerSecond: 50 });
+    for (let i = 0; i < 502; i++) await pacer.admit();
+    // 2 tokens of burst, then 50 a second.
+    expect(clock.time - Date.parse('2026-01-01T00:00:00Z')).toBe(10_000);
+  });
+});

@@ -1,0 +1,46 @@
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { createSendProgress } from '../../../src/send/pace/progress.js';
+
+function capture(): { stream: PassThrough; text: () => string } {
+  const stream = new PassThrough();
+  let text = '';
+  stream.on('data', (c: Buffer) => (text += c.toString()));
+  return { stream, text: () => text };
+}
+
+describe('send progress', () => {
+  it('on a terminal: sent/total, the rate now, the time left, and a throttle wait', () => {
+    const out = capture();
+    let time = 0;
+    const progress = createSendProgress({ stream: out.stream, isTTY: true, columns: 200, total: 1000, now: () => time });
+    for (let i = 1; i <= 100; i++) {
+      time += 10;
+      progress.update({ accepted: i, failed: 0, skipped: 0 });
+    }
+    expect(out.text()).toContain('\r91/1000 sent (91 accepted), 100/s, 9s left');
+    progress.event({ type: 'throttled', status: 429, waitMs: 4000, until: time + 4000, retryAfterGiven: true });
+    expect(out.text()).toMatch(/throttled by the service \(429\): waiting 4 s\u001b\[K$/);
+    progress.clear();
+    expect(out.text().endsWith('\r\u001b[K')).toBe(true);
+  });
+
+  it('off a terminal: a plain line every few seconds, and a line when the window closes', () => {
+    const out = capture();
+    let time = 0;
+    const progress = createSendProgress({ stream: out.stream, isTTY: false, columns: 80, total: 50, now: () => time });
+    for (let i = 1; i <= 50; i++) {
+      time += 250;
+      progress.update({ accepted: i, failed: 0, skipped: 0 });
+    }
+    const lines = out.text().trim().split('\n');
+    expect(lines).toHaveLength(2); // at 5 s and at 10 s
+    expect(lines[0]).toBe('svc send: 20/50 sent (20 accepted), 4/s, 8s left');
+    expect(out.text()).not.toContain('\r');
+    progress.event({ type: 'window-closed', opensAt: time + 3_600_000, opensAtText: '2026-11-24 09:00 Europe/Berlin', windowText: '09:00-20:00' });
+    expect(out.text().trim().split('\n').at(-1)).toBe('outside the send window 09:00-20:00: waiting until 2026-11-24 09:00 Europe/Berlin');
+    progress.event({ type: 'throttled', status: 503, waitMs: 2000, until: time + 2000, retryAfterGiven: true });
+    progress.event({ type: 'throttled', status: 503, waitMs: 2000, until: time + 2000, retryAfterGiven: true });
+    expect(out.text().match(/throttled by the service/g)).toHaveLength(1);
+  });
+});
