@@ -13,10 +13,12 @@ import { sandboxCommands, sandboxGroup } from './sandbox/index.js';
 import { sendCommands } from './send/index.js';
 import { tenantCommands, tenantGroup } from './tenant/index.js';
 import { webhookCommands, webhookGroup } from './webhook/index.js';
+import { eventsCommands, eventsGroup } from './events/index.js';
+import { threadCommands } from './thread/index.js';
 
 // The one command tree: parsing, help and completions all come from it.
 
-export const GROUPS: readonly GroupSpec[] = [authGroup, profileGroup, tenantGroup, webhookGroup, messageGroup, mediaGroup, numberGroup, numberLoaGroup, orderGroup, sandboxGroup];
+export const GROUPS: readonly GroupSpec[] = [authGroup, profileGroup, tenantGroup, webhookGroup, eventsGroup, messageGroup, mediaGroup, numberGroup, numberLoaGroup, orderGroup, sandboxGroup];
 
 export const COMMANDS: readonly CommandSpec[] = [
   ...demoCommands,
@@ -30,6 +32,8 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...messageCommands,
   ...mediaCommands,
   ...webhookCommands,
+  ...eventsCommands,
+  ...threadCommands,
   ...sandboxCommands,
   ...apiCommands,
   ...completionCommands,

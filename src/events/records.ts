@@ -4,6 +4,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { StoredRecord } from './store.js';
 import { EventStoreWriter } from './store.js';
+import { defaultStoreDir } from './paths.js';
 
 /** Headers never kept: credentials, and what belongs to one connection. */
 const NOT_KEPT = new Set(['authorization', 'proxy-authorization', 'cookie', 'host', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
@@ -122,4 +123,14 @@ export function openSentRecorder(dir: string, warn: (message: string) => void, n
     },
     close: () => writer.close().catch(onError),
   };
+}
+
+/**
+ * The hook `svc send` calls: a recorder into the default store (the user data directory, or
+ * $SVC_DATA_DIR/events), or none when SVC_NO_STORE is set.
+ */
+export function sentRecorderFor(ctx: { env: Readonly<Record<string, string | undefined>>; warn(message: string): void }): SentRecorder | undefined {
+  const off = ctx.env['SVC_NO_STORE'];
+  if (off !== undefined && off !== '' && off !== '0') return undefined;
+  return openSentRecorder(defaultStoreDir(ctx.env), (message) => ctx.warn(message));
 }

@@ -105,13 +105,13 @@ function writeEntry(view: DataView, at: number, offset: number, length: number, 
 
 /** One line: the id first, so that a reader can take it without parsing the rest. */
 export function recordLine(record: StoredRecord): string {
-  const ordered: StoredRecord = { id: record.id, kind: record.kind, type: record.type, at: record.at, numbers: record.numbers, body: '' };
-  if (record.messageId !== undefined) ordered.messageId = record.messageId;
-  if (record.status !== undefined) ordered.status = record.status;
-  if (record.from !== undefined) ordered.from = record.from;
-  if (record.to !== undefined) ordered.to = record.to;
-  if (record.headers !== undefined) ordered.headers = record.headers;
-  ordered.body = record.body;
+  const ordered: Record<string, unknown> = { id: record.id, kind: record.kind, type: record.type, at: record.at, numbers: record.numbers };
+  if (record.messageId !== undefined) ordered['messageId'] = record.messageId;
+  if (record.status !== undefined) ordered['status'] = record.status;
+  if (record.from !== undefined) ordered['from'] = record.from;
+  if (record.to !== undefined) ordered['to'] = record.to;
+  if (record.headers !== undefined) ordered['headers'] = record.headers;
+  ordered['body'] = record.body;
   return JSON.stringify(ordered);
 }
 
@@ -584,4 +584,161 @@ export function recentIds(dir: string, limit: number): string[] {
     ids.push(...found.reverse());
   }
   return ids.slice(0, limit).reverse();
+}
+
+// ---------------------------------------------------------------------------------------------
+// The newest records, following, pruning
+
+/** The `count` newest records of the given kinds, oldest first. */
+export function latestRecords(reader: EventStoreReader, count: number, kinds: readonly StoredKind[] = ['event']): StoredRecord[] {
+  if (count <= 0) return [];
+  const sentHash = hash32('sent');
+  const wantSent = kinds.includes('sent');
+  const wantEvents = kinds.includes('event');
+  const segments = reader.load();
+  // Keep the newest `count` candidates: a bounded list, sorted as it goes (count is small).
+  const best: Candidate[] = [];
+  segments.forEach((segment, s) => {
+    for (let i = 0; i < segment.count; i++) {
+      const base = i * ENTRY_BYTES;
+      const isSent = segment.view.getUint32(base + 16, true) === sentHash;
+      if (isSent ? !wantSent : !wantEvents) continue;
+      const time = segment.view.getFloat64(base, true);
+      if (best.length === count && time < best[0]!.time) continue;
+      let at = best.length;
+      while (at > 0 && best[at - 1]!.time > time) at--;
+      best.splice(at, 0, { segment: s, entry: i, time });
+      if (best.length > count) best.shift();
+    }
+  });
+  return best
+    .map((candidate) => {
+      const segment = segments[candidate.segment]!;
+      return parseRecord(readLines(segment, [candidate.entry])[0] ?? '');
+    })
+    .filter((record): record is StoredRecord => record !== undefined && kinds.includes(record.kind));
+}
+
+/**
+ * Reads what writers append after it started: each poll returns the complete new lines of every
+ * segment (new segments from the start), oldest first.
+ */
+export class StoreFollower {
+  private readonly offsets = new Map<string, number>();
+
+  constructor(readonly dir: string) {
+    for (const name of listSegments(dir)) {
+      try {
+        this.offsets.set(name, statSync(join(dir, name)).size);
+      } catch {
+        /* gone */
+      }
+    }
+  }
+
+  poll(): StoredRecord[] {
+    const found: StoredRecord[] = [];
+    for (const name of listSegments(this.dir)) {
+      const path = join(this.dir, name);
+      const from = this.offsets.get(name) ?? 0;
+      let fd: number;
+      try {
+        fd = openSync(path, 'r');
+      } catch {
+        continue;
+      }
+      try {
+        const size = fstatSync(fd).size;
+        if (size <= from) {
+          this.offsets.set(name, from);
+          continue;
+        }
+        const bytes = readRange(fd, from, size - from);
+        const end = bytes.lastIndexOf(10);
+        if (end === -1) continue;
+        let start = 0;
+        for (let nl = bytes.indexOf(10, start); nl !== -1 && nl <= end; nl = bytes.indexOf(10, start)) {
+          const record = parseRecord(bytes.toString('utf8', start, nl));
+          if (record !== undefined) found.push(record);
+          start = nl + 1;
+        }
+        this.offsets.set(name, from + end + 1);
+      } finally {
+        closeSync(fd);
+      }
+    }
+    return found.sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
+  }
+}
+
+function alive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export interface PruneResult {
+  /** Records deleted. */
+  pruned: number;
+  /** Records kept (at or after the time, or in a segment a live writer still appends to). */
+  kept: number;
+  /** Old records left because a running listener or send is still writing their segment. */
+  busy: number;
+}
+
+/**
+ * Deletes the records older than `before`: segments wholly older go, segments that straddle it are
+ * rewritten with the rest (written and synced before the old file is removed). A segment that a
+ * live process is still appending to (its newest) is left alone and counted as busy.
+ */
+export async function pruneStore(dir: string, before: number): Promise<PruneResult> {
+  const result: PruneResult = { pruned: 0, kept: 0, busy: 0 };
+  const names = listSegments(dir);
+  const newestOfPid = new Map<number, string>();
+  for (const name of names) newestOfPid.set(segmentWriterPid(name), name);
+  let writer: EventStoreWriter | undefined;
+  try {
+    for (const name of names) {
+      const segment = loadSegmentIndex(dir, name);
+      if (segment === undefined) continue;
+      let old = 0;
+      for (let i = 0; i < segment.count; i++) if (segment.view.getFloat64(i * ENTRY_BYTES, true) < before) old++;
+      if (old === 0) {
+        result.kept += segment.count;
+        continue;
+      }
+      const pid = segmentWriterPid(name);
+      if (newestOfPid.get(pid) === name && alive(pid)) {
+        result.busy += old;
+        result.kept += segment.count;
+        continue;
+      }
+      if (old < segment.count) {
+        const keep: number[] = [];
+        for (let i = 0; i < segment.count; i++) if (segment.view.getFloat64(i * ENTRY_BYTES, true) >= before) keep.push(i);
+        writer ??= EventStoreWriter.open(dir);
+        const pending: Promise<void>[] = [];
+        for (const line of readLines(segment, keep)) {
+          const record = parseRecord(line);
+          if (record !== undefined) pending.push(writer.append(record));
+        }
+        await Promise.all(pending);
+        result.kept += keep.length;
+      }
+      result.pruned += old;
+      unlinkSync(segment.path);
+      try {
+        unlinkSync(segment.path.slice(0, -DATA_SUFFIX.length) + INDEX_SUFFIX);
+      } catch {
+        /* no index */
+      }
+    }
+  } finally {
+    await writer?.close();
+  }
+  return result;
 }

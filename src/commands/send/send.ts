@@ -11,6 +11,7 @@ import { describeSize } from '../media/media-file.js';
 import { planSend, type SendPlan } from './plan.js';
 import { bodyStats, type BodyStats } from './stats.js';
 import { createResultPrinter } from './output.js';
+import { sentRecorderFor } from '../../events/records.js';
 
 /** The service advises async sending beyond this many recipients. */
 export const ASYNC_ADVISED_ABOVE = 100;
@@ -57,6 +58,7 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
     throw error;
   }
 
+  const recorder = sentRecorderFor(ctx); // what was sent, for svc thread and svc events (the event store)
   const bulk = plan.toFile !== undefined;
   const started = ctx.clock.now();
   let skipped = 0;
@@ -96,7 +98,11 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
   try {
     summary = await runBulk({
       requests: requests(),
-      send: (request) => sendMessage(api, request.payload, { isAsync, finishOnInterrupt: true }),
+      send: (request) =>
+        sendMessage(api, request.payload, { isAsync, finishOnInterrupt: true }).then((answer) => {
+          recorder?.add(answer, plan.from, request.to, request.payload.body);
+          return answer;
+        }),
       concurrency: bulk ? plan.concurrency : 1,
       journal,
       signal: ctx.signal,
@@ -114,6 +120,7 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
   } finally {
     progress?.clear();
     await journal?.close();
+    await recorder?.close();
   }
   await printer.end();
 
