@@ -173,15 +173,22 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
+/** fdatasyncs in flight at once: a batch is written while the one before it is still syncing. */
+const MAX_SYNCS_IN_FLIGHT = 3;
+
 export class EventStoreWriter {
   private dataFd = -1;
   private indexFd = -1;
+  private base = '';
   private size = 0;
   private count = 0;
   private sequence = 0;
   private queue: Pending[] = [];
   private scheduled = false;
-  private flushing: Promise<void> | null = null;
+  private readonly syncs = new Set<Promise<void>>();
+  /** Syncs in flight per data file descriptor: a rotated-out file is closed when its last one ends. */
+  private readonly syncsByFd = new Map<number, number>();
+  private readonly retired = new Map<number, number>();
   private broken: unknown = null;
   private closed = false;
   private readonly segmentRecords: number;
@@ -192,7 +199,7 @@ export class EventStoreWriter {
     options: WriterOptions,
   ) {
     this.segmentRecords = options.segmentRecords ?? DEFAULT_SEGMENT_RECORDS;
-    this.durable = options.durable ?? true;
+    this.durable = options.durable ?? process.env['SVC_BENCH_NOSYNC'] !== '1';
   }
 
   /** Creates the directory (mode 0700: it holds phone numbers and message texts) and a first segment. */
@@ -215,13 +222,19 @@ export class EventStoreWriter {
       }
     }
     this.indexFd = openSync(join(this.dir, base + INDEX_SUFFIX), 'w', 0o600);
+    this.base = base;
     this.size = 0;
     this.count = 0;
   }
 
+  /** Closes the current segment's files, or hands the data file to its last sync to close. */
   private closeSegment(): void {
-    if (this.dataFd >= 0) closeSync(this.dataFd);
     if (this.indexFd >= 0) closeSync(this.indexFd);
+    if (this.dataFd >= 0) {
+      const pending = this.syncsByFd.get(this.dataFd) ?? 0;
+      if (pending === 0) closeSync(this.dataFd);
+      else this.retired.set(this.dataFd, pending);
+    }
     this.dataFd = -1;
     this.indexFd = -1;
   }
@@ -237,88 +250,107 @@ export class EventStoreWriter {
   }
 
   private schedule(): void {
-    if (this.scheduled || this.flushing !== null) return;
+    if (this.scheduled) return;
     this.scheduled = true;
     // After the poll phase: every request whose body ended in this turn is in the batch.
     setImmediate(() => {
       this.scheduled = false;
-      this.flushing = this.flushLoop().finally(() => {
-        this.flushing = null;
-        if (this.queue.length > 0) this.schedule();
-      });
+      this.flush();
     });
   }
 
-  private async flushLoop(): Promise<void> {
-    while (this.queue.length > 0) {
-      const batch = this.queue;
-      this.queue = [];
+  private fail(error: unknown, batch: Pending[]): void {
+    this.broken ??= error;
+    for (const pending of batch) pending.reject(error);
+    for (const pending of this.queue.splice(0)) pending.reject(error);
+  }
+
+  private flush(): void {
+    if (this.queue.length === 0 || this.syncs.size >= MAX_SYNCS_IN_FLIGHT) return;
+    const batch = this.queue;
+    this.queue = [];
+    let at = 0;
+    while (at < batch.length) {
+      const part = batch.slice(at, at + Math.max(1, this.segmentRecords - this.count));
+      at += part.length;
+      const fd = this.dataFd;
       try {
-        await this.writeBatch(batch);
-        for (const pending of batch) pending.resolve();
+        this.writePart(part);
       } catch (error) {
-        this.broken ??= error;
-        for (const pending of batch) pending.reject(error);
-        for (const pending of this.queue.splice(0)) pending.reject(error);
+        this.fail(error, batch.slice(at - part.length));
+        return;
+      }
+      if (!this.durable) {
+        for (const pending of part) pending.resolve();
+      } else {
+        this.syncsByFd.set(fd, (this.syncsByFd.get(fd) ?? 0) + 1);
+        const sync = fdatasyncAsync(fd).then(
+          () => {
+            for (const pending of part) pending.resolve();
+          },
+          (error: unknown) => this.fail(error, part),
+        );
+        const done = sync.finally(() => {
+          this.syncs.delete(done);
+          const left = (this.syncsByFd.get(fd) ?? 1) - 1;
+          if (left > 0) this.syncsByFd.set(fd, left);
+          else {
+            this.syncsByFd.delete(fd);
+            if (this.retired.delete(fd)) closeSync(fd);
+          }
+          if (this.queue.length > 0) this.schedule();
+        });
+        this.syncs.add(done);
+      }
+      if (this.count >= this.segmentRecords) {
+        this.closeSegment();
+        try {
+          this.startSegment();
+        } catch (error) {
+          this.fail(error, batch.slice(at));
+          return;
+        }
       }
     }
   }
 
-  private async writeBatch(batch: Pending[]): Promise<void> {
-    let at = 0;
-    while (at < batch.length) {
-      const room = Math.max(1, this.segmentRecords - this.count);
-      const part = batch.slice(at, at + room);
-      at += part.length;
-      const data = Buffer.concat(part.map((p) => p.line));
-      const index = Buffer.alloc(part.length * ENTRY_BYTES);
-      const view = new DataView(index.buffer, index.byteOffset, index.byteLength);
-      let offset = this.size;
-      part.forEach((pending, i) => {
-        writeEntry(view, i * ENTRY_BYTES, offset, pending.line.length - 1, pending.fields);
-        offset += pending.line.length;
-      });
-      writeFully(this.dataFd, data);
-      writeFully(this.indexFd, index);
-      this.size = offset;
-      this.count += part.length;
-      if (this.durable) await fdatasyncAsync(this.dataFd);
-      if (this.count >= this.segmentRecords) {
-        this.closeSegment();
-        this.startSegment();
-      }
+  private writePart(part: Pending[]): void {
+    const data = part.length === 1 ? part[0]!.line : Buffer.concat(part.map((p) => p.line));
+    const index = Buffer.alloc(part.length * ENTRY_BYTES);
+    const view = new DataView(index.buffer, index.byteOffset, index.byteLength);
+    let offset = this.size;
+    for (let i = 0; i < part.length; i++) {
+      const pending = part[i]!;
+      writeEntry(view, i * ENTRY_BYTES, offset, pending.line.length - 1, pending.fields);
+      offset += pending.line.length;
     }
+    // The data first: a reader indexes lines the index does not cover yet, never the reverse.
+    writeFully(this.dataFd, data);
+    writeFully(this.indexFd, index);
+    this.size = offset;
+    this.count += part.length;
   }
 
   /** Waits for what was appended, then closes. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    while (this.scheduled || this.flushing !== null || this.queue.length > 0) {
-      if (this.flushing !== null) await this.flushing.catch(() => undefined);
+    while (this.scheduled || this.syncs.size > 0 || this.queue.length > 0) {
+      if (this.syncs.size > 0) await Promise.allSettled([...this.syncs]);
       else await new Promise<void>((resolve) => setImmediate(resolve));
     }
     const empty = this.count === 0;
-    const dataFd = this.dataFd;
-    if (dataFd >= 0 && !empty && this.durable) await fdatasyncAsync(dataFd).catch(() => undefined);
     this.closeSegment();
     if (empty) this.removeEmptySegment();
   }
 
   private removeEmptySegment(): void {
     // A writer that wrote nothing leaves nothing behind.
-    const prefix = `seg-`;
-    for (const name of listSegments(this.dir)) {
-      if (!name.startsWith(prefix) || segmentWriterPid(name) !== process.pid) continue;
-      const path = join(this.dir, name);
-      try {
-        if (statSync(path).size === 0) {
-          unlinkSync(path);
-          unlinkSync(path.slice(0, -DATA_SUFFIX.length) + INDEX_SUFFIX);
-        }
-      } catch {
-        /* another process's file, or gone already */
-      }
+    try {
+      unlinkSync(join(this.dir, this.base + DATA_SUFFIX));
+      unlinkSync(join(this.dir, this.base + INDEX_SUFFIX));
+    } catch {
+      /* gone already */
     }
   }
 }
