@@ -27,7 +27,9 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
   if (exists) for (const record of latestRecords(reader, count)) print(record);
   out.flush();
   if (follower === undefined) return ExitCode.Ok;
-  if (!exists) ctx.io.stderr.write(`No event store at ${dir} yet; waiting for a listener to create it. Ctrl-C to stop.\n`);
+  ctx.io.stderr.write(
+    exists ? `Following ${dir}: new events as they are stored. Ctrl-C to stop.\n` : `No event store at ${dir} yet; waiting for a listener to create it. Ctrl-C to stop.\n`,
+  );
   try {
     for (;;) {
       await ctx.clock.sleep(FOLLOW_INTERVAL_MS, ctx.signal);
