@@ -290,12 +290,13 @@ _svc() {
         --tenant) return ;;
         --concurrency) return ;;
         --journal) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --unknown) COMPREPLY=($(compgen -W 'resend skip' -- "$cur")); return ;;
         --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
         --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --base-url) return ;;
         --timeout) return ;;
       esac
-      COMPREPLY=($(compgen -W '--from --to --to-file --body --body-file --media --media-file --tenant --async --concurrency --journal --resume --dry-run --yes -y --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--from --to --to-file --body --body-file --media --media-file --tenant --async --concurrency --journal --resume --unknown --dry-run --yes -y --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
     'message')
       case "$prev" in
         --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;

@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import type { ContextDeps } from './context.js';
-import { ExitCode, InterruptedError } from './errors.js';
+import { ExitCode, InterruptedError, STOP_SIGNAL_EXIT, type StopSignal } from './errors.js';
 import { VERSION } from './version.js';
 
 // The entry point. main(argv) parses, runs one command and returns its exit code; it never calls
@@ -30,16 +30,28 @@ function processDeps(): MainDeps {
   return { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
 }
 
-/** Runs main for the real process: Ctrl-C aborts the command (130), a second one exits at once. */
+const STOP_SIGNALS: readonly StopSignal[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+const STOP_MESSAGES: Readonly<Record<StopSignal, string>> = { SIGINT: 'Interrupted', SIGTERM: 'Terminated', SIGHUP: 'Hung up' };
+
+/**
+ * Runs main for the real process. SIGINT (Ctrl-C), SIGTERM (`kill`, `timeout`, a cancelled CI
+ * job) and SIGHUP (a closed terminal) all stop the command the same way: its abort signal fires
+ * with an InterruptedError that names the signal, long commands launch nothing more, journal what
+ * was in flight, and the exit code is 130, 143 or 129. A second signal exits at once (a bulk send
+ * has journaled every request in flight before it left, so nothing is lost by it).
+ */
 export async function runProcess(argv: readonly string[]): Promise<number> {
   const controller = new AbortController();
-  let interrupts = 0;
-  const onSigint = (): void => {
-    interrupts++;
-    if (interrupts > 1) process.exit(ExitCode.Interrupted);
-    controller.abort(new InterruptedError());
-  };
-  process.on('SIGINT', onSigint);
+  let first: StopSignal | undefined;
+  const handlers = STOP_SIGNALS.map((name) => {
+    const handler = (): void => {
+      if (first !== undefined) process.exit(STOP_SIGNAL_EXIT[name]);
+      first = name;
+      controller.abort(new InterruptedError(STOP_MESSAGES[name], name));
+    };
+    process.on(name, handler);
+    return { name, handler };
+  });
   // A reader that went away (`svc number list --all | head`) ends the program quietly, as a
   // closed pipe ends any Unix tool, instead of crashing on EPIPE.
   const onBrokenPipe = (error: NodeJS.ErrnoException): void => {
@@ -49,8 +61,8 @@ export async function runProcess(argv: readonly string[]): Promise<number> {
   process.stderr.on('error', onBrokenPipe);
   try {
     const code = await main(argv, { ...processDeps(), signal: controller.signal });
-    return controller.signal.aborted && code !== ExitCode.Ok ? ExitCode.Interrupted : code;
+    return first !== undefined && code !== ExitCode.Ok ? STOP_SIGNAL_EXIT[first] : code;
   } finally {
-    process.off('SIGINT', onSigint);
+    for (const { name, handler } of handlers) process.off(name, handler);
   }
 }

@@ -10,6 +10,8 @@ export const ExitCode = {
   Timeout: 5,
   Partial: 6,
   Interrupted: 130,
+  HungUp: 129,
+  Terminated: 143,
 } as const;
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
@@ -81,11 +83,26 @@ export class WaitError extends CliError {
   }
 }
 
-/** Ctrl-C (exit 130). */
+/** The signals that stop a command the way Ctrl-C does, and their exit codes (128 + the signal's number). */
+export type StopSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
+export const STOP_SIGNAL_EXIT: Readonly<Record<StopSignal, ExitCodeValue>> = {
+  SIGINT: ExitCode.Interrupted,
+  SIGTERM: ExitCode.Terminated,
+  SIGHUP: ExitCode.HungUp,
+};
+
+/** Ctrl-C (exit 130), or SIGTERM (143) or SIGHUP (129), which are handled the same way. */
 export class InterruptedError extends CliError {
-  constructor(message = 'Interrupted') {
-    super(message, ExitCode.Interrupted);
+  readonly signal: StopSignal;
+  constructor(message = 'Interrupted', signal: StopSignal = 'SIGINT') {
+    super(message, STOP_SIGNAL_EXIT[signal]);
+    this.signal = signal;
   }
+}
+
+/** The exit code of a command stopped by `signal` (its abort reason names the signal; 130 otherwise). */
+export function stopExitCode(signal: AbortSignal): ExitCodeValue {
+  return signal.reason instanceof InterruptedError ? signal.reason.exitCode : ExitCode.Interrupted;
 }
 
 export function exitCodeFor(error: unknown): ExitCodeValue {

@@ -23,6 +23,8 @@ export interface SendOptions {
   isAsync: boolean;
   /** Ctrl-C lets this request finish (a bulk send journals every answer in flight). */
   finishOnInterrupt?: boolean;
+  /** Cuts this request off (a bulk send's grace period after a signal). */
+  signal?: AbortSignal;
 }
 
 /** POST /messages. Never retried once it may have reached the server (the HTTP layer sees to it). */
@@ -33,6 +35,7 @@ export async function sendMessage(api: ApiClient, request: SendMessageRequest, o
     query: { isAsync: options.isAsync },
     json: request,
     finishOnInterrupt: options.finishOnInterrupt,
+    signal: options.signal,
   });
   const data = response.data;
   return typeof data === 'object' && data !== null && !Array.isArray(data) ? (data as SendAnswer) : {};

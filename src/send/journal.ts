@@ -1,22 +1,60 @@
-// The bulk send journal (`svc send --journal FILE`, decisions.md "CLI behaviour"): one JSON
-// line per request, written as each answer arrives, so that `--resume` can skip whoever was
-// accepted and a run killed at any moment (Ctrl-C, SIGKILL) never sends anyone twice.
+// The bulk send journal (`svc send --journal FILE`, decisions.md "CLI behaviour"): a write-ahead
+// log that proves itself. Format 2, JSON Lines (UTF-8, one record a line, LF):
 //
-// Durability: each line goes to the kernel in one write(2) on a file opened for appending, before
-// `record` returns, so a SIGKILL can only lose a line whose answer was never counted; no user-space
-// buffer is ever left to flush. fsync (every `fsyncEvery` lines and on close) additionally bounds
-// what a power cut or kernel crash can lose. A write cut short leaves a torn last line: the reader
-// skips and reports it, and the writer starts a new line before appending after one.
-// fsync runs on the thread pool, one at a time, because a synchronous one blocks the event loop
-// for milliseconds and would hold back every request in flight.
+//   line 1   {"journal":"svc-send","version":2,"run":{...},"created":"ISO","svc":"x.y.z","crc":"…"}
+//   launch   {"type":"launch","seq":N,"to":["+1…"],"crc":"…"}                      before the request leaves
+//   result   {"type":"result","seq":N,"to":[…],"outcome":"accepted|rejected|unknown",
+//             "messageId"?,"status"?,"error"?:{message,status,title?,errorCode?},"at":"ISO","crc":"…"}
+//   resume   {"type":"resume","at":"ISO","unknown":"resend|skip|none","torn"?:{"line":N,"bytes":"base64"},"crc":"…"}
+//
+// `crc` is the CRC-32 (8 lowercase hex digits) of the record's text without its `crc` member
+// (the line up to `,"crc":"`, then `}`). The header's `run` binds the journal to one send: the
+// from-number, SHA-256 digests of the body (or template) and of the recipients, and the media, so
+// that `--resume` with another run's journal is refused. `seq` grows through the whole file; a
+// result names the launch it answers. A launch without a result means the request was in flight
+// when the process died: its recipients' outcome is unknown.
+//
+// Durability: each write is one write(2) on a file opened for appending, made before the call
+// returns, so any death of the process (SIGKILL included) loses nothing that was recorded; only a
+// write cut short (a full disk, a power cut) can leave a torn last line, which the reader accepts
+// as such (it carries nothing that is not also shown by the launch records before it) and the
+// next writer truncates away, keeping its bytes in the `resume` record. fsync runs on the thread
+// pool every `fsyncEvery` lines and on close, bounding what a power cut can lose.
+//
+// Damage anywhere else (a line whose checksum fails, a record out of order) is refused with its
+// line number: a journal that cannot be trusted must not decide who is sent to. Journals of format
+// 1 (one JSON line per answer, no header, written by svc before 0.2) are refused with an
+// explanation: they cannot show which requests were in flight.
 
-import { closeSync, createReadStream, fstatSync, fsync, openSync, readSync, writeSync } from 'node:fs';
-import { TextDecoder } from 'node:util';
+import { closeSync, createReadStream, fsync, fstatSync, ftruncateSync, openSync, writeSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { crc32 } from 'node:zlib';
 import { PhoneNumberMap } from './phone-number-map.js';
 
 export type JournalOutcome = 'accepted' | 'rejected' | 'unknown';
 
 export const JOURNAL_OUTCOMES: readonly JournalOutcome[] = ['accepted', 'rejected', 'unknown'];
+
+export const JOURNAL_VERSION = 2;
+
+/** What a journal is bound to: another run's journal is refused by `--resume`. */
+export interface JournalRun {
+  from: string;
+  /** `sha256:` and the hex digest of the body (the template with --to-file), as UTF-8. */
+  body: string;
+  /** `sha256:` and the hex digest of the recipients: the file's bytes, or the --to numbers one a line. */
+  recipients: string;
+  recipientCount: number;
+  /** Each --media link as given, then `sha256:…` of each --media-file's content, in order. */
+  media: string[];
+}
+
+export interface JournalHeader {
+  version: number;
+  run: JournalRun;
+  created: string;
+  svc: string;
+}
 
 export interface JournalError {
   message: string;
@@ -25,22 +63,72 @@ export interface JournalError {
   errorCode?: string;
 }
 
-/**
- * One request and its fate. `accepted`: the server answered with success. `rejected`: it answered
- * with an error, so nothing was sent. `unknown`: no answer after the request went out (timeout,
- * connection reset), so the server may have sent it.
- */
-export interface JournalEntry {
+/** The answer to one request, as the engine hands it to the journal. */
+export interface JournalRecord {
   to: string[];
   outcome: JournalOutcome;
   messageId?: string;
   status?: string;
   error?: JournalError;
-  /** ISO 8601 time the answer (or its absence) was recorded. */
-  at: string;
+  at?: string;
 }
 
-export type JournalRecord = Omit<JournalEntry, 'at'> & { at?: string };
+export type UnknownChoice = 'resend' | 'skip';
+
+/** One record of the file, with the line it is on (the header is line 1). */
+export type JournalLine =
+  | { type: 'header'; line: number; header: JournalHeader }
+  | { type: 'launch'; line: number; seq: number; to: string[] }
+  | ({ type: 'result'; line: number; seq: number; at: string } & JournalRecord)
+  | { type: 'resume'; line: number; at: string; unknown: UnknownChoice | 'none'; torn?: { line: number; bytes: string } };
+
+/** A journal that is not one, is damaged, or belongs to an unknown format; names the line when it can. */
+export class JournalFormatError extends Error {
+  readonly path: string;
+  readonly line: number | null;
+  constructor(path: string, line: number | null, message: string) {
+    super(`${path}${line === null ? '' : `:${line}`}: ${message}`);
+    this.name = 'JournalFormatError';
+    this.path = path;
+    this.line = line;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Records as text
+
+const CRC_KEY = ',"crc":"';
+/** `,"crc":"` + 8 hex digits + `"}`. */
+const CRC_SUFFIX_LENGTH = CRC_KEY.length + 8 + 2;
+const HEADER_MAGIC = '{"journal":"svc-send"';
+
+function hex8(value: number): string {
+  return value.toString(16).padStart(8, '0');
+}
+
+/** The line for a record: its JSON text with the checksum of that text as a last member. */
+export function sealRecord(record: object): string {
+  const text = JSON.stringify(record);
+  return `${text.slice(0, -1)}${CRC_KEY}${hex8(crc32(text))}"}\n`;
+}
+
+const CLOSE_BRACE = Buffer.from('}');
+
+/** True when the line (without its LF) ends in a checksum that matches the rest. */
+function checksumHolds(line: Buffer): boolean {
+  const length = line.length;
+  if (length < CRC_SUFFIX_LENGTH + 2) return false;
+  const keyAt = length - CRC_SUFFIX_LENGTH;
+  if (line.toString('latin1', keyAt, keyAt + CRC_KEY.length) !== CRC_KEY) return false;
+  if (line[length - 2] !== 0x22 || line[length - 1] !== 0x7d) return false;
+  const stated = line.toString('latin1', keyAt + CRC_KEY.length, length - 2);
+  if (!/^[0-9a-f]{8}$/.test(stated)) return false;
+  const computed = crc32(CLOSE_BRACE, crc32(line.subarray(0, keyAt)));
+  return hex8(computed) === stated;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing
 
 export interface JournalWriterOptions {
   /** Start an fsync after this many lines (0: only on close). Default 100. */
@@ -54,51 +142,99 @@ export class JournalWriter {
   private fd: number | null;
   private readonly fsyncEvery: number;
   private readonly clock: () => Date;
+  private nextSeq: number;
   private sinceSync = 0;
   /** The fsync running on the thread pool, if any: at most one at a time. */
   private syncing: Promise<void> | null = null;
   private syncError: unknown = null;
 
-  private constructor(path: string, fd: number, options: JournalWriterOptions) {
+  private constructor(path: string, fd: number, nextSeq: number, options: JournalWriterOptions) {
     this.path = path;
     this.fd = fd;
+    this.nextSeq = nextSeq;
     this.fsyncEvery = options.fsyncEvery ?? 100;
     this.clock = options.clock ?? (() => new Date());
   }
 
   /**
-   * Opens (creating, mode 0600: it lists phone numbers) the journal for appending. If the last
-   * run was killed mid-line, a line break is written first so the next entry stands on its own.
+   * Starts a journal for a new run: the file must be absent or empty (or hold only a torn header,
+   * which means that run launched nothing). Created with mode 0600: it lists phone numbers.
    */
-  static open(path: string, options: JournalWriterOptions = {}): JournalWriter {
+  static create(path: string, run: JournalRun, options: JournalWriterOptions & { svc?: string } = {}): JournalWriter {
     const fd = openSync(path, 'a', 0o600);
     try {
-      const size = fstatSync(fd).size;
-      if (size > 0 && lastByteOf(path, size) !== 0x0a) writeFully(fd, Buffer.from('\n'));
+      if (fstatSync(fd).size > 0) ftruncateSync(fd, 0);
+      const clock = options.clock ?? (() => new Date());
+      const header = { journal: 'svc-send', version: JOURNAL_VERSION, run, created: clock().toISOString(), svc: options.svc ?? '' };
+      writeFully(fd, Buffer.from(sealRecord(header)));
     } catch (error) {
       closeSync(fd);
       throw error;
     }
-    return new JournalWriter(path, fd, options);
+    return new JournalWriter(path, fd, 1, options);
   }
 
   /**
-   * Appends one line and returns the entry as written. The line is in the file (the kernel's
-   * page cache) on return, which is what surviving SIGKILL needs; fsync runs in the background
-   * every `fsyncEvery` lines so that the event loop never waits for the disk.
+   * Continues a journal read by `readJournal`: a torn last line is cut off (its bytes kept, in
+   * Base64, in the `resume` record), then a `resume` record marks the new session.
    */
-  record(record: JournalRecord): JournalEntry {
+  static resume(state: JournalState, unknown: UnknownChoice | 'none', options: JournalWriterOptions = {}): JournalWriter {
+    const fd = openSync(state.path, 'a', 0o600);
+    try {
+      const writer = new JournalWriter(state.path, fd, state.lastSeq + 1, options);
+      if (fstatSync(fd).size !== state.validBytes) ftruncateSync(fd, state.validBytes);
+      const torn = state.torn === undefined ? {} : { torn: { line: state.torn.line, bytes: state.torn.bytes.toString('base64') } };
+      writer.write(sealRecord({ type: 'resume', at: writer.clock().toISOString(), unknown, ...torn }));
+      return writer;
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
+  }
+
+  /**
+   * Records requests as in flight, all in one write: on return they are in the file, so the
+   * requests may leave. Returns each request's sequence number, for its result.
+   */
+  launch(requests: readonly { readonly to: readonly string[] }[]): number[] {
+    const seqs: number[] = [];
+    let text = '';
+    for (const request of requests) {
+      const seq = this.nextSeq++;
+      seqs.push(seq);
+      text += sealRecord({ type: 'launch', seq, to: request.to });
+    }
+    if (text !== '') this.write(text, requests.length);
+    return seqs;
+  }
+
+  /** Records the answer to the request launched as `seq`. */
+  result(seq: number, record: JournalRecord): void {
+    const { to, outcome, messageId, status, error } = record;
+    const line = sealRecord({
+      type: 'result',
+      seq,
+      to,
+      outcome,
+      ...(messageId !== undefined ? { messageId } : {}),
+      ...(status !== undefined ? { status } : {}),
+      ...(error !== undefined ? { error } : {}),
+      at: record.at ?? this.clock().toISOString(),
+    });
+    this.write(line);
+  }
+
+  private write(text: string, lines = 1): void {
     if (this.fd === null) throw new Error(`journal ${this.path} is closed`);
     if (this.syncError !== null) throw this.syncError;
-    const entry: JournalEntry = { ...record, at: record.at ?? this.clock().toISOString() };
-    writeLine(this.fd, `${JSON.stringify(entry)}\n`);
-    if (this.fsyncEvery > 0 && ++this.sinceSync >= this.fsyncEvery && this.syncing === null) {
+    writeText(this.fd, text);
+    this.sinceSync += lines;
+    if (this.fsyncEvery > 0 && this.sinceSync >= this.fsyncEvery && this.syncing === null) {
       this.sinceSync = 0;
       this.syncing = this.fsyncNow().finally(() => {
         this.syncing = null;
       });
     }
-    return entry;
   }
 
   /** Resolves when every line written so far is on the disk. */
@@ -114,7 +250,7 @@ export class JournalWriter {
     if (this.syncError !== null) throw this.syncError;
   }
 
-  /** Waits for the disk, then closes. Further `record` calls throw. */
+  /** Waits for the disk, then closes. Further records throw. */
   async close(): Promise<void> {
     while (this.syncing !== null) await this.syncing;
     if (this.fd === null) return;
@@ -142,143 +278,330 @@ function fsyncAsync(fd: number): Promise<void> {
   return new Promise((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())));
 }
 
-/** One write call for the whole line; the loop only matters if the kernel takes part of it. */
 function writeFully(fd: number, bytes: Buffer): void {
   let offset = 0;
   while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
 }
 
-/** One write call for the whole line in the usual case; the rest of a short write follows. */
-function writeLine(fd: number, line: string): void {
-  const written = writeSync(fd, line);
-  const length = Buffer.byteLength(line);
-  if (written < length) writeFully(fd, Buffer.from(line).subarray(written));
+/** One write call in the usual case; the rest of a short write follows. */
+function writeText(fd: number, text: string): void {
+  const written = writeSync(fd, text);
+  if (written < Buffer.byteLength(text)) writeFully(fd, Buffer.from(text).subarray(written));
 }
 
-function lastByteOf(path: string, size: number): number {
-  const fd = openSync(path, 'r');
-  try {
-    const byte = Buffer.alloc(1);
-    readSync(fd, byte, 0, 1, size - 1);
-    return byte[0]!;
-  } finally {
-    closeSync(fd);
-  }
-}
+// ---------------------------------------------------------------------------------------------
+// Reading
 
-/** Recipients known to have been accepted: `--resume` skips them. */
-export interface AcceptedRecipients {
-  has(to: string): boolean;
-  readonly size: number;
-}
+export type RecipientState = 'accepted' | 'rejected' | 'unknown';
 
-export interface TornLine {
-  line: number;
-  /** The start of the line as found (at most 80 characters). */
-  text: string;
-}
-
-export interface JournalSummary {
-  /** False when there is no journal yet (a first run with --resume). */
-  exists: boolean;
-  /** Well-formed lines read. */
-  entries: number;
-  accepted: AcceptedRecipients;
-  /** Distinct recipients whose every request was rejected: resumed, and never sent before. */
+export interface JournalCounts {
+  /** Distinct recipients accepted by some request. */
+  accepted: number;
+  /** Distinct recipients never accepted, whose every request was rejected (never sent). */
   rejected: number;
-  /** Distinct recipients never accepted with at least one unknown outcome: resumed, maybe twice. */
+  /** Distinct recipients never accepted with an unknown answer or a request in flight at a crash. */
   unknown: number;
-  /** Lines that are not a journal entry (a write cut short), at most 100 kept. */
-  tornLines: TornLine[];
-  tornLineCount: number;
+  /** Of `unknown`: recipients of requests launched and never answered in the file. */
+  inFlight: number;
+}
+
+export interface JournalState {
+  path: string;
+  /** False when there is no journal yet (absent, empty, or only a torn header). */
+  exists: boolean;
+  header: JournalHeader | undefined;
+  /** Records read, the header included. */
+  records: number;
+  /** The highest `seq` in the file (0 when none). */
+  lastSeq: number;
+  /** Bytes of whole records; beyond them only a torn last line. */
+  validBytes: number;
+  /** A last line cut short (a crash mid-write), if any. */
+  torn: { line: number; bytes: Buffer } | undefined;
+  counts: JournalCounts;
+  /** The final state of one recipient, or undefined when the journal never names it. */
+  stateOf(to: string): RecipientState | undefined;
+  /** Every recipient the journal names, with its final state (in no particular order). */
+  forEachRecipient(visit: (to: string, state: RecipientState) => void): void;
 }
 
 const ACCEPTED = 1;
 const REJECTED = 2;
 const UNKNOWN = 4;
+const IN_FLIGHT = 8;
 const OUTCOME_BITS: Readonly<Record<JournalOutcome, number>> = { accepted: ACCEPTED, rejected: REJECTED, unknown: UNKNOWN };
-const MAX_TORN_KEPT = 100;
+
+function stateFromBits(bits: number): RecipientState {
+  if (bits & ACCEPTED) return 'accepted';
+  if (bits & (UNKNOWN | IN_FLIGHT)) return 'unknown';
+  return 'rejected';
+}
 
 /**
- * Reads a journal line by line (streamed; memory grows only with the distinct recipients).
- * A recipient accepted by any request counts as accepted, whatever came before or after.
+ * Every record of the journal in file order, checked: the header first, checksums, sequence
+ * numbers, results that answer a launch. Throws JournalFormatError naming the line at fault.
+ * A torn last line is not yielded; `onTorn` is told about it. Streamed: memory does not grow
+ * with the file beyond the requests left open.
  */
-export async function readJournal(path: string): Promise<JournalSummary> {
-  const outcomes = new PhoneNumberMap();
-  const summary: JournalSummary = {
-    exists: true,
-    entries: 0,
-    accepted: { has: () => false, size: 0 },
-    rejected: 0,
-    unknown: 0,
-    tornLines: [],
-    tornLineCount: 0,
-  };
-
-  const onLine = (text: string, line: number): void => {
-    if (text.trim() === '') return;
-    const entry = parseEntry(text);
-    if (entry === undefined) {
-      summary.tornLineCount++;
-      if (summary.tornLines.length < MAX_TORN_KEPT) summary.tornLines.push({ line, text: text.slice(0, 80) });
-      return;
+export async function* readJournalRecords(
+  path: string,
+  options: { onTorn?: (torn: { line: number; bytes: Buffer; offset: number }) => void } = {},
+): AsyncGenerator<JournalLine, void, undefined> {
+  const open = new Map<number, string[]>();
+  let lastSeq = 0;
+  let line = 0;
+  let offset = 0;
+  let carry: Buffer | undefined;
+  const stream = createReadStream(path, { highWaterMark: 256 * 1024 });
+  const parse = (bytes: Buffer, lineNumber: number): JournalLine => {
+    const record = parseLine(path, bytes, lineNumber);
+    if (record.type === 'header') {
+      if (lineNumber !== 1) throw new JournalFormatError(path, lineNumber, 'a second journal header: two journals were joined');
+      return record;
     }
-    summary.entries++;
-    const bit = OUTCOME_BITS[entry.outcome];
-    for (const to of entry.to) outcomes.set(to, (outcomes.get(to) ?? 0) | bit);
+    if (lineNumber === 1) throw notAJournal(path, bytes);
+    if (record.type === 'launch') {
+      if (record.seq <= lastSeq) throw new JournalFormatError(path, lineNumber, `launch ${record.seq} is out of order (after ${lastSeq})`);
+      lastSeq = record.seq;
+      open.set(record.seq, record.to);
+    } else if (record.type === 'result') {
+      const launched = open.get(record.seq);
+      if (launched === undefined) throw new JournalFormatError(path, lineNumber, `a result for request ${record.seq}, which was never launched or already answered`);
+      if (launched.length !== record.to.length || launched.some((to, i) => record.to[i] !== to)) {
+        throw new JournalFormatError(path, lineNumber, `the result for request ${record.seq} names other recipients than its launch`);
+      }
+      open.delete(record.seq);
+    }
+    return record;
   };
-
-  const stream = createReadStream(path, { highWaterMark: 64 * 1024 });
-  const decoder = new TextDecoder('utf-8');
-  let partial = '';
-  let line = 1;
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
-      const text = partial + decoder.decode(chunk, { stream: true });
+      const data = carry === undefined ? chunk : Buffer.concat([carry, chunk]);
+      carry = undefined;
       let start = 0;
-      let newline = text.indexOf('\n');
+      let newline = data.indexOf(0x0a, start);
       while (newline !== -1) {
-        onLine(text.slice(start, newline), line++);
+        line++;
+        const bytes = data.subarray(start, newline);
+        offset += newline + 1 - start;
+        yield parse(bytes, line);
         start = newline + 1;
-        newline = text.indexOf('\n', start);
+        newline = data.indexOf(0x0a, start);
       }
-      partial = text.slice(start);
+      if (start < data.length) carry = Buffer.from(data.subarray(start));
     }
   } catch (error) {
-    if (error instanceof Error && 'code' in error && error.code === 'ENOENT') {
-      return { ...summary, exists: false };
-    }
+    if (error instanceof JournalFormatError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return;
     throw error;
   } finally {
     stream.destroy();
   }
-  partial += decoder.decode();
-  if (partial !== '') onLine(partial, line);
-
-  let accepted = 0;
-  outcomes.forEachValue((bits) => {
-    if (bits & ACCEPTED) accepted++;
-    else if (bits & UNKNOWN) summary.unknown++;
-    else summary.rejected++;
-  });
-  summary.accepted = {
-    has: (to) => ((outcomes.get(to) ?? 0) & ACCEPTED) !== 0,
-    size: accepted,
-  };
-  return summary;
+  if (carry !== undefined && carry.length > 0) {
+    line++;
+    if (line === 1 && !isTornHeader(carry)) {
+      // A file without a line break that is not the beginning of a header: not a journal.
+      throw notAJournal(path, carry);
+    }
+    options.onTorn?.({ line, bytes: carry, offset });
+  }
 }
 
-function parseEntry(text: string): Pick<JournalEntry, 'to' | 'outcome'> | undefined {
+function isTornHeader(bytes: Buffer): boolean {
+  const text = bytes.toString('latin1');
+  return text.length <= HEADER_MAGIC.length ? HEADER_MAGIC.startsWith(text) : text.startsWith(HEADER_MAGIC);
+}
+
+function notAJournal(path: string, firstLine: Buffer): JournalFormatError {
+  const text = firstLine.toString('utf8');
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    return undefined;
+    value = undefined;
   }
-  if (typeof value !== 'object' || value === null) return undefined;
-  const to: unknown = Reflect.get(value, 'to');
-  const outcome: unknown = Reflect.get(value, 'outcome');
-  if (!Array.isArray(to) || !to.every((item): item is string => typeof item === 'string')) return undefined;
-  if (typeof outcome !== 'string' || !(JOURNAL_OUTCOMES as readonly string[]).includes(outcome)) return undefined;
-  return { to, outcome: outcome as JournalOutcome };
+  if (typeof value === 'object' && value !== null && Array.isArray(Reflect.get(value, 'to')) && typeof Reflect.get(value, 'outcome') === 'string') {
+    return new JournalFormatError(
+      path,
+      null,
+      'a journal of an earlier svc (format 1: one line per answer, no header, no checksums); it cannot show which requests were in flight when that run stopped, so it cannot be resumed safely',
+    );
+  }
+  return new JournalFormatError(path, 1, 'not a journal of svc send (its first line is not a journal header)');
+}
+
+function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string');
+}
+
+function isSeq(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+}
+
+function parseLine(path: string, bytes: Buffer, line: number): JournalLine {
+  if (!checksumHolds(bytes)) {
+    if (line === 1) throw notAJournal(path, bytes);
+    throw new JournalFormatError(path, line, 'a damaged record (its checksum does not match); the journal cannot be trusted past this point');
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    throw new JournalFormatError(path, line, 'a damaged record (not JSON)');
+  }
+  const bad = (what: string): JournalFormatError => new JournalFormatError(path, line, `not a journal record: ${what}`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw bad('not an object');
+  const get = (name: string): unknown => Reflect.get(value, name);
+
+  if (get('journal') === 'svc-send') {
+    const version = get('version');
+    if (version !== JOURNAL_VERSION) {
+      throw new JournalFormatError(path, line, `a journal of format ${String(version)}, which this svc cannot read (it reads format ${JOURNAL_VERSION}); use the svc that wrote it`);
+    }
+    const run = get('run');
+    if (typeof run !== 'object' || run === null) throw bad('a header without its run');
+    const field = (name: string): unknown => Reflect.get(run, name);
+    const from = field('from');
+    const body = field('body');
+    const recipients = field('recipients');
+    const recipientCount = field('recipientCount');
+    const media = field('media');
+    if (typeof from !== 'string' || typeof body !== 'string' || typeof recipients !== 'string' || typeof recipientCount !== 'number' || !isStringArray(media)) {
+      throw bad('a header whose run is incomplete');
+    }
+    const created = get('created');
+    const svc = get('svc');
+    return {
+      type: 'header',
+      line,
+      header: { version, run: { from, body, recipients, recipientCount, media }, created: typeof created === 'string' ? created : '', svc: typeof svc === 'string' ? svc : '' },
+    };
+  }
+
+  const type = get('type');
+  if (type === 'launch') {
+    const seq = get('seq');
+    const to = get('to');
+    if (!isSeq(seq) || !isStringArray(to)) throw bad('a launch without its seq or recipients');
+    return { type, line, seq, to };
+  }
+  if (type === 'result') {
+    const seq = get('seq');
+    const to = get('to');
+    const outcome = get('outcome');
+    const at = get('at');
+    if (!isSeq(seq) || !isStringArray(to)) throw bad('a result without its seq or recipients');
+    if (typeof outcome !== 'string' || !(JOURNAL_OUTCOMES as readonly string[]).includes(outcome)) throw bad(`an unknown outcome ${JSON.stringify(outcome)}`);
+    const messageId = get('messageId');
+    const status = get('status');
+    const error = get('error');
+    return {
+      type,
+      line,
+      seq,
+      to,
+      outcome: outcome as JournalOutcome,
+      at: typeof at === 'string' ? at : '',
+      ...(typeof messageId === 'string' ? { messageId } : {}),
+      ...(typeof status === 'string' ? { status } : {}),
+      ...(typeof error === 'object' && error !== null ? { error: error as JournalError } : {}),
+    };
+  }
+  if (type === 'resume') {
+    const at = get('at');
+    const unknown = get('unknown');
+    const torn = get('torn');
+    return {
+      type,
+      line,
+      at: typeof at === 'string' ? at : '',
+      unknown: unknown === 'resend' || unknown === 'skip' ? unknown : 'none',
+      ...(typeof torn === 'object' && torn !== null ? { torn: torn as { line: number; bytes: string } } : {}),
+    };
+  }
+  throw bad(`an unknown record type ${JSON.stringify(type)}`);
+}
+
+/**
+ * Reads a journal whole (streamed) into each recipient's final state: accepted when any request
+ * for it was accepted; else unknown when an answer was unreadable or a request was in flight at a
+ * crash; else rejected. Memory grows with the distinct recipients only (about 24 bytes each).
+ */
+export async function readJournal(path: string): Promise<JournalState> {
+  const bits = new PhoneNumberMap();
+  const open = new Map<number, string[]>();
+  let header: JournalHeader | undefined;
+  let records = 0;
+  let lastSeq = 0;
+  let validBytes = 0;
+  let tornAt: number | undefined;
+  let torn: JournalState['torn'];
+  let sawAnything = false;
+  for await (const record of readJournalRecords(path, {
+    onTorn: (t) => {
+      torn = { line: t.line, bytes: t.bytes };
+      tornAt = t.offset;
+    },
+  })) {
+    sawAnything = true;
+    records++;
+    switch (record.type) {
+      case 'header':
+        header = record.header;
+        break;
+      case 'launch':
+        lastSeq = record.seq;
+        open.set(record.seq, record.to);
+        break;
+      case 'result': {
+        open.delete(record.seq);
+        const bit = OUTCOME_BITS[record.outcome];
+        for (const to of record.to) bits.set(to, (bits.get(to) ?? 0) | bit);
+        break;
+      }
+      case 'resume':
+        break;
+    }
+  }
+  // The torn line's offset is where the whole records end.
+  if (tornAt !== undefined) validBytes = tornAt;
+  else if (sawAnything) validBytes = (await stat(path)).size;
+  for (const to of open.values()) for (const number of to) bits.set(number, (bits.get(number) ?? 0) | IN_FLIGHT);
+
+  const counts: JournalCounts = { accepted: 0, rejected: 0, unknown: 0, inFlight: 0 };
+  bits.forEachValue((value) => {
+    const state = stateFromBits(value);
+    counts[state]++;
+    if (state === 'unknown' && value & IN_FLIGHT) counts.inFlight++;
+  });
+  return {
+    path,
+    exists: header !== undefined,
+    header,
+    records,
+    lastSeq,
+    validBytes: header === undefined ? 0 : validBytes,
+    torn: header === undefined ? undefined : torn,
+    counts,
+    stateOf: (to) => {
+      const value = bits.get(to);
+      return value === undefined ? undefined : stateFromBits(value);
+    },
+    forEachRecipient: (visit) => bits.forEach((to, value) => visit(to, stateFromBits(value))),
+  };
+}
+
+/** Where a journal's run and this one differ, in words; empty when they are the same run. */
+export function runDifferences(journal: JournalRun, current: JournalRun): string[] {
+  const differences: string[] = [];
+  if (journal.from !== current.from) differences.push(`it sent from ${journal.from}, this run from ${current.from}`);
+  if (journal.body !== current.body) differences.push('its message body (or template) was different');
+  if (journal.recipients !== current.recipients) {
+    differences.push(`its recipients were different (${journal.recipientCount} then, ${current.recipientCount} now)`);
+  }
+  if (journal.media.length !== current.media.length || journal.media.some((m, i) => current.media[i] !== m)) {
+    differences.push('its media were different');
+  }
+  return differences;
 }

@@ -71,6 +71,15 @@ export class PhoneNumberMap {
     for (const value of this.others.values()) visit(value);
   }
 
+  /** Calls `visit` with each number and its value (in no particular order). */
+  forEach(visit: (number: string, value: number) => void): void {
+    const { keys, values } = this;
+    for (let i = 0; i < keys.length; i++) {
+      if (keys[i] !== 0) visit(`+${keys[i]!}`, values[i]!);
+    }
+    for (const [number, value] of this.others) visit(number, value);
+  }
+
   private findSlot(key: number): number {
     const { keys, mask } = this;
     let slot = hash(key) & mask;

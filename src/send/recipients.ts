@@ -11,8 +11,10 @@
 //                        counts, so that the command can refuse (exit 2) before sending anything;
 //   readRecipients       the streaming iterator the sender consumes, one row per unique recipient.
 
+import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { TextDecoder } from 'node:util';
+import type { InputSource } from './input-source.js';
 import { isE164 } from '../domain/validate.js';
 import { PhoneNumberMap } from './phone-number-map.js';
 
@@ -74,6 +76,8 @@ export interface RecipientsCheck {
   problemCount: number;
   duplicates: DuplicateRecipient[];
   duplicateCount: number;
+  /** SHA-256 of the bytes read (hex): what a send journal binds its run to. */
+  sha256: string;
 }
 
 export interface ReadRecipientsOptions extends RecipientsOptions {
@@ -101,10 +105,10 @@ export class RecipientsFileError extends Error {
  * Throws RecipientsFileError only when the file cannot be read at all.
  */
 export async function checkRecipientsFile(
-  path: string,
+  path: string | InputSource,
   options: CheckRecipientsOptions = {},
 ): Promise<RecipientsCheck> {
-  const file = options.displayName ?? path;
+  const file = options.displayName ?? nameOf(path);
   const maxReported = options.maxReported ?? 100;
   const result: RecipientsCheck = {
     file,
@@ -117,7 +121,9 @@ export async function checkRecipientsFile(
     problemCount: 0,
     duplicates: [],
     duplicateCount: 0,
+    sha256: '',
   };
+  const hash = createHash('sha256');
   const scanner = new RecipientScanner(file, options.numberColumn, {
     row() {
       result.recipients++;
@@ -131,8 +137,13 @@ export async function checkRecipientsFile(
       if (result.duplicates.length < maxReported) result.duplicates.push(duplicate);
     },
   });
-  for await (const text of decodeFile(path, file, options.highWaterMark)) scanner.push(text);
-  scanner.end();
+  for await (const text of decodeFile(path, file, options.highWaterMark, (bytes) => hash.update(bytes))) {
+    scanner.push(text);
+    // A fault that makes the rest meaningless (binary data, a line without end): stop reading.
+    if (scanner.fatal) break;
+  }
+  if (!scanner.fatal) scanner.end();
+  result.sha256 = hash.digest('hex');
   result.format = scanner.format;
   result.columns = scanner.columns;
   result.numberColumn = scanner.numberColumnName;
@@ -146,7 +157,7 @@ export async function checkRecipientsFile(
  * to have been run first. Stopping early (break, return) closes the file.
  */
 export async function* readRecipients(
-  path: string,
+  path: string | InputSource,
   options: ReadRecipientsOptions = {},
 ): AsyncGenerator<RecipientRow, void, undefined> {
   for await (const batch of readRecipientBatches(path, options)) yield* batch;
@@ -158,10 +169,10 @@ export async function* readRecipients(
  * a measurable share of its time.
  */
 export async function* readRecipientBatches(
-  path: string,
+  path: string | InputSource,
   options: ReadRecipientsOptions = {},
 ): AsyncGenerator<RecipientRow[], void, undefined> {
-  const file = options.displayName ?? path;
+  const file = options.displayName ?? nameOf(path);
   let pending: RecipientRow[] = [];
   let failure: RecipientProblem | undefined;
   const scanner = new RecipientScanner(file, options.numberColumn, {
@@ -195,13 +206,24 @@ export async function* readRecipientBatches(
  * The file as text chunks. Decoded as UTF-8 unless it starts with a UTF-16 byte-order mark
  * (spreadsheets save "Unicode text" that way); the mark itself is dropped by TextDecoder.
  */
-async function* decodeFile(path: string, file: string, highWaterMark = 64 * 1024): AsyncGenerator<string> {
-  const stream = createReadStream(path, { highWaterMark });
+function nameOf(path: string | InputSource): string {
+  return typeof path === 'string' ? path : path.name;
+}
+
+async function* decodeFile(
+  path: string | InputSource,
+  file: string,
+  highWaterMark = 64 * 1024,
+  onBytes?: (bytes: Buffer) => void,
+): AsyncGenerator<string> {
+  const stream = typeof path === 'string' ? createReadStream(path, { highWaterMark }) : undefined;
+  const source: AsyncIterable<Buffer> = typeof path === 'string' ? (stream as AsyncIterable<Buffer>) : path.chunks(highWaterMark);
   let decoder: TextDecoder | undefined;
   // The first two bytes decide the encoding, even when reads are smaller than that.
   let firstBytes: Buffer | undefined = Buffer.alloc(0);
   try {
-    for await (const read of stream as AsyncIterable<Buffer>) {
+    for await (const read of source) {
+      onBytes?.(read);
       let chunk = read;
       if (decoder === undefined) {
         chunk = Buffer.concat([firstBytes ?? Buffer.alloc(0), read]);
@@ -216,9 +238,10 @@ async function* decodeFile(path: string, file: string, highWaterMark = 64 * 1024
       if (text !== '') yield text;
     }
   } catch (error) {
+    if (error instanceof Error && error.name === 'InputFileError') throw new RecipientsFileError(file, [{ line: null, message: error.message }]);
     throw new RecipientsFileError(file, [{ line: null, message: `${file}: ${describeReadError(error)}` }]);
   } finally {
-    stream.destroy();
+    stream?.destroy();
   }
   decoder ??= new TextDecoder('utf-8');
   const rest = decoder.decode(firstBytes);
@@ -251,10 +274,18 @@ type RecordHandler = (fields: string[], line: number, error: string | null) => v
 interface RecordParser {
   push(text: string): void;
   end(): void;
+  /** Characters of the record not yet complete. */
+  pendingLength(): number;
+  /** The line where that record starts. */
+  pendingLine(): number;
 }
 
-/** A first line longer than this is judged on what was read, not buffered further. */
-const MAX_FIRST_LINE = 1024 * 1024;
+/**
+ * The longest record (a line, or a CSV record with its quoted line breaks) read: 64 Ki characters.
+ * A longer one means the input is not a recipients file (a binary file, /dev/zero through a pipe),
+ * and reading on would only grow memory.
+ */
+const MAX_RECORD_CHARS = 64 * 1024;
 
 /** Turns decoded text into recipients: format detection, header, validation, duplicates. */
 class RecipientScanner {
@@ -262,6 +293,8 @@ class RecipientScanner {
   columns: string[] = [];
   numberColumnName: string | null = null;
   dataRecords = 0;
+  /** Set when the input cannot be a recipients file (binary data, a record without end). */
+  fatal = false;
 
   private parser: RecordParser | undefined;
   private head = '';
@@ -276,14 +309,32 @@ class RecipientScanner {
   ) {}
 
   push(text: string): void {
+    if (this.fatal) return;
+    if (text.includes('\0')) {
+      this.fail(`${this.file}: holds NUL bytes: binary data, not a list of numbers`);
+      return;
+    }
     if (this.parser !== undefined) {
       this.parser.push(text);
+      if (this.parser.pendingLength() > MAX_RECORD_CHARS) this.failLongRecord();
       return;
     }
     this.head += text;
     const firstLine = completeFirstLine(this.head);
-    if (firstLine === undefined && this.head.length < MAX_FIRST_LINE) return;
-    this.startParser(firstLine ?? this.head);
+    if (firstLine === undefined && this.head.length < MAX_RECORD_CHARS) return;
+    const parser = this.startParser(firstLine ?? this.head);
+    if (parser.pendingLength() > MAX_RECORD_CHARS) this.failLongRecord();
+  }
+
+  private fail(message: string): void {
+    this.fatal = true;
+    this.sink.problem({ line: null, message });
+  }
+
+  private failLongRecord(): void {
+    const line = this.parser?.pendingLine() ?? 1;
+    this.fatal = true;
+    this.sink.problem({ line, message: `${this.at(line)}: a record longer than ${MAX_RECORD_CHARS} characters: not a list of numbers` });
   }
 
   end(): void {
@@ -474,6 +525,14 @@ class TextLineParser implements RecordParser {
     this.partial = '';
   }
 
+  pendingLength(): number {
+    return this.partial.length;
+  }
+
+  pendingLine(): number {
+    return this.line;
+  }
+
   private emit(raw: string): void {
     const value = raw.trim();
     if (value !== '') this.onRecord([value], this.line, null);
@@ -611,6 +670,16 @@ class CsvRecordParser implements RecordParser {
     this.field = '';
     this.state = FIELD_START;
     this.endRecord();
+  }
+
+  pendingLength(): number {
+    let length = this.field.length;
+    for (const field of this.fields) length += field.length + 1;
+    return length;
+  }
+
+  pendingLine(): number {
+    return this.recordStarted ? this.recordLine : this.line;
   }
 
   private startRecord(line: number): void {

@@ -66,7 +66,15 @@ describe('runBulk', () => {
 
   it('journals each result before handing it on', async () => {
     const order: string[] = [];
-    const journal = { record: (r: JournalRecord) => order.push(`journal ${r.to[0]} ${r.outcome}`) };
+    let seq = 0;
+    const journal = {
+      launch: (requests: readonly { readonly to: readonly string[] }[]) =>
+        requests.map((r) => {
+          order.push(`launch ${r.to[0]}`);
+          return ++seq;
+        }),
+      result: (n: number, r: JournalRecord) => order.push(`journal ${n} ${r.to[0]} ${r.outcome}`),
+    };
     await runBulk({
       requests: requestsOf(2),
       send: async (r) => {
@@ -78,7 +86,14 @@ describe('runBulk', () => {
       signal: new AbortController().signal,
       onResult: (r) => order.push(`result ${r.to[0]}`),
     });
-    expect(order).toEqual(['journal +15557000000 accepted', 'result +15557000000', 'journal +15557000001 rejected', 'result +15557000001']);
+    expect(order).toEqual([
+      'launch +15557000000',
+      'journal 1 +15557000000 accepted',
+      'result +15557000000',
+      'launch +15557000001',
+      'journal 2 +15557000001 rejected',
+      'result +15557000001',
+    ]);
   });
 
   it('keeps the window across batches and stops mid-batch on abort', async () => {
@@ -120,7 +135,8 @@ describe('runBulk', () => {
   it('stops when the journal cannot be written, after the requests in flight', async () => {
     let writes = 0;
     const journal = {
-      record: () => {
+      launch: (requests: readonly unknown[]) => requests.map(() => 0),
+      result: () => {
         if (++writes === 3) throw new Error('ENOSPC: no space left on device');
       },
     };
@@ -160,6 +176,73 @@ describe('runBulk', () => {
     waiting!();
     await done;
     expect(launched).toBe(3);
+  });
+});
+
+describe('runBulk journaling ahead of the wire', () => {
+  it('records every request of a launch window in one write before any of them is sent', async () => {
+    const events: string[] = [];
+    const gate = gatedSend();
+    const journal = {
+      launch: (requests: readonly { readonly to: readonly string[] }[]) => {
+        events.push(`launch ${requests.length}`);
+        return requests.map((_, i) => i + 1);
+      },
+      result: () => undefined,
+    };
+    const done = runBulk({
+      requests: requestsOf(10, undefined, 10),
+      send: (r) => {
+        events.push(`send ${r.payload}`);
+        return gate.send(r);
+      },
+      concurrency: 4,
+      journal,
+      signal: new AbortController().signal,
+      onResult: () => {},
+    });
+    await tick();
+    expect(events).toEqual(['launch 4', 'send 0', 'send 1', 'send 2', 'send 3']);
+    while (events.filter((e) => e.startsWith('send')).length < 10 || gate.pending.length > 0) {
+      for (const release of gate.pending.splice(0)) release();
+      await tick();
+    }
+    await done;
+    // Each window's launch record comes before its sends.
+    let launched = 0;
+    for (const event of events) {
+      if (event.startsWith('launch')) launched += Number(event.split(' ')[1]);
+      else expect(Number(event.split(' ')[1])).toBeLessThan(launched);
+    }
+    expect(launched).toBe(10);
+  });
+
+  it('cuts off the requests in flight when the grace period ends, and journals them unknown', async () => {
+    const controller = new AbortController();
+    const outcomes: string[] = [];
+    let endGrace: (() => void) | undefined;
+    const done = runBulk({
+      requests: requestsOf(10),
+      send: (_r, cutOff) =>
+        new Promise((_resolve, reject) => cutOff.addEventListener('abort', () => reject(new InterruptedError('Terminated', 'SIGTERM')), { once: true })),
+      concurrency: 3,
+      journal: { launch: (r) => r.map((_, i) => i + 1), result: (_n, r) => outcomes.push(r.outcome) },
+      signal: controller.signal,
+      graceMs: 5000,
+      sleep: (ms) => {
+        expect(ms).toBe(5000);
+        return new Promise<void>((resolve) => (endGrace = resolve));
+      },
+      onResult: () => {},
+    });
+    await tick();
+    controller.abort(new InterruptedError('Terminated', 'SIGTERM'));
+    await tick();
+    expect(outcomes).toEqual([]);
+    endGrace!();
+    const summary = await done;
+    expect(outcomes).toEqual(['unknown', 'unknown', 'unknown']);
+    expect(summary).toMatchObject({ requests: 3, unknown: 3, interrupted: true });
   });
 });
 

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { TextDecoder } from 'node:util';
 import { MAX_MEDIA_PER_MESSAGE } from '../../domain/media-formats.js';
 import type { CommandInput } from '../spec.js';
@@ -6,6 +6,8 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { stripOneTrailingNewline } from '../../output/io.js';
 import { checkRecipientsFile, RecipientsFileError, type RecipientsCheck } from '../../send/recipients.js';
+import { InputFileError, MAX_BODY_BYTES, MAX_RECIPIENTS_BYTES, openInput, readInputBytes, type InputSource } from '../../send/input-source.js';
+import type { UnknownChoice } from '../../send/journal.js';
 import { compileTemplate, TemplateError, type CompiledTemplate } from '../../send/template.js';
 import { requireE164, requireTenant } from '../shared/input.js';
 import { checkMessageMedia, readMediaFile, type MediaFile } from '../media/media-file.js';
@@ -19,7 +21,7 @@ export interface SendPlan {
   from: string;
   /** --to recipients (deduplicated, in order), or undefined with --to-file. */
   to: string[] | undefined;
-  toFile: { path: string; check: RecipientsCheck } | undefined;
+  toFile: { path: string; source: InputSource; check: RecipientsCheck } | undefined;
   /** The body as given (a template with --to-file). */
   body: string;
   template: CompiledTemplate;
@@ -30,23 +32,33 @@ export interface SendPlan {
   concurrency: number;
   journal: string | undefined;
   resume: boolean;
+  /** --unknown: what --resume does with recipients whose outcome is unknown (asked when absent). */
+  unknown: UnknownChoice | undefined;
   dryRun: boolean;
   yes: boolean;
+  /** Releases the inputs (the recipients file's descriptor, a spooled pipe). */
+  close(): void;
 }
 
 /** Problems listed in the error's hints when a recipients file has bad lines. */
 const PROBLEMS_SHOWN = 10;
 const DUPLICATES_SHOWN = 5;
 
-async function readBodyFile(path: string): Promise<string> {
-  let bytes: Buffer;
+function inputOptions(ctx: Context, flag: string, maxBytes: number, reread: boolean) {
+  return { flag, maxBytes, reread, stdin: ctx.io.stdin, stdinIsTTY: ctx.io.stdinIsTTY };
+}
+
+async function openOrRefuse(path: string, options: Parameters<typeof openInput>[1]): Promise<InputSource> {
   try {
-    bytes = await readFile(path);
+    return await openInput(path, options);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : String(code ?? error);
-    throw new UsageError(`Cannot read body file ${path}: ${reason}`);
+    if (error instanceof InputFileError) throw new UsageError(error.message);
+    throw error;
   }
+}
+
+/** UTF-8 text, less a byte-order mark; a byte that is not UTF-8 is refused naming its line. */
+function decodeBody(bytes: Buffer, name: string): string {
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -56,30 +68,88 @@ async function readBodyFile(path: string): Promise<string> {
     const bad = lossy.indexOf('\uFFFD');
     let line = 1;
     for (let i = 0; i < bad; i++) if (lossy.charCodeAt(i) === 10) line++;
-    throw new UsageError(`${path}:${line}: not valid UTF-8 text`);
+    throw new UsageError(`${name}:${line}: not valid UTF-8 text`);
   }
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   return stripOneTrailingNewline(text);
 }
 
-async function readBody(input: CommandInput, ctx: Context): Promise<string> {
+async function readBodyBytes(source: InputSource): Promise<Buffer> {
+  try {
+    return await readInputBytes(source);
+  } catch (error) {
+    if (error instanceof InputFileError) throw new UsageError(error.message);
+    throw error;
+  } finally {
+    source.close();
+  }
+}
+
+interface Body {
+  text: string;
+  /** The --body-file read, to tell whether the journal would be written into it. */
+  file: InputSource | undefined;
+}
+
+async function readBody(input: CommandInput, ctx: Context, toFilePath: string | undefined): Promise<Body> {
   const text = input.string('body');
   const file = input.string('bodyFile');
   if (text !== undefined && file !== undefined) throw new UsageError('Give the body once: --body or --body-file, not both');
-  if (text !== undefined) return text;
-  if (file !== undefined) return readBodyFile(file);
-  if (ctx.io.stdinIsTTY) return '';
+  if (text !== undefined) return { text, file: undefined };
+  if (file !== undefined) {
+    const source = await openOrRefuse(file, inputOptions(ctx, '--body-file', MAX_BODY_BYTES, false));
+    return { text: decodeBody(await readBodyBytes(source), file), file: source };
+  }
+  if (ctx.io.stdinIsTTY) return { text: '', file: undefined };
+  if (toFilePath !== undefined && STDIN_PATHS.has(toFilePath)) {
+    throw new UsageError(`The recipients (--to-file ${toFilePath}) and the body cannot both come from standard input: give --body or --body-file`);
+  }
   // A pipe that never closes would leave `svc send` waiting in silence: after a moment, say why.
-  const reading = ctx.readStdin('the message body on standard input');
+  const source = await openOrRefuse('-', inputOptions(ctx, 'the body on', MAX_BODY_BYTES, false));
   const waited = new AbortController();
   void ctx.clock.sleep(STDIN_HINT_AFTER_MS, waited.signal).then(
     () => ctx.warn('waiting for the message body on standard input (end it with Ctrl-D, or give --body or --body-file)'),
     () => undefined,
   );
   try {
-    return stripOneTrailingNewline(await reading);
+    return { text: decodeBody(await readBodyBytes(source), 'standard input'), file: undefined };
   } finally {
     waited.abort();
+  }
+}
+
+/** Names of standard input as a --to-file. */
+const STDIN_PATHS = new Set(['-', '/dev/stdin', '/dev/fd/0', '/proc/self/fd/0']);
+
+/** Link characters that are never part of a URL as typed: white space, line breaks, controls. */
+const UNSAFE_IN_LINK = /[\s\u0000-\u001f\u007f-\u009f]/u;
+
+function checkMediaLinks(urls: readonly string[]): void {
+  for (const url of urls) {
+    if (UNSAFE_IN_LINK.test(url)) {
+      throw new UsageError(`--media ${JSON.stringify(url)}: a link may not hold white space, line breaks or control characters`);
+    }
+  }
+}
+
+/**
+ * The journal must not be any input: appending to the recipients file, the body or a media file
+ * would corrupt what is being sent. Compared by device and inode, so that links and other
+ * spellings of a path are caught too. An existing journal must be a regular file.
+ */
+async function checkJournalPath(journal: string, inputs: readonly { flag: string; name: string; identity: { dev: number; ino: number } | undefined }[]): Promise<void> {
+  let journalStats;
+  try {
+    journalStats = await stat(journal);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw new UsageError(`Cannot use --journal ${journal}: ${String((error as NodeJS.ErrnoException).code ?? error)}`);
+  }
+  if (!journalStats.isFile()) throw new UsageError(`--journal ${journal} is not a regular file`);
+  for (const input of inputs) {
+    if (input.identity !== undefined && input.identity.dev === journalStats.dev && input.identity.ino === journalStats.ino) {
+      throw new UsageError(`--journal ${journal} is the same file as ${input.flag} ${input.name}: the journal would be written into an input`);
+    }
   }
 }
 
@@ -100,10 +170,11 @@ function recipientsFrom(values: readonly string[], ctx: Context): string[] {
   return list;
 }
 
-async function checkFile(path: string, ctx: Context): Promise<RecipientsCheck> {
+async function checkFile(source: InputSource, ctx: Context): Promise<RecipientsCheck> {
   let check: RecipientsCheck;
+  const path = source.name;
   try {
-    check = await checkRecipientsFile(path);
+    check = await checkRecipientsFile(source);
   } catch (error) {
     if (error instanceof RecipientsFileError) throw new UsageError(error.message);
     throw error;
@@ -137,6 +208,9 @@ export async function planSend(input: CommandInput, ctx: Context): Promise<SendP
   const journal = input.string('journal');
   const resume = input.flag('resume');
   if (resume && journal === undefined) throw new UsageError('--resume needs --journal FILE: the journal of the run to resume');
+  const unknownText = input.string('unknown');
+  const unknown = unknownText === undefined ? undefined : (unknownText.toLowerCase() as UnknownChoice);
+  if (unknown !== undefined && !resume) throw new UsageError('--unknown goes with --resume: it chooses what a resumed run does with recipients whose outcome is unknown');
 
   const mediaUrls = input.strings('media');
   const mediaPaths = input.strings('mediaFile');
@@ -145,13 +219,14 @@ export async function planSend(input: CommandInput, ctx: Context): Promise<SendP
       `A message holds at most ${MAX_MEDIA_PER_MESSAGE} media (--media and --media-file together), not ${mediaUrls.length + mediaPaths.length}`,
     );
   }
+  checkMediaLinks(mediaUrls);
   checkMessageMedia(mediaUrls, []);
   const mediaFiles: MediaFile[] = [];
   for (const path of mediaPaths) mediaFiles.push(await readMediaFile(path));
   checkMessageMedia(mediaUrls, mediaFiles);
 
-  const body = await readBody(input, ctx);
-  if (body === '' && mediaUrls.length + mediaFiles.length === 0) {
+  const body = await readBody(input, ctx, toFilePath);
+  if (body.text === '' && mediaUrls.length + mediaFiles.length === 0) {
     throw new UsageError('A message needs a body or media: --body TEXT, --body-file FILE, text on standard input, --media or --media-file');
   }
 
@@ -160,24 +235,43 @@ export async function planSend(input: CommandInput, ctx: Context): Promise<SendP
   let toFile: SendPlan['toFile'];
   let template: CompiledTemplate;
   if (toFilePath !== undefined) {
-    const check = await checkFile(toFilePath, ctx);
-    toFile = { path: toFilePath, check };
+    const source = await openOrRefuse(toFilePath, inputOptions(ctx, '--to-file', MAX_RECIPIENTS_BYTES, true));
     try {
-      template = compileTemplate(body, check.columns);
+      const check = await checkFile(source, ctx);
+      toFile = { path: toFilePath, source, check };
+      template = compileTemplate(body.text, check.columns);
     } catch (error) {
+      source.close();
       if (error instanceof TemplateError) throw new UsageError(error.message);
       throw error;
     }
   } else {
     // With --to the body is sent as written: braces are text, not placeholders.
-    template = { source: body, columns: [], isStatic: true, render: () => body };
+    template = { source: body.text, columns: [], isStatic: true, render: () => body.text };
+  }
+
+  if (journal !== undefined) {
+    const inputs = [
+      ...(toFile !== undefined ? [{ flag: '--to-file', name: toFile.path, identity: toFile.source.identity }] : []),
+      ...(body.file !== undefined ? [{ flag: '--body-file', name: body.file.name, identity: body.file.identity }] : []),
+    ];
+    for (const path of mediaPaths) {
+      const { dev, ino } = await stat(path);
+      inputs.push({ flag: '--media-file', name: path, identity: { dev, ino } });
+    }
+    try {
+      await checkJournalPath(journal, inputs);
+    } catch (error) {
+      toFile?.source.close();
+      throw error;
+    }
   }
 
   return {
     from,
     to,
     toFile,
-    body,
+    body: body.text,
     template,
     mediaUrls,
     mediaFiles,
@@ -186,7 +280,9 @@ export async function planSend(input: CommandInput, ctx: Context): Promise<SendP
     concurrency,
     journal,
     resume,
+    unknown,
     dryRun: input.flag('dryRun'),
     yes: input.flag('yes'),
+    close: () => toFile?.source.close(),
   };
 }

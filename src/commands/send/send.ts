@@ -1,15 +1,25 @@
 import type { CommandInput } from '../spec.js';
 import type { Context } from '../../context.js';
-import { CliError, ExitCode, InterruptedError, UsageError } from '../../errors.js';
+import { createHash } from 'node:crypto';
+import { CliError, ExitCode, InterruptedError, stopExitCode, UsageError } from '../../errors.js';
 import { messageOutcome, sendMessage, type SendAnswer, type SendMessageRequest } from '../../api/messages.js';
 import { uploadMedia } from '../../api/media.js';
-import { runBulk, type BulkRequest, type BulkSummary } from '../../bulk/engine.js';
+import { runBulk, type BulkRequest, type BulkSummary, type JournalSink } from '../../bulk/engine.js';
 import { createProgressLine, formatDuration, type ProgressLine } from '../../bulk/progress.js';
-import { JournalWriter, readJournal, type AcceptedRecipients } from '../../send/journal.js';
+import {
+  JournalFormatError,
+  JournalWriter,
+  readJournal,
+  runDifferences,
+  type JournalRun,
+  type JournalState,
+  type UnknownChoice,
+} from '../../send/journal.js';
 import { readRecipientBatches } from '../../send/recipients.js';
+import { VERSION } from '../../version.js';
 import { describeSize } from '../media/media-file.js';
 import { planSend, type SendPlan } from './plan.js';
-import { bodyStats, type BodyStats } from './stats.js';
+import { bodyStats, type BodyStats, type SkipRecipient } from './stats.js';
 import { createResultPrinter } from './output.js';
 import { sentRecorderFor } from '../../events/records.js';
 
@@ -21,15 +31,25 @@ const LONG_SEND_RECIPIENTS = 20_000;
 
 export async function run(input: CommandInput, ctx: Context): Promise<number> {
   const plan = await planSend(input, ctx);
-  const accepted = plan.resume ? await loadJournal(plan.journal!, ctx) : undefined;
+  try {
+    return await sendPlanned(plan, ctx);
+  } finally {
+    plan.close();
+  }
+}
+
+async function sendPlanned(plan: SendPlan, ctx: Context): Promise<number> {
+  const journalRun = plan.journal !== undefined ? runOf(plan) : undefined;
+  const resumed = plan.journal !== undefined ? await loadJournal(plan, journalRun!, ctx) : undefined;
+  const skip = resumed?.skip;
 
   if (plan.dryRun) {
-    const stats = await bodyStats(plan, accepted);
-    await writeDryRun(ctx, plan, stats);
+    const stats = await bodyStats(plan, skip);
+    await writeDryRun(ctx, plan, stats, resumed);
     return ExitCode.Ok;
   }
 
-  const isAsync = await confirmSend(plan, ctx, accepted);
+  const isAsync = await confirmSend(plan, ctx, skip);
 
   const api = await ctx.api();
   if (plan.toFile !== undefined) {
@@ -45,7 +65,7 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
   }
   // Opened before any upload: a journal that cannot be written is a usage error (exit 2), and
   // that must come before the first request, not after the media went up.
-  const journal = plan.journal !== undefined ? openJournal(plan.journal) : undefined;
+  const journal = plan.journal !== undefined ? openJournal(plan.journal, journalRun!, resumed!) : undefined;
   const mediaUrls = [...plan.mediaUrls];
   try {
     for (const file of plan.mediaFiles) {
@@ -75,15 +95,15 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
 
   async function* requests(): AsyncGenerator<BulkRequest<SendMessageRequest>[]> {
     if (plan.to !== undefined) {
-      const remaining = plan.to.filter((to) => !accepted?.has(to));
+      const remaining = plan.to.filter((to) => !skip?.(to));
       skipped = plan.to.length - remaining.length;
       if (remaining.length > 0) yield [{ to: remaining, payload: payloadFor(remaining, plan.body) }];
       return;
     }
-    for await (const rows of readRecipientBatches(plan.toFile!.path)) {
+    for await (const rows of readRecipientBatches(plan.toFile!.source)) {
       const batch: BulkRequest<SendMessageRequest>[] = [];
       for (const row of rows) {
-        if (accepted?.has(row.to)) {
+        if (skip?.(row.to)) {
           skipped++;
           counts.skipped = skipped;
           continue;
@@ -98,14 +118,15 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
   try {
     summary = await runBulk({
       requests: requests(),
-      send: (request) =>
-        sendMessage(api, request.payload, { isAsync, finishOnInterrupt: true }).then((answer) => {
+      send: (request, cutOff) =>
+        sendMessage(api, request.payload, { isAsync, finishOnInterrupt: true, signal: cutOff }).then((answer) => {
           recorder?.add(answer, plan.from, request.to, request.payload.body);
           return answer;
         }),
       concurrency: bulk ? plan.concurrency : 1,
       journal,
       signal: ctx.signal,
+      sleep: (ms, signal) => ctx.clock.sleep(ms, signal),
       onResult(result) {
         if (result.outcome === 'accepted') {
           counts.accepted++;
@@ -128,7 +149,7 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
   if (bulk || plan.journal !== undefined || summary.interrupted) {
     writeSummary(ctx, plan, summary, skipped, ctx.clock.now() - started);
   }
-  if (summary.interrupted) return ExitCode.Interrupted;
+  if (summary.interrupted) return stopExitCode(ctx.signal);
   if (failed === 0 && recipientsFailed.length > 0) {
     // Accepted requests whose answer says some recipients failed: they are journaled as accepted
     // (sending again could reach the others twice), but the exit code tells the truth.
@@ -162,35 +183,105 @@ export function failedRecipientsIn(answer: SendAnswer, to: readonly string[]): s
   return typeof answer['status'] === 'string' && messageOutcome({ status: answer['status'] }) === 'failed' ? [...to] : [];
 }
 
-function openJournal(path: string): JournalWriter {
+function sha256(text: string | Buffer): string {
+  return `sha256:${createHash('sha256').update(text).digest('hex')}`;
+}
+
+/** What this run's journal is bound to (see JournalRun). */
+function runOf(plan: SendPlan): JournalRun {
+  const recipients = plan.toFile !== undefined ? `sha256:${plan.toFile.check.sha256}` : sha256(plan.to!.join('\n'));
+  const recipientCount = plan.toFile !== undefined ? plan.toFile.check.recipients : plan.to!.length;
+  return {
+    from: plan.from,
+    body: sha256(plan.body),
+    recipients,
+    recipientCount,
+    media: [...plan.mediaUrls, ...plan.mediaFiles.map((file) => sha256(file.bytes))],
+  };
+}
+
+interface Resumed {
+  state: JournalState;
+  /** The choice for unknown recipients (undefined when there are none, or only counted by a dry run). */
+  unknown: UnknownChoice | undefined;
+  skip: SkipRecipient | undefined;
+}
+
+function openJournal(path: string, journalRun: JournalRun, resumed: Resumed): JournalSink & { close(): Promise<void> } {
   try {
-    return JournalWriter.open(path);
+    return resumed.state.exists ? JournalWriter.resume(resumed.state, resumed.unknown ?? 'none') : JournalWriter.create(path, journalRun, { svc: VERSION });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new UsageError(`Cannot open the journal ${path} for appending: ${code === 'ENOENT' ? 'no such directory' : String(code ?? error)}`);
   }
 }
 
-async function loadJournal(path: string, ctx: Context): Promise<AcceptedRecipients> {
-  let journal;
+/**
+ * Reads --journal: refuses one that is damaged, not a journal, or of another run; without
+ * --resume, refuses to write over one; with it, skips the accepted recipients and settles what
+ * happens to those whose outcome is unknown (--unknown, or a question on a terminal).
+ */
+async function loadJournal(plan: SendPlan, journalRun: JournalRun, ctx: Context): Promise<Resumed> {
+  const path = plan.journal!;
+  let state: JournalState;
   try {
-    journal = await readJournal(path);
+    state = await readJournal(path);
   } catch (error) {
+    if (error instanceof JournalFormatError) {
+      throw new UsageError(error.message, ['Nothing was sent. Give the journal of this run, or a new --journal file.']);
+    }
     const code = (error as NodeJS.ErrnoException).code;
     throw new UsageError(`Cannot read the journal ${path}: ${code === 'EISDIR' ? 'is a directory' : String(code ?? error)}`);
   }
-  if (!journal.exists) {
-    ctx.warn(`${path} does not exist yet: nothing to resume, every recipient is sent to`);
-    return journal.accepted;
+  if (!state.exists) {
+    if (plan.resume) ctx.warn(`${path} does not exist yet: nothing to resume, every recipient is sent to`);
+    return { state, unknown: undefined, skip: undefined };
   }
-  for (const torn of journal.tornLines.slice(0, 3)) ctx.warn(`${path}:${torn.line}: not a journal entry (a write cut short?), ignored`);
-  const unknownNote =
-    journal.unknown > 0
-      ? `; ${journal.unknown} recorded as unknown (no answer came back; the service may have sent them) are sent again`
-      : '';
-  const rejectedNote = journal.rejected > 0 ? `; ${journal.rejected} rejected earlier are sent again` : '';
-  ctx.io.stderr.write(`Resuming from ${path}: ${journal.accepted.size} recipients already accepted are skipped${rejectedNote}${unknownNote}.\n`);
-  return journal.accepted;
+  if (!plan.resume) {
+    throw new UsageError(`${path} already holds the journal of a run: continue it with --resume, or give a new --journal file`);
+  }
+  const differences = runDifferences(state.header!.run, journalRun);
+  if (differences.length > 0) {
+    throw new UsageError(`${path} is the journal of another run: ${differences.join('; ')}`, [
+      'Nothing was sent. Resume with the same --from, body, recipients and media, or give a new --journal file.',
+    ]);
+  }
+  const { counts } = state;
+  if (state.torn !== undefined) ctx.warn(`${path}:${state.torn.line}: a record cut short (the run was stopped while writing it); counted as in flight`);
+  let unknown = plan.unknown;
+  if (counts.unknown > 0 && unknown === undefined && !plan.dryRun) {
+    const question =
+      `${counts.unknown} recipient${counts.unknown === 1 ? ' has' : 's have'} an unknown outcome ` +
+      `(${counts.inFlight} in flight when the run stopped, ${counts.unknown - counts.inFlight} with an unreadable answer): ` +
+      'the service may already have sent them the message.';
+    if (ctx.io.canPrompt && !plan.yes) {
+      const prompter = await ctx.prompter();
+      unknown = (await prompter.confirm(`${question} Send to them again?`, false)) ? 'resend' : 'skip';
+    } else {
+      throw new UsageError(`${question} Choose with --unknown resend (they may get it twice) or --unknown skip (they may not get it)`);
+    }
+  }
+  const notes = [`${counts.accepted} recipients already accepted are skipped`];
+  if (counts.rejected > 0) notes.push(`${counts.rejected} rejected earlier are sent again`);
+  if (counts.unknown > 0) {
+    notes.push(
+      unknown === 'resend'
+        ? `${counts.unknown} with an unknown outcome are sent again (--unknown resend)`
+        : unknown === 'skip'
+          ? `${counts.unknown} with an unknown outcome are skipped (--unknown skip)`
+          : `${counts.unknown} with an unknown outcome are left out until --unknown chooses`,
+    );
+  }
+  ctx.io.stderr.write(`Resuming from ${path}: ${notes.join('; ')}.\n`);
+  const skipUnknown = unknown !== 'resend';
+  return {
+    state,
+    unknown,
+    skip: (to) => {
+      const recipientState = state.stateOf(to);
+      return recipientState === 'accepted' || (skipUnknown && recipientState === 'unknown');
+    },
+  };
 }
 
 function describeEncoding(stats: BodyStats): string {
@@ -208,13 +299,13 @@ function costLine(stats: BodyStats): string {
  * On a terminal: shows what a long or UCS-2 message costs, offers --async beyond 100 recipients,
  * and asks before sending (unless --yes). Elsewhere: a warning where --async is advised.
  */
-async function confirmSend(plan: SendPlan, ctx: Context, accepted: AcceptedRecipients | undefined): Promise<boolean> {
+async function confirmSend(plan: SendPlan, ctx: Context, skip: SkipRecipient | undefined): Promise<boolean> {
   let isAsync = plan.isAsync;
   const recipients = plan.to !== undefined ? plan.to.length : plan.toFile!.check.recipients;
   const ask = ctx.io.canPrompt && !plan.yes;
   let shown = false;
   if (ctx.io.stderrIsTTY) {
-    const stats = await bodyStats(plan, accepted);
+    const stats = await bodyStats(plan, skip);
     if (stats.segments > 1 || stats.encoding === 'UCS-2') {
       ctx.io.stderr.write(`This message is ${costLine(stats)}.\n`);
       shown = true;
@@ -235,7 +326,8 @@ async function confirmSend(plan: SendPlan, ctx: Context, accepted: AcceptedRecip
   return isAsync;
 }
 
-async function writeDryRun(ctx: Context, plan: SendPlan, stats: BodyStats): Promise<void> {
+async function writeDryRun(ctx: Context, plan: SendPlan, stats: BodyStats, resumed: Resumed | undefined): Promise<void> {
+  const unknown = resumed?.state.exists === true ? resumed.state.counts.unknown : 0;
   const media = [
     ...plan.mediaUrls.map((url) => ({ url })),
     ...plan.mediaFiles.map((file) => ({ file: file.path, contentType: file.contentType, bytes: file.bytes.length })),
@@ -249,7 +341,7 @@ async function writeDryRun(ctx: Context, plan: SendPlan, stats: BodyStats): Prom
     media,
     totalSegments: stats.totalSegments,
     nonGsmCharacters: stats.nonGsmCharacters,
-    ...(plan.resume ? { skipped: stats.skipped } : {}),
+    ...(plan.resume ? { skipped: stats.skipped, unknown } : {}),
   };
   if (ctx.globals.output !== 'table') {
     ctx.io.stdout.write(ctx.globals.output === 'json' ? `${JSON.stringify(document, null, 2)}\n` : `${JSON.stringify(document)}\n`);
@@ -258,7 +350,7 @@ async function writeDryRun(ctx: Context, plan: SendPlan, stats: BodyStats): Prom
   const lines = [
     'Dry run: nothing was sent.',
     `requests    ${stats.requests}`,
-    `recipients  ${stats.recipients}${plan.resume ? ` (${stats.skipped} skipped: accepted in ${plan.journal})` : ''}`,
+    `recipients  ${stats.recipients}${plan.resume ? ` (${stats.skipped} skipped: accepted in ${plan.journal}${unknown > 0 && resumed?.unknown !== 'resend' ? `, or of unknown outcome (${unknown})` : ''})` : ''}`,
     `encoding    ${describeEncoding(stats)}`,
     `characters  ${stats.templated ? 'up to ' : ''}${stats.characters}`,
     `segments    ${stats.templated ? 'up to ' : ''}${stats.segments} per message, ${stats.totalSegments} in total`,
@@ -272,15 +364,16 @@ function writeSummary(ctx: Context, plan: SendPlan, summary: BulkSummary, skippe
   const parts = [`${summary.accepted} accepted`];
   if (summary.rejected > 0) parts.push(`${summary.rejected} failed`);
   if (summary.unknown > 0) parts.push(`${summary.unknown} without an answer (the service may have sent them)`);
-  if (skipped > 0) parts.push(`${skipped} skipped (accepted in an earlier run)`);
+  if (skipped > 0) parts.push(`${skipped} skipped (as the journal says)`);
   const head = summary.interrupted ? 'Interrupted after' : 'Sent';
   ctx.io.stderr.write(
     `${head} ${summary.requests} request${summary.requests === 1 ? '' : 's'} in ${formatDuration(elapsedMs)} (${rate}/s): ${parts.join(', ')}.\n`,
   );
-  if (summary.requests === 0 && skipped > 0) ctx.io.stderr.write('Nothing left to send: every recipient was accepted in an earlier run.\n');
+  if (summary.requests === 0 && skipped > 0) ctx.io.stderr.write('Nothing left to send: the journal shows every recipient accepted (or skipped by choice).\n');
   const failed = summary.rejected + summary.unknown;
   if ((summary.interrupted || failed > 0) && plan.journal !== undefined) {
-    ctx.io.stderr.write(`To send to everyone not yet accepted, run the same command with --resume (journal: ${plan.journal}).\n`);
+    const choose = summary.unknown > 0 ? ` and --unknown resend|skip for the ${summary.unknown} without an answer` : '';
+    ctx.io.stderr.write(`To send to everyone not yet accepted, run the same command with --resume${choose} (journal: ${plan.journal}).\n`);
   } else if ((summary.interrupted || failed > 0) && plan.toFile !== undefined) {
     ctx.io.stderr.write('With --journal FILE, a run can be resumed without sending anyone twice.\n');
   }

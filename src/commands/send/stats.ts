@@ -1,6 +1,5 @@
 import { countSegments, type SmsEncoding } from '../../sms/segments.js';
 import { readRecipients } from '../../send/recipients.js';
-import type { AcceptedRecipients } from '../../send/journal.js';
 import type { SendPlan } from './plan.js';
 
 // What a send will cost before it is made: recipients, requests, encoding and segments. With a
@@ -9,7 +8,7 @@ import type { SendPlan } from './plan.js';
 export interface BodyStats {
   requests: number;
   recipients: number;
-  /** Recipients left out because the journal shows them accepted (--resume). */
+  /** Recipients left out because the journal shows them accepted, or unknown with --unknown skip (--resume). */
   skipped: number;
   /** UCS-2 when any recipient's text needs it. */
   encoding: SmsEncoding;
@@ -27,7 +26,10 @@ export interface BodyStats {
 
 const MAX_LISTED = 20;
 
-export async function bodyStats(plan: SendPlan, accepted: AcceptedRecipients | undefined): Promise<BodyStats> {
+/** Whether --resume leaves a recipient out. */
+export type SkipRecipient = (to: string) => boolean;
+
+export async function bodyStats(plan: SendPlan, skip: SkipRecipient | undefined): Promise<BodyStats> {
   const stats: BodyStats = {
     requests: 0,
     recipients: 0,
@@ -51,7 +53,7 @@ export async function bodyStats(plan: SendPlan, accepted: AcceptedRecipients | u
   };
 
   if (plan.to !== undefined) {
-    const remaining = plan.to.filter((to) => !accepted?.has(to));
+    const remaining = plan.to.filter((to) => !skip?.(to));
     stats.recipients = remaining.length;
     stats.skipped = plan.to.length - remaining.length;
     stats.requests = remaining.length > 0 ? 1 : 0;
@@ -60,15 +62,15 @@ export async function bodyStats(plan: SendPlan, accepted: AcceptedRecipients | u
   }
 
   const file = plan.toFile!;
-  if (plan.template.isStatic && accepted === undefined) {
+  if (plan.template.isStatic && skip === undefined) {
     stats.recipients = file.check.recipients;
     stats.requests = file.check.recipients;
     add(plan.body, file.check.recipients);
     return stats;
   }
   const staticInfo = plan.template.isStatic ? countSegments(plan.body) : undefined;
-  for await (const row of readRecipients(file.path)) {
-    if (accepted?.has(row.to)) {
+  for await (const row of readRecipients(file.source)) {
+    if (skip?.(row.to)) {
       stats.skipped++;
       continue;
     }

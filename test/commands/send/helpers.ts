@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readJournalRecords, type JournalLine } from '../../../src/send/journal.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MockAgent } from 'undici';
@@ -70,3 +71,20 @@ export function numbers(count: number, base = 15557000000): string[] {
 }
 
 export const PNG_BYTES = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(100, 1)]);
+
+/** Every record of a journal, checked by the journal's own reader. */
+export async function journalRecords(path: string): Promise<JournalLine[]> {
+  const records: JournalLine[] = [];
+  for await (const record of readJournalRecords(path)) records.push(record);
+  return records;
+}
+
+/**
+ * Removes the result records of these recipients, as if the process had died after launching
+ * their requests and before their answers were journaled.
+ */
+export function dropResultsFor(path: string, recipients: readonly string[]): void {
+  const lines = readFileSync(path, 'utf8').split('\n');
+  const kept = lines.filter((line) => !(line.startsWith('{"type":"result"') && recipients.some((to) => line.includes(`"${to}"`))));
+  writeFileSync(path, kept.join('\n'));
+}

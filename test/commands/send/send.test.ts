@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { fakeClock, runCli, scriptedPrompter } from '../../helpers/cli.js';
 import { MOCK_ENV } from '../../helpers/mock-api.js';
 import { startTestServer } from '../../helpers/http-server.js';
-import { accepted, mockSends, numbers, PNG_BYTES, tempDir, type SendMock } from './helpers.js';
+import { InterruptedError } from '../../../src/errors.js';
+import { accepted, dropResultsFor, journalRecords, mockSends, numbers, PNG_BYTES, tempDir, type SendMock } from './helpers.js';
 
 const FROM = '+15551230000';
 const A = '+15557650001';
@@ -123,7 +124,14 @@ describe('svc send: checks before anything is sent (exit 2)', () => {
     [['--from', FROM, '--to', A, '--body', 'x', ...Array.from({ length: 11 }, (_, i) => ['--media', `https://e.com/${i}.png`]).flat()], /at most 10 media.*not 11/],
     [['--from', FROM, '--to', A, '--body', 'x', '--resume'], /--resume needs --journal/],
     [['--from', FROM, '--to', A, '--body', 'x', '--concurrency', '0'], /--concurrency must be a whole number from 1 to 256/],
-    [['--from', FROM, '--to', A, '--body-file', '/nonexistent/body.txt'], /Cannot read body file \/nonexistent\/body\.txt: no such file/],
+    [['--from', FROM, '--to', A, '--body-file', '/nonexistent/body.txt'], /Cannot read --body-file \/nonexistent\/body\.txt: no such file/],
+    [['--from', FROM, '--to', A, '--body-file', '/dev/zero'], /--body-file \/dev\/zero is a device, not a file/],
+    [['--from', FROM, '--to', A, '--body-file', '/'], /--body-file \/ is a directory, not a file/],
+    [['--from', FROM, '--to', A, '--body', 'x', '--media', 'https://e.com/a.png\nX-Injected: 1'], /--media "https:\/\/e\.com\/a\.png\\nX-Injected: 1": a link may not hold white space, line breaks or control characters/],
+    [['--from', FROM, '--to', A, '--body', 'x', '--media', 'https://e.com/a b.png'], /--media "https:\/\/e\.com\/a b\.png": a link may not hold/],
+    [['--from', FROM, '--to', A, '--body', 'x', '--media', 'https://e.com/a\u0007.png'], /--media "https:\/\/e\.com\/a\\u0007\.png"/],
+    [['--from', FROM, '--to', A, '--body', 'x', '--media', 'https://e.com/a\t.png'], /a link may not hold/],
+    [['--from', FROM, '--to', A, '--body', 'x', '--unknown', 'skip'], /--unknown goes with --resume/],
   ])('refuses %j', async (args, text) => {
     await refused(['send', ...args], text);
   });
@@ -432,7 +440,7 @@ describe('svc send --media-file with a journal that cannot be opened', () => {
 });
 
 describe('svc send --journal and --resume', () => {
-  it('journals one line per request and resumes only those not accepted, saying how many were unknown', async () => {
+  it('journals each request before it leaves and its answer after, and resumes only those not accepted', async () => {
     const list = numbers(12);
     const d = dir();
     const file = d.file('to.txt', list.join('\n'));
@@ -442,41 +450,66 @@ describe('svc send --journal and --resume', () => {
     const first = await run(['send', '--from', FROM, '--to-file', file, '--body', 'x', '--journal', journal, '-o', 'ndjson']);
     expect(first.code).toBe(6);
     expect(first.stderr).toContain('--resume');
-    const lines = readFileSync(journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { to: string[]; outcome: string; messageId?: string; error?: { status: number } });
-    expect(lines).toHaveLength(12);
-    expect(lines.filter((l) => l.outcome === 'rejected').map((l) => l.to[0]).sort()).toEqual([...firstRun].sort());
-    expect(lines.find((l) => l.outcome === 'accepted')!.messageId).toMatch(/^msg-/);
-    expect(lines.find((l) => l.outcome === 'rejected')!.error!.status).toBe(503);
+    const records = await journalRecords(journal);
+    expect(records[0]!.type).toBe('header');
+    const launches = records.filter((r) => r.type === 'launch');
+    const results = records.filter((r) => r.type === 'result');
+    expect(launches).toHaveLength(12);
+    expect(results).toHaveLength(12);
+    // Every launch comes before its result.
+    for (const result of results) expect(launches.find((l) => l.seq === result.seq)!.line).toBeLessThan(result.line);
+    expect(results.filter((l) => l.outcome === 'rejected').map((l) => l.to[0]).sort()).toEqual([...firstRun].sort());
+    expect(results.find((l) => l.outcome === 'accepted')!.messageId).toMatch(/^msg-/);
+    expect(results.find((l) => l.outcome === 'rejected')!.error!.status).toBe(503);
     await mock.close();
 
-    // A hand-written `unknown` entry stands for a request that went out and got no answer.
-    const { appendFileSync } = await import('node:fs');
-    appendFileSync(journal, `${JSON.stringify({ to: [list[11]], outcome: 'unknown', at: '2026-01-01T00:00:00Z' })}\n{"to": ["+1555`);
+    // Without --resume an existing journal is not written over.
     mock = mockSends(accepted);
+    const again = await run(['send', '--from', FROM, '--to-file', file, '--body', 'x', '--journal', journal, '--json']);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('already holds the journal of a run: continue it with --resume');
+
+    // The answer to list[11] is lost as if the process had died before journaling it.
+    dropResultsFor(journal, [list[11]!]);
     const dry = await run(['send', '--from', FROM, '--to-file', file, '--body', 'x', '--journal', journal, '--resume', '--dry-run', '--json']);
-    expect(JSON.parse(dry.stdout)).toMatchObject({ requests: 3, recipients: 3, skipped: 9 });
-    const second = await run(['send', '--from', FROM, '--to-file', file, '--body', 'x', '--journal', journal, '--resume', '--json']);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ requests: 3, recipients: 3, skipped: 9, unknown: 1 });
+    const undecided = await run(['send', '--from', FROM, '--to-file', file, '--body', 'x', '--journal', journal, '--resume', '--json']);
+    expect(undecided.code).toBe(2);
+    expect(undecided.stderr).toMatch(/1 recipient has an unknown outcome \(1 in flight.*--unknown resend.*--unknown skip/);
+    expect(mock.sends).toHaveLength(0);
+
+    const second = await run(['send', '--from', FROM, '--to-file', file, '--body', 'x', '--journal', journal, '--resume', '--unknown', 'skip', '--json']);
     expect(second.code).toBe(0);
     expect(mock.sends.map((s) => s.body.to[0]).sort()).toEqual([...firstRun].sort());
-    expect(second.stderr).toContain('9 recipients already accepted are skipped; 3 rejected earlier are sent again');
-    expect(second.stderr).toMatch(/not a journal entry/);
+    expect(second.stderr).toContain('8 recipients already accepted are skipped; 3 rejected earlier are sent again; 1 with an unknown outcome are skipped (--unknown skip)');
 
-    // Everyone is accepted now: a third resume sends nothing.
-    const third = await run(['send', '--from', FROM, '--to-file', file, '--body', 'x', '--journal', journal, '--resume', '--json']);
+    // Everyone but the unknown one is accepted; resending it is a choice.
+    const third = await run(['send', '--from', FROM, '--to-file', file, '--body', 'x', '--journal', journal, '--resume', '--unknown', 'resend', '--json']);
     expect(third.code).toBe(0);
-    expect(JSON.parse(third.stdout)).toEqual([]);
-    expect(third.stderr).toContain('Nothing left to send');
-    expect(mock.sends).toHaveLength(3);
+    expect(mock.sends.slice(3).map((s) => s.body.to)).toEqual([[list[11]]]);
+    const fourth = await run(['send', '--from', FROM, '--to-file', file, '--body', 'x', '--journal', journal, '--resume', '--json']);
+    expect(fourth.code).toBe(0);
+    expect(JSON.parse(fourth.stdout)).toEqual([]);
+    expect(fourth.stderr).toContain('Nothing left to send');
+    expect(mock.sends).toHaveLength(4);
   });
 
-  it('counts unknown outcomes when resuming', async () => {
+  it('asks on a terminal what to do with unknown recipients', async () => {
     const d = dir();
-    const journal = d.file('run.jsonl', `${JSON.stringify({ to: [A], outcome: 'unknown', at: 'x' })}\n${JSON.stringify({ to: [B], outcome: 'accepted', at: 'x' })}\n`);
+    const journal = `${d.dir}/run.jsonl`;
     mock = mockSends(accepted);
-    const result = await run(['send', '--from', FROM, '--to', A, B, '--body', 'x', '--journal', journal, '--resume', '--json']);
-    expect(result.code).toBe(0);
-    expect(result.stderr).toContain('1 recipients already accepted are skipped; 1 recorded as unknown');
-    expect(mock.sends.map((s) => s.body.to)).toEqual([[A]]);
+    expect((await run(['send', '--from', FROM, '--to', A, '--body', 'x', '--journal', journal, '--json'])).code).toBe(0);
+    dropResultsFor(journal, [A]);
+    const prompter = scriptedPrompter({ 'unknown outcome': true });
+    const result = await run(['send', '--from', FROM, '--to', A, B, '--body', 'x', '--journal', journal, '--resume', '--json'], { tty: true, prompter });
+    // A --to run with other recipients is another run: refused before the question.
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('is the journal of another run: its recipients were different (1 then, 2 now)');
+    const resumed = await run(['send', '--from', FROM, '--to', A, '--body', 'x', '--journal', journal, '--resume', '--json'], { tty: true, prompter });
+    expect(resumed.code).toBe(0);
+    expect(prompter.asked).toHaveLength(1);
+    expect(prompter.asked[0]).toMatch(/1 recipient has an unknown outcome.*Send to them again\?/);
+    expect(mock.sends.map((s) => s.body.to)).toEqual([[A], [A]]);
   });
 
   it('on Ctrl-C stops launching, waits for the answers in flight, journals them and exits 130', async () => {
@@ -506,12 +539,146 @@ describe('svc send --journal and --resume', () => {
     });
     await agent.close();
     expect(result.code).toBe(130);
-    const lines = readFileSync(journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { outcome: string });
+    const records = await journalRecords(journal);
+    const results = records.filter((r) => r.type === 'result');
     // Every request that went out has its answer journaled, and no more were launched.
-    expect(lines).toHaveLength(requests);
+    expect(results).toHaveLength(requests);
+    expect(records.filter((r) => r.type === 'launch')).toHaveLength(requests);
     expect(requests).toBeLessThan(30);
-    expect(lines.every((l) => l.outcome === 'accepted')).toBe(true);
+    expect(results.every((l) => l.outcome === 'accepted')).toBe(true);
     expect(result.stdout.trim().split('\n')).toHaveLength(requests);
     expect(result.stderr).toContain('Interrupted after');
+  });
+
+  it('exits 143 on SIGTERM and 129 on SIGHUP, as on Ctrl-C', async () => {
+    for (const [signal, code] of [['SIGTERM', 143], ['SIGHUP', 129]] as const) {
+      const controller = new AbortController();
+      const list = numbers(50);
+      const file = dir().file('to.txt', list.join('\n'));
+      mock = mockSends((request, index) => {
+        if (index === 10) controller.abort(new InterruptedError('stopped', signal));
+        return accepted(request, index);
+      });
+      const result = await run(['send', '--from', FROM, '--to-file', file, '--body', 'x', '--concurrency', '2', '--json'], { signal: controller.signal });
+      expect(result.code).toBe(code);
+      expect(mock.sends.length).toBeLessThan(15);
+      await mock.close();
+      mock = undefined;
+    }
+  });
+
+  it('cuts off what is still in flight when the grace period after a signal ends, and journals it unknown', async () => {
+    const controller = new AbortController();
+    const server = await startTestServer();
+    let held = 0;
+    server.on('POST', '/api/v1/messages', (_req, res) => {
+      held++;
+      // Never answered: only the grace period ends these.
+      if (held === 3) controller.abort(new InterruptedError('Terminated', 'SIGTERM'));
+      res.on('close', () => undefined);
+    });
+    const d = dir();
+    const file = d.file('to.txt', numbers(20).join('\n'));
+    const journal = `${d.dir}/run.jsonl`;
+    const clock = fakeClock();
+    const result = await runCli(['send', '--from', FROM, '--to-file', file, '--body', 'x', '--concurrency', '3', '--journal', journal, '--json'], {
+      env: { SVC_BASE_URL: server.url, SVC_USERNAME: 'u@example.com', SVC_PASSWORD: 'p' },
+      clock,
+      signal: controller.signal,
+    });
+    await server.close();
+    expect(result.code).toBe(143);
+    const results = (await journalRecords(journal)).filter((r) => r.type === 'result');
+    expect(results).toHaveLength(3);
+    expect(results.every((r) => r.outcome === 'unknown')).toBe(true);
+    expect(clock.sleeps).toContain(10_000);
+  });
+
+  it('refuses a journal that is an input, another run\'s, damaged, or not a journal at all', async () => {
+    const d = dir();
+    const list = numbers(3);
+    const file = d.file('to.csv', `phone\n${list.join('\n')}\n`);
+    const body = d.file('body.txt', 'hello');
+    mock = mockSends(accepted);
+    const base = ['send', '--from', FROM, '--to-file', file, '--body-file', body, '--json'];
+    const { linkSync, symlinkSync, writeFileSync } = await import('node:fs');
+    symlinkSync(file, `${d.dir}/link.csv`);
+    linkSync(body, `${d.dir}/hard.txt`);
+    for (const [journal, text] of [
+      [file, `--journal ${file} is the same file as --to-file ${file}`],
+      [`${d.dir}/link.csv`, 'is the same file as --to-file'],
+      [`${d.dir}/hard.txt`, 'is the same file as --body-file'],
+      [d.dir, 'is not a regular file'],
+    ] as const) {
+      const result = await run([...base, '--journal', journal]);
+      expect(result.code, journal).toBe(2);
+      expect(result.stderr).toContain(text);
+    }
+    expect(readFileSync(file, 'utf8')).toBe(`phone\n${list.join('\n')}\n`);
+
+    const journal = `${d.dir}/run.jsonl`;
+    expect((await run([...base, '--journal', journal])).code).toBe(0);
+    const other = await run(['send', '--from', FROM, '--to-file', file, '--body', 'another text', '--journal', journal, '--resume', '--json']);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain('is the journal of another run: its message body (or template) was different');
+
+    const lines = readFileSync(journal, 'utf8').split('\n');
+    const index = lines.findIndex((line) => line.includes('"accepted"'));
+    lines[index] = lines[index]!.replace('"accepted"', '"rejected"');
+    writeFileSync(`${d.dir}/damaged.jsonl`, lines.join('\n'));
+    const damaged = await run([...base, '--journal', `${d.dir}/damaged.jsonl`, '--resume']);
+    expect(damaged.code).toBe(2);
+    expect(damaged.stderr).toContain(`${d.dir}/damaged.jsonl:${index + 1}: a damaged record`);
+
+    writeFileSync(`${d.dir}/v1.jsonl`, `${JSON.stringify({ to: [list[0]], outcome: 'accepted', at: 'x' })}\n`);
+    const old = await run([...base, '--journal', `${d.dir}/v1.jsonl`, '--resume']);
+    expect(old.code).toBe(2);
+    expect(old.stderr).toContain('a journal of an earlier svc (format 1');
+
+    const csvAsJournal = await run([...base.slice(0, 5), '--body', 'x', '--journal', file, '--resume']);
+    expect(csvAsJournal.code).toBe(2);
+    expect(mock.sends).toHaveLength(3);
+  });
+});
+
+describe('svc send: inputs read once and bounded', () => {
+  it('reads the recipients from standard input with --to-file -, checked whole before sending', async () => {
+    mock = mockSends(accepted);
+    const list = numbers(5);
+    const result = await run(['send', '--from', FROM, '--to-file', '-', '--body', 'x', '--json'], { stdin: `${list.join('\n')}\n` });
+    expect(result.code).toBe(0);
+    expect(mock.sends.map((s) => s.body.to[0])).toEqual(list);
+    const bad = await run(['send', '--from', FROM, '--to-file', '-', '--body', 'x', '--json'], { stdin: `${list.join('\n')}\nnot-a-number\n` });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/standard input:6: \\"not-a-number\\" is not an E\.164 number/);
+    expect(mock.sends).toHaveLength(5);
+    const both = await run(['send', '--from', FROM, '--to-file', '-', '--json'], { stdin: list.join('\n') });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('cannot both come from standard input');
+  });
+
+  it('refuses binary data and a record without end, before reading them whole', async () => {
+    mock = mockSends(accepted);
+    const d = dir();
+    const nul = d.file('nul.txt', Buffer.concat([Buffer.from('+15557650001\n'), Buffer.alloc(1000)]));
+    const long = d.file('long.txt', `+15557650001\n${'1'.repeat(70 * 1024)}`);
+    const unclosed = d.file('unclosed.csv', `phone,name\n+15557650001,"${'x'.repeat(70 * 1024)}`);
+    for (const [file, text] of [
+      [nul, 'holds NUL bytes'],
+      [long, `${long}:2: a record longer than 65536 characters`],
+      [unclosed, `${unclosed}:2: a record longer than 65536 characters`],
+    ] as const) {
+      const result = await run(['send', '--from', FROM, '--to-file', file, '--body', 'x', '--json']);
+      expect(result.code, file).toBe(2);
+      expect(result.stderr).toContain(text);
+    }
+    const huge = await run(['send', '--from', FROM, '--to', A, '--json'], { stdin: 'x'.repeat(64 * 1024 + 1) });
+    expect(huge.code).toBe(2);
+    expect(huge.stderr).toContain('the body on standard input is larger than the limit of 64 KiB');
+    const bigFile = d.file('big.txt', 'x'.repeat(64 * 1024 + 1));
+    const big = await run(['send', '--from', FROM, '--to', A, '--body-file', bigFile, '--json']);
+    expect(big.code).toBe(2);
+    expect(big.stderr).toContain(`--body-file ${bigFile} is larger than the limit of 64 KiB`);
+    expect(mock.sends).toHaveLength(0);
   });
 });
