@@ -11,6 +11,7 @@ import { orderCommands, orderGroup } from './order/index.js';
 import { profileCommands, profileGroup } from './profile/index.js';
 import { sandboxCommands, sandboxGroup } from './sandbox/index.js';
 import { sendCommands } from './send/index.js';
+import { sendReportCommands } from './send/report-spec.js';
 import { tenantCommands, tenantGroup } from './tenant/index.js';
 import { webhookCommands, webhookGroup } from './webhook/index.js';
 import { eventsCommands, eventsGroup } from './events/index.js';
@@ -29,6 +30,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...numberCommands,
   ...orderCommands,
   ...sendCommands,
+  ...sendReportCommands,
   ...messageCommands,
   ...mediaCommands,
   ...webhookCommands,
