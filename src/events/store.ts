@@ -174,7 +174,7 @@ interface Pending {
 }
 
 /** fdatasyncs in flight at once: a batch is written while the one before it is still syncing. */
-const MAX_SYNCS_IN_FLIGHT = 3;
+const MAX_SYNCS_IN_FLIGHT = 4;
 
 export class EventStoreWriter {
   private dataFd = -1;
