@@ -110,7 +110,7 @@ async function startServer(args, env) {
     });
     void exited.then((code) => reject(new Error(`server exited (${code}): ${stderr}`)));
   });
-  return { url, stop: async () => (child.kill('SIGINT'), await exited), stderr: () => stderr };
+  return { url, pid: child.pid, stop: async () => (child.kill('SIGINT'), await exited), stderr: () => stderr };
 }
 
 async function load(origin, prefix, options) {
@@ -120,6 +120,16 @@ async function load(origin, prefix, options) {
     child.once('error', reject);
     child.once('exit', (code) => code !== 0 && reject(new Error(`the load process exited with ${code}`)));
   });
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux); null elsewhere. */
+function cpuSeconds(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
 }
 
 function storedCount(dir) {
@@ -149,10 +159,14 @@ async function main() {
     const servers = [];
     for (const [name, args] of runs) servers.push([name, await startServer(args, env)]);
     const acknowledged = { floor: 0, store: 0, nostore: 0 };
+    const cpu = { floor: 0, store: 0, nostore: 0 };
     try {
       for (let round = 0; round < ROUNDS; round++) {
         for (const [name, server] of servers) {
+          const cpuBefore = cpuSeconds(server.pid);
           const result = await load(server.url, `${name}-${round}`, options);
+          const cpuAfter = cpuSeconds(server.pid);
+          if (cpuBefore !== null && cpuAfter !== null) cpu[name] += cpuAfter - cpuBefore;
           const failures = Object.entries(result.failures);
           if (failures.length > 0) throw new Error(`${name}: ${failures.map(([s, n]) => `${n} x ${s}`).join(', ')}`);
           acknowledged[name] += result.ok;
@@ -164,10 +178,11 @@ async function main() {
     }
     const stored = storedCount(join(work, 'store'));
     const ratio = (name) => results[name].rps / results.floor.rps;
+    const cpuPerEvent = (name) => (cpu[name] > 0 ? ` ${((cpu[name] * 1e6) / acknowledged[name]).toFixed(0).padStart(3)} µs CPU/event` : '');
     console.log(`bench:listener  signed events, ${CONCURRENCY} keep-alive connections, loopback, best of ${ROUNDS} interleaved rounds of ${options.requests} (after ${options.warmup} warm-up each; ${cpus().length} CPUs)`);
-    console.log(`  bare verify-parse-print loop      ${Math.round(results.floor.rps).toString().padStart(6)} events/s`);
-    console.log(`  svc webhook listen --json (store) ${Math.round(results.store.rps).toString().padStart(6)} events/s  ${ratio('store').toFixed(2)}x  (every event fdatasync'd before its 200; ${stored} stored of ${acknowledged.store} acknowledged)`);
-    console.log(`  svc webhook listen --no-store     ${Math.round(results.nostore.rps).toString().padStart(6)} events/s  ${ratio('nostore').toFixed(2)}x`);
+    console.log(`  bare verify-parse-print loop      ${Math.round(results.floor.rps).toString().padStart(6)} events/s        ${cpuPerEvent('floor')}`);
+    console.log(`  svc webhook listen --json (store) ${Math.round(results.store.rps).toString().padStart(6)} events/s  ${ratio('store').toFixed(2)}x ${cpuPerEvent('store')}  (every event fdatasync'd before its 200; ${stored} stored of ${acknowledged.store} acknowledged)`);
+    console.log(`  svc webhook listen --no-store     ${Math.round(results.nostore.rps).toString().padStart(6)} events/s  ${ratio('nostore').toFixed(2)}x ${cpuPerEvent('nostore')}`);
     console.log(`  target >= ${TARGET}x: store ${ratio('store') >= TARGET ? 'met' : 'NOT met'}, no store ${ratio('nostore') >= TARGET ? 'met' : 'NOT met'}`);
     if (stored !== acknowledged.store) {
       console.error(`the store holds ${stored} events but ${acknowledged.store} were acknowledged`);
