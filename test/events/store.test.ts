@@ -114,7 +114,7 @@ describe('the event store', () => {
 
     expect(reader.get('dlv-99997')?.id).toBe('dlv-99997');
     expect(ids(latestRecords(reader, 3))).toEqual(ids(all.filter((r) => r.kind === 'event').slice(-3)));
-  });
+  }, 120_000);
 
   it('indexes lines past the index (a writer killed between its two writes) and skips a torn last line', async () => {
     const dir = tempStore();

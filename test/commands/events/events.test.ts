@@ -234,7 +234,7 @@ describe('svc events tail', () => {
       await writer.close();
       expect(await follow.interrupt()).toBe(130);
     }
-  });
+  }, 60_000);
 });
 
 describe('svc thread', () => {
