@@ -146,7 +146,7 @@ async function main() {
   const bin = fileURLToPath(new URL('../bin/svc.js', import.meta.url));
   const options = { requests: Number(process.env.BENCH_REQUESTS ?? 15_000), warmup: Number(process.env.BENCH_WARMUP ?? 2_000) };
   const work = mkdtempSync(join(tmpdir(), 'svc-bench-listener-'));
-  const env = { SVC_BENCH_NOSYNC: process.env.SVC_BENCH_NOSYNC ?? '', PATH: process.env.PATH ?? '', HOME: work, SVC_WEBHOOK_SECRET: SECRET, SVC_DATA_DIR: join(work, 'data') };
+  const env = { PATH: process.env.PATH ?? '', HOME: work, SVC_WEBHOOK_SECRET: SECRET, SVC_DATA_DIR: join(work, 'data') };
   const results = {};
   try {
     const runs = [

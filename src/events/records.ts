@@ -106,7 +106,9 @@ export interface SentRecorder {
 export function openSentRecorder(dir: string, warn: (message: string) => void, now: () => Date = () => new Date()): SentRecorder | undefined {
   let writer: EventStoreWriter;
   try {
-    writer = EventStoreWriter.open(dir);
+    // The send's journal is what decides who was sent to; these records are for looking back, so
+    // they are not synced one batch at a time during the send, only when it ends.
+    writer = EventStoreWriter.open(dir, { durable: false });
   } catch (error) {
     warn(`sent messages are not recorded in the event store ${dir}: ${error instanceof Error ? error.message : String(error)}`);
     return undefined;
