@@ -527,7 +527,8 @@ export async function startWebhookListener(
         forward: null,
       };
 
-      if (duplicate) {
+      if (duplicate || (store === undefined && forwardUrl === undefined)) {
+        if (!duplicate) seen.add(dedupeKey);
         answerJson(response, 200, { received: true, duplicate, deliveryId });
         report(() => sink.accepted(event));
         return;
