@@ -105,14 +105,20 @@ function writeEntry(view: DataView, at: number, offset: number, length: number, 
 
 /** One line: the id first, so that a reader can take it without parsing the rest. */
 export function recordLine(record: StoredRecord): string {
-  const ordered: Record<string, unknown> = { id: record.id, kind: record.kind, type: record.type, at: record.at, numbers: record.numbers };
-  if (record.messageId !== undefined) ordered['messageId'] = record.messageId;
-  if (record.status !== undefined) ordered['status'] = record.status;
-  if (record.from !== undefined) ordered['from'] = record.from;
-  if (record.to !== undefined) ordered['to'] = record.to;
-  if (record.headers !== undefined) ordered['headers'] = record.headers;
-  ordered['body'] = record.body;
-  return JSON.stringify(ordered);
+  // One object literal of a fixed shape (JSON.stringify leaves out the undefined members).
+  return JSON.stringify({
+    id: record.id,
+    kind: record.kind,
+    type: record.type,
+    at: record.at,
+    numbers: record.numbers,
+    messageId: record.messageId,
+    status: record.status,
+    from: record.from,
+    to: record.to,
+    headers: record.headers,
+    body: record.body,
+  });
 }
 
 export function parseRecord(line: string): StoredRecord | undefined {
