@@ -8,7 +8,7 @@ _svc() {
     [[ "$w" == -* ]] && continue
     candidate="${path:+$path }$w"
     case "$candidate" in
-      'demo'|'auth'|'auth login'|'auth status'|'auth logout'|'profile'|'profile list'|'profile use'|'profile remove'|'health'|'tenant'|'tenant list'|'tenant get'|'tenant create'|'tenant update'|'number'|'number provision'|'number unprovision'|'number list'|'number get'|'number update'|'number loa'|'number loa upload'|'order'|'order get'|'order watch'|'send'|'message'|'message get'|'message watch'|'media'|'media upload'|'media types'|'webhook'|'webhook sign'|'webhook verify'|'webhook listen'|'sandbox'|'sandbox start'|'sandbox inbound'|'sandbox trigger'|'sandbox trigger message-received'|'sandbox trigger delivery-receipt'|'sandbox trigger order-status'|'sandbox webhooks'|'sandbox webhooks list'|'sandbox webhooks failed'|'sandbox webhooks replay'|'sandbox openapi'|'api'|'completion') path="$candidate" ;;
+      'demo'|'auth'|'auth login'|'auth status'|'auth logout'|'profile'|'profile list'|'profile use'|'profile remove'|'health'|'tenant'|'tenant list'|'tenant get'|'tenant create'|'tenant update'|'number'|'number provision'|'number unprovision'|'number list'|'number get'|'number update'|'number loa'|'number loa upload'|'order'|'order get'|'order watch'|'send'|'send report'|'message'|'message get'|'message watch'|'media'|'media upload'|'media types'|'webhook'|'webhook sign'|'webhook verify'|'webhook listen'|'events'|'events list'|'events show'|'events tail'|'events replay'|'events prune'|'thread'|'sandbox'|'sandbox start'|'sandbox inbound'|'sandbox trigger'|'sandbox trigger message-received'|'sandbox trigger delivery-receipt'|'sandbox trigger order-status'|'sandbox webhooks'|'sandbox webhooks list'|'sandbox webhooks failed'|'sandbox webhooks replay'|'sandbox openapi'|'api'|'completion') path="$candidate" ;;
     esac
   done
   case "$path" in
@@ -19,7 +19,7 @@ _svc() {
         --base-url) return ;;
         --timeout) return ;;
       esac
-      COMPREPLY=($(compgen -W 'demo auth profile health tenant number order send message media webhook sandbox api completion --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W 'demo auth profile health tenant number order send message media webhook events thread sandbox api completion --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
     'demo')
       case "$prev" in
         --time-scale) return ;;
@@ -302,7 +302,18 @@ _svc() {
         --base-url) return ;;
         --timeout) return ;;
       esac
-      COMPREPLY=($(compgen -W '--from --to --to-file --body --body-file --media --media-file --tenant --async --concurrency --journal --resume --unknown --rate --max-stall --window --tz --exclude-file --shard --dry-run --yes -y --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W 'report --from --to --to-file --body --body-file --media --media-file --tenant --async --concurrency --journal --resume --unknown --rate --max-stall --window --tz --exclude-file --shard --dry-run --yes -y --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+    'send report')
+      case "$prev" in
+        --journal) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --timeout) return ;;
+        --failed-to) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --to-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --base-url) return ;;
+      esac
+      COMPREPLY=($(compgen -W '--journal --watch --timeout --failed-to --to-file --json --output -o --profile --base-url --debug --no-color --help' -- "$cur")) ;;
     'message')
       case "$prev" in
         --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
@@ -391,12 +402,85 @@ _svc() {
         --secret-env) return ;;
         --basic-auth-env) return ;;
         --forward-to) return ;;
+        --store) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
         --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --base-url) return ;;
         --timeout) return ;;
       esac
-      COMPREPLY=($(compgen -W '--port --host --secret-env --basic-auth-env --forward-to --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '--port --host --secret-env --basic-auth-env --forward-to --store --no-store --no-verify --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+    'events')
+      case "$prev" in
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --base-url) return ;;
+        --timeout) return ;;
+      esac
+      COMPREPLY=($(compgen -W 'list show tail replay prune --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+    'events list')
+      case "$prev" in
+        --type) return ;;
+        --number) return ;;
+        --message) return ;;
+        --since) return ;;
+        --until) return ;;
+        --store) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --base-url) return ;;
+        --timeout) return ;;
+      esac
+      COMPREPLY=($(compgen -W '--type --number --message --since --until --store --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+    'events show')
+      case "$prev" in
+        --store) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --base-url) return ;;
+        --timeout) return ;;
+      esac
+      COMPREPLY=($(compgen -W '--store --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+    'events tail')
+      case "$prev" in
+        --lines|-n) return ;;
+        --store) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --base-url) return ;;
+        --timeout) return ;;
+      esac
+      COMPREPLY=($(compgen -W '--lines -n --follow -f --store --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+    'events replay')
+      case "$prev" in
+        --to) return ;;
+        --secret-env) return ;;
+        --store) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --base-url) return ;;
+        --timeout) return ;;
+      esac
+      COMPREPLY=($(compgen -W '--to --secret-env --store --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+    'events prune')
+      case "$prev" in
+        --before) return ;;
+        --store) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --base-url) return ;;
+        --timeout) return ;;
+      esac
+      COMPREPLY=($(compgen -W '--before --store --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
+    'thread')
+      case "$prev" in
+        --since) return ;;
+        --store) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --base-url) return ;;
+        --timeout) return ;;
+      esac
+      COMPREPLY=($(compgen -W '--since --store --json --output -o --profile --base-url --debug --no-color --timeout --help' -- "$cur")) ;;
     'sandbox')
       case "$prev" in
         --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;

@@ -206,6 +206,13 @@ async function buildProgram(argv: readonly string[], deps: MainDeps, state: RunS
     for (let depth = 0; depth < path.length - 1; depth++) {
       const key = path.slice(0, depth + 1).join(' ');
       let group = groups.get(key);
+      // A command that also has subcommands (`send` and `send report`): its options after the
+      // subcommand's name belong to the subcommand.
+      const leaf = group ? undefined : parent.commands.find((c) => c.name() === path[depth]);
+      if (leaf) {
+        group = leaf.enablePositionalOptions();
+        groups.set(key, group);
+      }
       if (!group) {
         group = configure(new Command(path[depth]!)).description(groupSummaries.get(key) ?? '').enablePositionalOptions();
         if (path[0] === selected) addGlobals(group, new Set());

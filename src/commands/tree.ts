@@ -11,12 +11,15 @@ import { orderCommands, orderGroup } from './order/index.js';
 import { profileCommands, profileGroup } from './profile/index.js';
 import { sandboxCommands, sandboxGroup, sandboxTriggerGroup, sandboxWebhooksGroup } from './sandbox/index.js';
 import { sendCommands } from './send/index.js';
+import { sendReportCommands } from './send/report-spec.js';
 import { tenantCommands, tenantGroup } from './tenant/index.js';
 import { webhookCommands, webhookGroup } from './webhook/index.js';
+import { eventsCommands, eventsGroup } from './events/index.js';
+import { threadCommands } from './thread/index.js';
 
 // The one command tree: parsing, help and completions all come from it.
 
-export const GROUPS: readonly GroupSpec[] = [authGroup, profileGroup, tenantGroup, webhookGroup, messageGroup, mediaGroup, numberGroup, numberLoaGroup, orderGroup, sandboxGroup, sandboxTriggerGroup, sandboxWebhooksGroup];
+export const GROUPS: readonly GroupSpec[] = [authGroup, profileGroup, tenantGroup, webhookGroup, eventsGroup, messageGroup, mediaGroup, numberGroup, numberLoaGroup, orderGroup, sandboxGroup, sandboxTriggerGroup, sandboxWebhooksGroup];
 
 export const COMMANDS: readonly CommandSpec[] = [
   ...demoCommands,
@@ -27,9 +30,12 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...numberCommands,
   ...orderCommands,
   ...sendCommands,
+  ...sendReportCommands,
   ...messageCommands,
   ...mediaCommands,
   ...webhookCommands,
+  ...eventsCommands,
+  ...threadCommands,
   ...sandboxCommands,
   ...apiCommands,
   ...completionCommands,

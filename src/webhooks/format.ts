@@ -130,7 +130,8 @@ export function formatEventJsonLine(event: AcceptedWebhookEvent): string {
     summary: event.summary,
     forward: event.forward,
   });
-  const payload = event.raw.replace(/[\r\n]+/g, ' ').trim();
+  const raw = event.raw;
+  const payload = raw.includes('\n') || raw.includes('\r') ? raw.replace(/[\r\n]+/g, ' ').trim() : raw.trim();
   return `${head.slice(0, -1)},"payload":${payload}}`;
 }
 

@@ -14,6 +14,8 @@ import { DELIVERY_HEADER, EVENT_HEADER, classifyEvent } from './payloads.js';
 import type { WebhookEventKind, WebhookEventSummary } from './payloads.js';
 import { SeenDeliveries } from './seen-deliveries.js';
 import { SIGNATURE_HEADER, verifySignature } from './signature.js';
+import { eventRecord, keptHeaders } from '../events/records.js';
+import type { StoredRecord } from '../events/store.js';
 
 export const MAX_WEBHOOK_BODY_BYTES = 1024 * 1024;
 export const DEFAULT_DEDUPE_CAPACITY = 10_000;
@@ -43,6 +45,18 @@ export interface WebhookListenerOptions {
   now?: () => Date;
   /** How long close() lets requests in flight finish before cutting their connections. */
   closeGraceMs?: number;
+  /**
+   * Where accepted events are kept: each new event is stored (durably) before the 2xx answer, so
+   * that an acknowledged event survives a crash; the sender retries what was not acknowledged.
+   */
+  store?: EventSink;
+  /** Event ids already in the store (newest last), so that a restarted listener still deduplicates. */
+  storedIds?: readonly string[];
+}
+
+/** The part of the event store the listener needs. */
+export interface EventSink {
+  append(record: StoredRecord): Promise<void>;
 }
 
 export interface ForwardResult {
@@ -69,6 +83,8 @@ export interface AcceptedWebhookEvent {
   dedupeKey: string;
   /** A retry of an event already acknowledged: answered 200 and not relayed again. */
   duplicate: boolean;
+  /** Kept in the event store by this delivery (false without a store, and for a retry already kept). */
+  stored: boolean;
   signature: 'valid' | 'unchecked';
   /** Which configured secret matched (0 = current), or null when unchecked. */
   secretIndex: number | null;
@@ -323,9 +339,15 @@ export async function startWebhookListener(
     throw new TypeError('webhook secrets must be non-empty strings');
   }
   const forwardUrl = options.forwardTo === undefined ? undefined : checkForwardUrl(options.forwardTo);
-  const seen = new SeenDeliveries(options.dedupeCapacity ?? DEFAULT_DEDUPE_CAPACITY);
-  // Keys whose first delivery is still being relayed: a retry arriving meanwhile waits for the
-  // outcome instead of reaching the app twice.
+  const capacity = options.dedupeCapacity ?? DEFAULT_DEDUPE_CAPACITY;
+  const seen = new SeenDeliveries(capacity);
+  // With a forward target, an event can be stored but not acknowledged (the app refused it): its
+  // retry is relayed again but not stored twice. Without one, stored means acknowledged.
+  const stored = forwardUrl === undefined ? seen : new SeenDeliveries(capacity);
+  for (const id of options.storedIds ?? []) stored.add(id.startsWith('sha256:') ? id : `delivery:${id}`);
+  const store = options.store;
+  // Keys whose first delivery is still being stored or relayed: a retry arriving meanwhile waits
+  // for the outcome instead of being stored or reaching the app twice.
   const relaying = new Map<string, Promise<void>>();
   const forwardAgent =
     forwardUrl === undefined
@@ -498,22 +520,55 @@ export async function startWebhookListener(
         deliveryId,
         dedupeKey,
         duplicate,
+        stored: false,
         signature: secrets === undefined ? 'unchecked' : 'valid',
         secretIndex,
         status: 200,
         forward: null,
       };
 
-      if (duplicate || forwardUrl === undefined) {
+      if (duplicate || (store === undefined && forwardUrl === undefined)) {
         if (!duplicate) seen.add(dedupeKey);
         answerJson(response, 200, { received: true, duplicate, deliveryId });
         report(() => sink.accepted(event));
         return;
       }
 
-      let markRelayed = (): void => {};
-      relaying.set(dedupeKey, new Promise<void>((resolve) => (markRelayed = resolve)));
+      let markDone = (): void => {};
+      relaying.set(dedupeKey, new Promise<void>((resolve) => (markDone = resolve)));
       try {
+        if (store !== undefined && !stored.has(dedupeKey)) {
+          const id = deliveryId ?? dedupeKey;
+          const hasNumbers = kind === 'MessageReceived' || kind === 'DeliveryReceipt';
+          try {
+            await store.append(
+              eventRecord({
+                id,
+                type: kind,
+                receivedAt,
+                from: hasNumbers ? summary.from : undefined,
+                to: hasNumbers ? summary.to : undefined,
+                messageId: hasNumbers ? summary.id : undefined,
+                status: summary.status,
+                headers: keptHeaders(request.headers),
+                raw,
+              }),
+            );
+          } catch (error) {
+            // Not kept, so not acknowledged: the sender will try again.
+            throw new Rejection(503, `the event could not be stored: ${describeError(error)}`, { 'Retry-After': '5' });
+          }
+          stored.add(dedupeKey);
+          event.stored = true;
+        }
+
+        if (forwardUrl === undefined) {
+          seen.add(dedupeKey);
+          answerJson(response, 200, { received: true, duplicate, deliveryId });
+          report(() => sink.accepted(event));
+          return;
+        }
+
         const { answer: appAnswer, result } = await relay(request, body, forwardUrl);
         event.forward = result;
         if (appAnswer === null) {
@@ -532,7 +587,7 @@ export async function startWebhookListener(
         report(() => sink.accepted(event));
       } finally {
         relaying.delete(dedupeKey);
-        markRelayed();
+        markDone();
       }
     } catch (error) {
       if (error instanceof Rejection) {
@@ -637,6 +692,8 @@ function errorCodeFor(status: number): string {
       return 'FILE_TOO_LARGE';
     case 415:
       return 'UNSUPPORTED_MEDIA_TYPE';
+    case 503:
+      return 'SERVICE_UNAVAILABLE';
     default:
       return 'INTERNAL_ERROR';
   }

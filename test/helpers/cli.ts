@@ -51,7 +51,7 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
     stdin,
     stdout,
     stderr,
-    env: { SVC_CONFIG_DIR: sharedConfigDir(), ...options.env },
+    env: { SVC_CONFIG_DIR: sharedConfigDir(), SVC_DATA_DIR: sharedConfigDir(), ...options.env },
     tty: { stdin: tty.stdin ?? false, stdout: tty.stdout ?? false, stderr: tty.stderr ?? false, columns },
     ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
     ...(options.prompter ? { prompter: options.prompter } : {}),

@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 // Runs the built CLI (bin/svc.js) as a child process, as a user or a script would.
@@ -18,7 +21,7 @@ export function spawnCli(
 ): Promise<SpawnResult> {
   return new Promise((resolve, reject) => {
     const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries({ PATH: process.env['PATH'], HOME: process.env['HOME'], ...options.env })) {
+    for (const [k, v] of Object.entries({ PATH: process.env['PATH'], HOME: process.env['HOME'], SVC_DATA_DIR: testDataDir(), ...options.env })) {
       if (v !== undefined) env[k] = v;
     }
     const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -34,4 +37,11 @@ export function spawnCli(
     });
     child.stdin.end(options.stdin ?? '');
   });
+}
+
+let dataDir: string | undefined;
+/** Sends record what they sent in the event store: never in the developer's own data directory. */
+function testDataDir(): string {
+  dataDir ??= mkdtempSync(join(tmpdir(), 'svc-test-data-'));
+  return dataDir;
 }

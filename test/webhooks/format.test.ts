@@ -28,6 +28,7 @@ function eventFrom(raw: string, overrides: Partial<AcceptedWebhookEvent> = {}): 
     deliveryId: null,
     dedupeKey: 'sha256:00',
     duplicate: false,
+    stored: false,
     signature: 'valid',
     secretIndex: 0,
     status: 200,

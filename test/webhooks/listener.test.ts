@@ -7,6 +7,7 @@ import type { WebhookListener, WebhookListenerOptions } from '../../src/webhooks
 import { collectingSink, post, startFakeApp, unusedPort } from './helpers.js';
 import type { CollectingSink, FakeApp } from './helpers.js';
 import { deliveryReceipt, incomingMessage, orderStatus } from './sample-payloads.js';
+import type { StoredRecord } from '../../src/events/store.js';
 
 const secret = 'whsec-listener-test';
 const fixedNow = (): Date => new Date('2025-01-02T03:04:05.000Z');
@@ -651,5 +652,97 @@ describe('load', () => {
     expect(ids.size).toBe(total);
     expect(sink.events.some((event) => event.duplicate)).toBe(false);
     for (let index = 0; index < total; index += 1) expect(ids.has(`load-${index}`)).toBe(true);
+  });
+});
+
+describe('startWebhookListener with an event store', () => {
+  function gatedStore(): { records: StoredRecord[]; append(record: StoredRecord): Promise<void>; open(): void; fail: Error | null; called: Promise<void> } {
+    let release: () => void = () => {};
+    let gate = new Promise<void>((resolve) => (release = resolve));
+    let calledNow: () => void = () => {};
+    const store = {
+      records: [] as StoredRecord[],
+      fail: null as Error | null,
+      called: new Promise<void>((resolve) => (calledNow = resolve)),
+      async append(record: StoredRecord): Promise<void> {
+        calledNow();
+        await gate;
+        if (store.fail !== null) throw store.fail;
+        store.records.push(record);
+      },
+      open(): void {
+        release();
+        gate = Promise.resolve();
+      },
+    };
+    return store;
+  }
+
+  it('answers 200 only once the event is stored, and stores a retry once', async () => {
+    const store = gatedStore();
+    const { listener, sink } = await listen({ secrets: secret, store });
+    const body = JSON.stringify(incomingMessage);
+    let answered = false;
+    const first = post(listener.url, body, signed(body, secret, { 'X-Svc-Delivery': 'd-1' })).then((answer) => {
+      answered = true;
+      return answer;
+    });
+    // A retry while the first is being stored waits for it instead of storing again.
+    const retry = post(listener.url, body, signed(body, secret, { 'X-Svc-Delivery': 'd-1' }));
+    await store.called;
+    expect(answered).toBe(false);
+    expect(store.records).toHaveLength(0);
+    store.open();
+    expect((await first).status).toBe(200);
+    expect((await retry).status).toBe(200);
+    expect(store.records.map((r) => r.id)).toEqual(['d-1']);
+    expect(store.records[0]).toMatchObject({ kind: 'event', type: 'MessageReceived', body, messageId: incomingMessage.messageId });
+    expect(store.records[0]!.headers?.['x-svc-delivery']).toBe('d-1');
+    expect(store.records[0]!.headers?.['authorization']).toBeUndefined();
+    expect(sink.events.map((e) => [e.stored, e.duplicate])).toEqual([
+      [true, false],
+      [false, true],
+    ]);
+  });
+
+  it('answers 503 when the event cannot be stored, so the sender retries', async () => {
+    const store = gatedStore();
+    store.fail = new Error('disk full');
+    store.open();
+    const { listener, sink } = await listen({ secrets: secret, store });
+    const body = JSON.stringify(deliveryReceipt);
+    const answer = await post(listener.url, body, signed(body, secret, { 'X-Svc-Delivery': 'd-2' }));
+    expect(answer.status).toBe(503);
+    expect(answer.body).toContain('could not be stored: disk full');
+    expect(sink.events).toHaveLength(0);
+    store.fail = null;
+    expect((await post(listener.url, body, signed(body, secret, { 'X-Svc-Delivery': 'd-2' }))).status).toBe(200);
+    expect(store.records.map((r) => r.id)).toEqual(['d-2']);
+  });
+
+  it('after a restart, knows what is already stored (storedIds)', async () => {
+    const store = gatedStore();
+    store.open();
+    const { listener, sink } = await listen({ secrets: secret, store, storedIds: ['d-old'] });
+    const body = JSON.stringify(deliveryReceipt);
+    const answer = await post(listener.url, body, signed(body, secret, { 'X-Svc-Delivery': 'd-old' }));
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body)).toMatchObject({ duplicate: true });
+    expect(store.records).toHaveLength(0);
+    expect(sink.events[0]?.duplicate).toBe(true);
+  });
+
+  it('with --forward-to, stores once even when the app refuses and the retry is relayed again', async () => {
+    const store = gatedStore();
+    store.open();
+    const app = await fakeApp();
+    const { listener } = await listen({ secrets: secret, store, forwardTo: app.url });
+    app.respond = () => ({ status: 500, body: '{"error":true}' });
+    const body = JSON.stringify(deliveryReceipt);
+    expect((await post(listener.url, body, signed(body, secret, { 'X-Svc-Delivery': 'd-3' }))).status).toBe(500);
+    app.respond = () => ({ status: 200, body: '{"ok":true}' });
+    expect((await post(listener.url, body, signed(body, secret, { 'X-Svc-Delivery': 'd-3' }))).status).toBe(200);
+    expect(app.requests).toHaveLength(2);
+    expect(store.records.map((r) => r.id)).toEqual(['d-3']);
   });
 });

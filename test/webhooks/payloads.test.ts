@@ -65,16 +65,29 @@ describe('classifyEvent', () => {
 });
 
 describe('SeenDeliveries', () => {
-  it('remembers keys up to its capacity, dropping the least recently seen', () => {
+  it('remembers keys up to its capacity, forgetting the oldest first', () => {
     const seen = new SeenDeliveries(3);
     seen.add('a');
     seen.add('b');
     seen.add('c');
-    expect(seen.has('a')).toBe(true); // a is now the most recent
-    seen.add('d'); // b goes
+    expect(seen.has('a')).toBe(true);
+    seen.add('d'); // a, the oldest, goes
     expect(seen.size).toBe(3);
+    expect(seen.has('a')).toBe(false);
+    expect(['b', 'c', 'd'].every((key) => seen.has(key))).toBe(true);
+    seen.add('b'); // already there: nothing moves
+    seen.add('e'); // b goes
     expect(seen.has('b')).toBe(false);
-    expect(['a', 'c', 'd'].every((key) => seen.has(key))).toBe(true);
+    expect(['c', 'd', 'e'].every((key) => seen.has(key))).toBe(true);
+  });
+
+  it('keeps exactly the newest keys through many rounds of eviction', () => {
+    const seen = new SeenDeliveries(1000);
+    for (let index = 0; index < 50_000; index += 1) seen.add(`k${index}`);
+    expect(seen.size).toBe(1000);
+    expect(seen.has('k48999')).toBe(false);
+    expect(seen.has('k49000')).toBe(true);
+    expect(seen.has('k49999')).toBe(true);
   });
 
   it('does not grow when a key is added twice', () => {

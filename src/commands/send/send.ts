@@ -27,6 +27,7 @@ import { describeSize } from '../media/media-file.js';
 import { planSend, type SendPlan } from './plan.js';
 import { bodyStats, type BodyStats, type SkipRecipient } from './stats.js';
 import { createResultPrinter } from './output.js';
+import { sentRecorderFor } from '../../events/records.js';
 
 /** Bytes of the recipients file read per batch of requests (see requests()). */
 const SEND_BATCH_BYTES = 8 * 1024;
@@ -73,6 +74,7 @@ async function sendPlanned(plan: SendPlan, ctx: Context): Promise<number> {
     throw error;
   }
 
+  const recorder = sentRecorderFor(ctx); // what was sent, for svc thread and svc events (the event store)
   const bulk = plan.toFile !== undefined;
   // Read once before sending: the number's own cap, per second (decisions.md).
   const numberRate = bulk ? await readNumberRateLimit(api, plan.from, (line) => ctx.debug(line)) : undefined;
@@ -143,7 +145,11 @@ async function sendPlanned(plan: SendPlan, ctx: Context): Promise<number> {
   try {
     summary = await runBulk({
       requests: requests(),
-      send: (request, cutOff) => sendMessage(api, request.payload, { isAsync, finishOnInterrupt: true, signal: cutOff }),
+      send: (request, cutOff) =>
+        sendMessage(api, request.payload, { isAsync, finishOnInterrupt: true, signal: cutOff }).then((answer) => {
+          recorder?.add(answer, plan.from, request.to, request.payload.body);
+          return answer;
+        }),
       concurrency: bulk ? plan.concurrency : 1,
       journal,
       signal: ctx.signal,
@@ -163,6 +169,7 @@ async function sendPlanned(plan: SendPlan, ctx: Context): Promise<number> {
   } finally {
     progress?.clear();
     await journal?.close();
+    await recorder?.close();
   }
   await printer.end();
 

@@ -8,11 +8,25 @@ import type { CommandInput } from '../spec.js';
 import { DEFAULT_LISTEN_PORT } from '../defaults.js';
 import { basicAuthFromEnv, secretsFromEnv } from './inputs.js';
 import { terminalPalette } from '../../output/palette.js';
+import { EventStoreWriter, recentIds } from '../../events/store.js';
+import { batchedWriter, storeDirFrom } from '../events/options.js';
+
+/** Deliveries remembered for deduplication, also across restarts (read back from the store). */
+const DEDUPE_WINDOW = 100_000;
 
 export async function run(input: CommandInput, ctx: Context): Promise<number> {
   const port = input.number('port', '--port', { min: 0, max: 65535, integer: true }) ?? DEFAULT_LISTEN_PORT;
   const host = input.string('host') ?? '127.0.0.1';
   const secrets = secretsFromEnv(ctx, input, { optional: true });
+  const noVerify = input.has('verify') && !input.flag('verify');
+  if (secrets === undefined && !noVerify) {
+    throw new UsageError('no webhook secret: the listener would accept forged events, so it does not start', [
+      'set SVC_WEBHOOK_SECRET (or name another variable with --secret-env VAR),',
+      'or, to accept unsigned events on purpose, add --no-verify',
+    ]);
+  }
+  if (secrets !== undefined && noVerify) throw new UsageError('--no-verify and a webhook secret (--secret-env or SVC_WEBHOOK_SECRET) contradict each other');
+  const storeDir = storeDirFrom(input, ctx.env);
   const basicAuth = basicAuthFromEnv(ctx, input);
   const forwardTo = input.string('forwardTo');
   if (forwardTo !== undefined) {
@@ -27,24 +41,51 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
   const stdoutPalette = json ? plainPalette : await terminalPalette(ctx.io.colorStdout);
   const stderrPalette = await terminalPalette(ctx.io.colorStderr);
   const counts = { events: 0, duplicates: 0, refused: 0 };
+  // Output is gathered and written once per event-loop turn: one write for every event of a burst.
+  const out = batchedWriter((text) => ctx.io.stdout.write(text));
+  const err = batchedWriter((text) => ctx.io.stderr.write(text));
+
+  let store: EventStoreWriter | undefined;
+  let storedIds: string[] = [];
+  if (storeDir !== undefined) {
+    try {
+      storedIds = recentIds(storeDir, DEDUPE_WINDOW);
+      store = EventStoreWriter.open(storeDir);
+    } catch (error) {
+      throw new CliError(`cannot open the event store ${storeDir}: ${error instanceof Error ? error.message : String(error)}`, ExitCode.Failure, {
+        hints: ['choose another directory with --store DIR, or run without storing with --no-store'],
+      });
+    }
+    const opened = store;
+    ctx.onClose(() => opened.close());
+  }
 
   let listener: WebhookListener;
   try {
     listener = await startWebhookListener(
-      { host, port, ...(secrets ? { secrets } : {}), ...(basicAuth ? { basicAuth } : {}), ...(forwardTo ? { forwardTo } : {}) },
+      {
+        host,
+        port,
+        dedupeCapacity: DEDUPE_WINDOW,
+        ...(secrets ? { secrets } : {}),
+        ...(basicAuth ? { basicAuth } : {}),
+        ...(forwardTo ? { forwardTo } : {}),
+        ...(store ? { store, storedIds } : {}),
+      },
       {
         accepted(event) {
           if (event.duplicate) {
             counts.duplicates += 1;
-            ctx.io.stderr.write(`${formatEventLine(event, { palette: stderrPalette })}\n`);
+            err.write(`${formatEventLine(event, { palette: stderrPalette })}\n`);
             return;
           }
           counts.events += 1;
-          ctx.io.stdout.write(`${json ? formatEventJsonLine(event) : formatEventLine(event, { palette: stdoutPalette })}\n`);
+          out.write(`${json ? formatEventJsonLine(event) : formatEventLine(event, { palette: stdoutPalette })}\n`);
         },
         rejected(rejection) {
           counts.refused += 1;
-          ctx.warn(formatRejectionLine(rejection, { palette: stderrPalette }));
+          const warning = stderrPalette.yellow('warning:');
+          err.write(`${warning} ${formatRejectionLine(rejection, { palette: stderrPalette })}\n`);
         },
       },
     );
@@ -57,10 +98,12 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
   }
   ctx.onClose(() => listener.close());
 
+  if (secrets === undefined) ctx.warn('--no-verify: signatures are NOT checked; anyone who can reach the port can post events');
   const checks = [
     secrets === undefined
-      ? 'signatures NOT checked (set SVC_WEBHOOK_SECRET or use --secret-env)'
+      ? 'signatures NOT checked'
       : `signatures checked${secrets.length > 1 ? ` against ${secrets.length} secrets` : ''}`,
+    storeDir === undefined ? 'not storing (--no-store)' : `storing in ${storeDir}`,
     basicAuth === undefined ? undefined : 'Basic auth required',
     forwardTo === undefined ? undefined : `forwarding to ${forwardTo}`,
   ].filter((part): part is string => part !== undefined);
@@ -72,6 +115,8 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
     else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
   });
   await listener.close();
+  out.flush();
+  err.flush();
   ctx.io.stderr.write(
     `Stopped: ${counts.events} event${counts.events === 1 ? '' : 's'}, ${counts.duplicates} duplicate${counts.duplicates === 1 ? '' : 's'}, ${counts.refused} refused.\n`,
   );

@@ -1,4 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startCommand, type LiveCapture } from '../../helpers/live.js';
 import { signBody } from '../../../src/webhooks/signature.js';
 import { post, startFakeApp, unusedPort } from '../../webhooks/helpers.js';
@@ -16,6 +19,9 @@ interface RunningListen {
 }
 
 const running: RunningListen[] = [];
+// Every listener here stores into a data directory of its own, never the developer's.
+const dataDir = mkdtempSync(join(tmpdir(), 'svc-listen-data-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 afterEach(async () => {
   for (const listen of running.splice(0)) await listen.interrupt();
 });
@@ -24,7 +30,8 @@ async function startListen(
   args: string[],
   options: { env?: Record<string, string>; tty?: boolean } = {},
 ): Promise<RunningListen | { code: number; stdout: string; stderr: string }> {
-  const command = startCommand(['webhook', 'listen', '--port', '0', ...args], { ...options.env }, options.tty ?? false);
+  const ownData = mkdtempSync(join(dataDir, 'listener-'));
+  const command = startCommand(['webhook', 'listen', '--port', '0', ...args], { SVC_DATA_DIR: ownData, ...options.env }, options.tty ?? false);
   const { stdout, stderr, done } = command;
   const banner = await stderr.waitFor(/Listening on (http:\/\/\S+\/)/, done);
   if (banner === null) return { code: await done, stdout: stdout.text, stderr: stderr.text };
@@ -164,11 +171,27 @@ describe('svc webhook listen', () => {
     expect(down.stdout.text).toMatch(/-> app unreachable \(.*ECONNREFUSED.*\), answered 502\n$/);
   });
 
-  it('warns that signatures are not checked when no secret is available', async () => {
-    const listen = await started([], { env: {} });
+  it('does not start without a secret (exit 2), and names the ways out', async () => {
+    const result = await startListen([], { env: {} });
+    expect('url' in result).toBe(false);
+    if ('url' in result) return;
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/no webhook secret/);
+    expect(result.stderr).toMatch(/--no-verify/);
+    expect(result.stderr).toMatch(/SVC_WEBHOOK_SECRET/);
+  });
+
+  it('with --no-verify, accepts unsigned events and warns on start', async () => {
+    const listen = await started(['--no-verify'], { env: {} });
+    expect(listen.stderr.text).toMatch(/warning: --no-verify: signatures are NOT checked/);
     expect(listen.stderr.text).toMatch(/signatures NOT checked/);
     expect((await post(listen.url, '{"orderId":1}')).status).toBe(200);
     expect(listen.stdout.text).toMatch(/order {4}#1/);
+  });
+
+  it('refuses --no-verify beside a secret (exit 2)', async () => {
+    const result = await startListen(['--no-verify'], { env });
+    expect('url' in result ? 0 : result.code).toBe(2);
   });
 
   it('colours lines on a terminal, and not with NO_COLOR', async () => {

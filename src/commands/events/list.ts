@@ -1,0 +1,56 @@
+import type { Context } from '../../context.js';
+import { eventJson } from '../../events/view.js';
+import { classifyEvent } from '../../webhooks/payloads.js';
+import { statusTone, writeList, type Column } from '../../output/render.js';
+import type { StoredRecord } from '../../events/store.js';
+import type { CommandInput } from '../spec.js';
+import { eventType, numberArg, openReader, timeRange } from './shared.js';
+
+function summaryText(record: StoredRecord): string {
+  try {
+    const { summary } = classifyEvent(JSON.parse(record.body) as unknown, record.type);
+    return summary.text ?? '';
+  } catch {
+    return '';
+  }
+}
+
+const COLUMNS: Column<StoredRecord>[] = [
+  { header: 'RECEIVED', value: (r) => r.at },
+  { header: 'TYPE', value: (r) => r.type },
+  { header: 'ID', value: (r) => r.id },
+  { header: 'MESSAGE', value: (r) => r.messageId ?? '' },
+  { header: 'FROM', value: (r) => r.from ?? '' },
+  { header: 'TO', value: (r) => (r.to ?? []).join(', ') },
+  { header: 'STATUS', value: (r) => r.status ?? '', tone: statusTone },
+  { header: 'TEXT', value: (r) => summaryText(r).slice(0, 60) },
+];
+
+export async function run(input: CommandInput, ctx: Context): Promise<number> {
+  const types = input.strings('type').map(eventType);
+  const numberText = input.string('number');
+  const number = numberText === undefined ? undefined : numberArg(numberText, '--number');
+  const messages = input.strings('message').map((id) => id.trim());
+  const range = timeRange(input, ctx);
+  const { dir, reader, exists } = openReader(input, ctx);
+  const records = exists
+    ? reader.query({
+        kinds: ['event'],
+        ...(types.length > 0 ? { types } : {}),
+        ...(number !== undefined ? { number, linkReceipts: true } : {}),
+        ...(messages.length > 0 ? { messageIds: messages } : {}),
+        ...range,
+      })
+    : [];
+  if (!exists && ctx.globals.output === 'table') ctx.io.stderr.write(`No event store at ${dir} yet: svc webhook listen creates it.\n`);
+  if (ctx.globals.output === 'table') {
+    await writeList(ctx, records, COLUMNS);
+    return 0;
+  }
+  await writeList(
+    ctx,
+    records.map((record) => eventJson(record)),
+    [],
+  );
+  return 0;
+}

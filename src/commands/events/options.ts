@@ -1,0 +1,65 @@
+import type { Env } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { defaultStoreDir } from '../../events/paths.js';
+import type { CommandInput } from '../spec.js';
+
+// What the commands that read or write the event store share: where it is, and how times are given.
+
+/** --store DIR, --no-store (undefined), or the default under the user's data directory. */
+export function storeDirFrom(input: CommandInput, env: Env): string | undefined {
+  const given = input.string('store');
+  if (given !== undefined) {
+    if (given.trim() === '') throw new UsageError('--store needs a directory, not an empty string');
+    return given;
+  }
+  if (input.has('store')) return undefined; // --no-store
+  return defaultStoreDir(env);
+}
+
+/** The store a reading command uses (no --no-store there). */
+export function readStoreDir(input: CommandInput, env: Env): string {
+  return storeDirFrom(input, env) ?? defaultStoreDir(env);
+}
+
+const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)$/i;
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+// A date-time of ISO 8601 with a zone, or a calendar date (midnight UTC).
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2}))?$/i;
+
+/** An ISO 8601 date-time, or a duration ago (`90s`, `15m`, `24h`, `7d`, `2w`), as milliseconds since the epoch. */
+export function parseTime(text: string, flag: string, now: number): number {
+  const trimmed = text.trim();
+  const duration = DURATION.exec(trimmed);
+  if (duration !== null) return now - Number(duration[1]) * UNIT_MS[duration[2]!.toLowerCase()]!;
+  if (ISO_DATE_TIME.test(trimmed)) {
+    const value = Date.parse(trimmed.length === 10 ? `${trimmed}T00:00:00Z` : trimmed.replace(' ', 'T'));
+    if (Number.isFinite(value)) return value;
+  }
+  throw new UsageError(`${flag} must be an ISO 8601 date-time with a zone (2026-01-31T09:00:00Z) or a duration ago (24h, 7d), not "${text}"`);
+}
+
+/**
+ * Text written once per event-loop turn: a burst of events costs one write, not one per event.
+ * `flush` writes what is pending at once (before the command ends).
+ */
+export function batchedWriter(write: (text: string) => void): { write(text: string): void; flush(): void } {
+  let pending: string[] = [];
+  let scheduled = false;
+  const flush = (): void => {
+    scheduled = false;
+    if (pending.length === 0) return;
+    const text = pending.join('');
+    pending = [];
+    write(text);
+  };
+  return {
+    write(text) {
+      pending.push(text);
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    },
+    flush,
+  };
+}

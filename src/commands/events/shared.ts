@@ -1,0 +1,51 @@
+import { existsSync } from 'node:fs';
+import type { Context } from '../../context.js';
+import { NotFoundError, UsageError } from '../../errors.js';
+import { EventStoreReader, normalizeNumber, type StoredRecord } from '../../events/store.js';
+import type { CommandInput } from '../spec.js';
+import { parseTime, readStoreDir } from './options.js';
+
+export const EVENT_TYPES = ['MessageReceived', 'DeliveryReceipt', 'OrderStatus', 'unknown'] as const;
+
+export function eventType(text: string): string {
+  const match = EVENT_TYPES.find((type) => type.toLowerCase() === text.trim().toLowerCase());
+  if (match === undefined) throw new UsageError(`--type must be one of ${EVENT_TYPES.join(', ')}, not "${text}"`);
+  return match;
+}
+
+/** A number as the store keeps it; anything but an E.164-like number is a usage error naming it. */
+export function numberArg(text: string, what: string): string {
+  const number = normalizeNumber(text.trim());
+  if (!/^\+?[1-9]\d{4,14}$/.test(number)) throw new UsageError(`${what} must be a phone number in E.164 form (+14155551001), not "${text}"`);
+  return number.startsWith('+') ? number : `+${number}`;
+}
+
+export function timeRange(input: CommandInput, ctx: Context): { since?: number; until?: number } {
+  const now = ctx.clock.now();
+  const sinceText = input.string('since');
+  const untilText = input.string('until');
+  const range: { since?: number; until?: number } = {};
+  if (sinceText !== undefined) range.since = parseTime(sinceText, '--since', now);
+  if (untilText !== undefined) range.until = parseTime(untilText, '--until', now);
+  if (range.since !== undefined && range.until !== undefined && range.since >= range.until) {
+    throw new UsageError(`--since ${sinceText} is not before --until ${untilText}`);
+  }
+  return range;
+}
+
+export function openReader(input: CommandInput, ctx: Context): { dir: string; reader: EventStoreReader; exists: boolean } {
+  const dir = readStoreDir(input, ctx.env);
+  return { dir, reader: new EventStoreReader(dir), exists: existsSync(dir) };
+}
+
+export function requireId(input: CommandInput): string {
+  const id = (input.arg(0) ?? '').trim();
+  if (id === '') throw new UsageError('give the event id (its X-Svc-Delivery)');
+  return id;
+}
+
+export function findEvent(reader: EventStoreReader, dir: string, id: string): StoredRecord {
+  const record = reader.get(id);
+  if (record === undefined) throw new NotFoundError(`no event ${JSON.stringify(id)} in the event store ${dir}`);
+  return record;
+}

@@ -1,0 +1,39 @@
+import type { Context } from '../../context.js';
+import { eventJson } from '../../events/view.js';
+import { writeJson, writeNdjson, paint } from '../../output/render.js';
+import { terminalSafe } from '../../webhooks/format.js';
+import type { CommandInput } from '../spec.js';
+import { findEvent, openReader, requireId } from './shared.js';
+
+export async function run(input: CommandInput, ctx: Context): Promise<number> {
+  const id = requireId(input);
+  const { dir, reader } = openReader(input, ctx);
+  const record = findEvent(reader, dir, id);
+  const json = eventJson(record, true);
+  if (ctx.globals.output === 'json') {
+    writeJson(ctx, json);
+    return 0;
+  }
+  if (ctx.globals.output === 'ndjson') {
+    writeNdjson(ctx, json);
+    return 0;
+  }
+  const label = async (text: string): Promise<string> => paint(ctx, 'stdout', 'dim', text.padEnd(12));
+  const lines = [
+    await paint(ctx, 'stdout', 'accent', `${record.kind === 'sent' ? 'Sent message' : 'Event'} ${terminalSafe(record.id)}`),
+    `${await label('type')}${record.type}`,
+    `${await label(record.kind === 'sent' ? 'sent' : 'received')}${record.at}`,
+  ];
+  if (record.messageId !== undefined) lines.push(`${await label('message')}${terminalSafe(record.messageId)}`);
+  if (record.status !== undefined) lines.push(`${await label('status')}${terminalSafe(record.status)}`);
+  const headers = Object.entries(record.headers ?? {});
+  if (headers.length > 0) {
+    lines.push(await paint(ctx, 'stdout', 'accent', 'Headers'));
+    for (const [name, value] of headers) lines.push(`  ${name}: ${terminalSafe(value)}`);
+  }
+  lines.push(await paint(ctx, 'stdout', 'accent', record.kind === 'sent' ? 'Body' : 'Payload'));
+  const pretty = typeof json.payload === 'string' ? json.payload : JSON.stringify(json.payload, null, 2);
+  lines.push(...pretty.split('\n').map((line) => `  ${terminalSafe(line)}`));
+  ctx.io.stdout.write(`${lines.join('\n')}\n`);
+  return 0;
+}

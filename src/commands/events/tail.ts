@@ -1,0 +1,44 @@
+import type { Context } from '../../context.js';
+import { ExitCode, InterruptedError } from '../../errors.js';
+import { latestRecords, StoreFollower, type StoredRecord } from '../../events/store.js';
+import { eventJson, eventLine } from '../../events/view.js';
+import { terminalPalette } from '../../output/palette.js';
+import { plainPalette } from '../../webhooks/format.js';
+import type { CommandInput } from '../spec.js';
+import { batchedWriter } from './options.js';
+import { openReader } from './shared.js';
+
+/** How often --follow looks for new lines. */
+const FOLLOW_INTERVAL_MS = 200;
+
+export async function run(input: CommandInput, ctx: Context): Promise<number> {
+  const count = input.number('lines', '--lines', { min: 0, max: 100_000, integer: true }) ?? 10;
+  const follow = input.flag('follow');
+  const { dir, reader, exists } = openReader(input, ctx);
+  const json = ctx.globals.output !== 'table';
+  const palette = json ? plainPalette : await terminalPalette(ctx.io.colorStdout);
+  const out = batchedWriter((text) => ctx.io.stdout.write(text));
+  const print = (record: StoredRecord): void => {
+    if (record.kind !== 'event') return;
+    out.write(`${json ? JSON.stringify(eventJson(record)) : eventLine(record, { palette })}\n`);
+  };
+  // Started before the newest are read, so that nothing stored in between is missed.
+  const follower = follow ? new StoreFollower(dir) : undefined;
+  if (exists) for (const record of latestRecords(reader, count)) print(record);
+  out.flush();
+  if (follower === undefined) return ExitCode.Ok;
+  ctx.io.stderr.write(
+    exists ? `Following ${dir}: new events as they are stored. Ctrl-C to stop.\n` : `No event store at ${dir} yet; waiting for a listener to create it. Ctrl-C to stop.\n`,
+  );
+  try {
+    for (;;) {
+      await ctx.clock.sleep(FOLLOW_INTERVAL_MS, ctx.signal);
+      for (const record of follower.poll()) print(record);
+    }
+  } catch (error) {
+    if (!(error instanceof InterruptedError) && !ctx.signal.aborted) throw error;
+  } finally {
+    out.flush();
+  }
+  return ExitCode.Interrupted;
+}

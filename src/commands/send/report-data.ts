@@ -1,0 +1,254 @@
+// The data of `svc send report`: what the journals say (per shard and in total), then what the
+// service says about each accepted message (GET /messages/{id}), with final statuses cached beside
+// each journal so that a second report does not read them again.
+//
+// The journals are read through `readJournalRecords` (the write-ahead journal's own checked
+// reader): a damaged journal is refused with its line, as `--resume` refuses it.
+
+import { appendFileSync, readFileSync } from 'node:fs';
+import { getMessage, messageOutcome, type Message } from '../../api/messages.js';
+import type { ApiClient } from '../../api/http.js';
+import { AuthError, InterruptedError } from '../../errors.js';
+import { readJournalRecords, type JournalError } from '../../send/journal.js';
+
+export type JournalState = 'accepted' | 'rejected' | 'unknown';
+
+export interface ReportRecipient {
+  to: string;
+  /** Index of its journal in the report. */
+  journal: number;
+  state: JournalState;
+  messageId?: string;
+  /** When the journal recorded the answer (ISO 8601). */
+  answeredAt?: string;
+  error?: JournalError;
+}
+
+export interface Shard {
+  k: number;
+  n: number;
+}
+
+export interface OutcomeCounts {
+  recipients: number;
+  accepted: number;
+  rejected: number;
+  unknown: number;
+  notYetSent: number;
+}
+
+export interface ReportJournal {
+  path: string;
+  shard: Shard | null;
+  from: string;
+  /** The run's recipients digest (`sha256:…` of the recipients file). */
+  recipientsDigest: string;
+  counts: OutcomeCounts;
+}
+
+const ACCEPTED = 1;
+const REJECTED = 2;
+const UNKNOWN = 4;
+
+/** The `shard: {k, n}` of a journal's header line (top level or in its run), when it has one. */
+export function headerShard(path: string): Shard | null {
+  let first: string;
+  try {
+    const text = readFileSync(path, { encoding: 'utf8', flag: 'r' });
+    const end = text.indexOf('\n');
+    first = end === -1 ? text : text.slice(0, end);
+  } catch {
+    return null;
+  }
+  try {
+    const header = JSON.parse(first) as { shard?: unknown; run?: { shard?: unknown } };
+    const shard = header.shard ?? header.run?.shard;
+    if (typeof shard === 'object' && shard !== null) {
+      const { k, n } = shard as { k?: unknown; n?: unknown };
+      if (Number.isInteger(k) && Number.isInteger(n)) return { k: k as number, n: n as number };
+    }
+  } catch {
+    /* the journal reader reports a bad header */
+  }
+  return null;
+}
+
+/** Reads one journal into its recipients' final states (accepted beats unknown beats rejected). */
+export async function readReportJournal(path: string, index: number, into: ReportRecipient[]): Promise<ReportJournal> {
+  const recipients = new Map<string, { bits: number; entry: ReportRecipient }>();
+  const open = new Map<number, string[]>();
+  let from = '';
+  let recipientsDigest = '';
+  let recipientCount = 0;
+  let sawHeader = false;
+  const touch = (to: string): { bits: number; entry: ReportRecipient } => {
+    let found = recipients.get(to);
+    if (found === undefined) recipients.set(to, (found = { bits: 0, entry: { to, journal: index, state: 'rejected' } }));
+    return found;
+  };
+  for await (const record of readJournalRecords(path)) {
+    switch (record.type) {
+      case 'header':
+        sawHeader = true;
+        from = record.header.run.from;
+        recipientsDigest = record.header.run.recipients;
+        recipientCount = record.header.run.recipientCount;
+        break;
+      case 'launch':
+        open.set(record.seq, record.to);
+        for (const to of record.to) touch(to);
+        break;
+      case 'result': {
+        open.delete(record.seq);
+        record.to.forEach((to, position) => {
+          const found = touch(to);
+          if (record.outcome === 'accepted') {
+            if ((found.bits & ACCEPTED) === 0) {
+              // The answer names one message id: the first recipient's (one per request with --to-file).
+              if (record.messageId !== undefined && position === 0) found.entry.messageId = record.messageId;
+              found.entry.answeredAt = record.at;
+            }
+            found.bits |= ACCEPTED;
+          } else {
+            found.bits |= record.outcome === 'unknown' ? UNKNOWN : REJECTED;
+            if (record.error !== undefined && (found.bits & ACCEPTED) === 0) found.entry.error = record.error;
+          }
+        });
+        break;
+      }
+      case 'resume':
+        break;
+    }
+  }
+  if (!sawHeader) throw new Error(`${path}: no such journal (or an empty file)`);
+  for (const to of open.values()) for (const number of to) touch(number).bits |= UNKNOWN;
+  const counts: OutcomeCounts = { recipients: recipientCount, accepted: 0, rejected: 0, unknown: 0, notYetSent: 0 };
+  for (const { bits, entry } of recipients.values()) {
+    entry.state = bits & ACCEPTED ? 'accepted' : bits & UNKNOWN ? 'unknown' : 'rejected';
+    if (entry.state !== 'accepted') delete entry.messageId;
+    counts[entry.state]++;
+    into.push(entry);
+  }
+  counts.notYetSent = Math.max(0, recipientCount - recipients.size);
+  counts.recipients = Math.max(recipientCount, recipients.size);
+  return { path, shard: headerShard(path), from, recipientsDigest, counts };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Statuses
+
+export const FUNNEL = ['delivered', 'sent', 'sending', 'queued', 'failed', 'unknown'] as const;
+export type FunnelStatus = (typeof FUNNEL)[number];
+
+export interface MessageStatus {
+  messageId: string;
+  status: FunnelStatus;
+  /** The status word as the service gave it. */
+  raw: string | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  queuedAt: string | null;
+  sentAt: string | null;
+  deliveredAt: string | null;
+}
+
+export function funnelStatus(message: Message): FunnelStatus {
+  const outcome = messageOutcome(message);
+  if (outcome === 'delivered') return 'delivered';
+  if (outcome === 'failed') return 'failed';
+  const word = typeof message.status === 'string' ? message.status.trim().toLowerCase() : '';
+  if (word === 'sent' || word === 'sending' || word === 'queued') return word;
+  return 'unknown';
+}
+
+export function isFinal(status: FunnelStatus): boolean {
+  return status === 'delivered' || status === 'failed';
+}
+
+function text(value: unknown): string | null {
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
+export function statusFrom(messageId: string, message: Message): MessageStatus {
+  return {
+    messageId,
+    status: funnelStatus(message),
+    raw: text(message.status),
+    errorCode: text(message['errorCode']),
+    errorMessage: text(message['errorMessage']),
+    queuedAt: text(message['queuedAt']),
+    sentAt: text(message['sentAt']),
+    deliveredAt: text(message['deliveredAt']),
+  };
+}
+
+/** Final statuses kept beside a journal: `<journal>.statuses.ndjson`, one JSON object a line. */
+export function cachePath(journal: string): string {
+  return `${journal}.statuses.ndjson`;
+}
+
+export function readCache(journal: string): Map<string, MessageStatus> {
+  const cache = new Map<string, MessageStatus>();
+  let textContent: string;
+  try {
+    textContent = readFileSync(cachePath(journal), 'utf8');
+  } catch {
+    return cache;
+  }
+  for (const line of textContent.split('\n')) {
+    if (line.trim() === '') continue;
+    try {
+      const value = JSON.parse(line) as MessageStatus;
+      if (typeof value.messageId === 'string' && (FUNNEL as readonly string[]).includes(value.status) && isFinal(value.status)) cache.set(value.messageId, value);
+    } catch {
+      /* a torn last line: that status is read again */
+    }
+  }
+  return cache;
+}
+
+export function appendCache(journal: string, statuses: readonly MessageStatus[]): void {
+  if (statuses.length === 0) return;
+  appendFileSync(cachePath(journal), statuses.map((status) => `${JSON.stringify(status)}\n`).join(''), { mode: 0o600 });
+}
+
+export interface ReadStatusesOptions {
+  concurrency: number;
+  signal: AbortSignal;
+  onProgress?: (done: number, total: number) => void;
+}
+
+/**
+ * Reads each message's status, `concurrency` at a time (the API client retries a failed read
+ * itself). A message the service cannot find, or whose read keeps failing, is `unknown` for this
+ * round; credentials that do not work stop the report.
+ */
+export async function readStatuses(api: ApiClient, ids: readonly string[], options: ReadStatusesOptions): Promise<{ statuses: MessageStatus[]; reads: number }> {
+  const statuses: MessageStatus[] = new Array<MessageStatus>(ids.length);
+  let next = 0;
+  let done = 0;
+  let reads = 0;
+  const worker = async (): Promise<void> => {
+    while (next < ids.length) {
+      if (options.signal.aborted) throw new InterruptedError();
+      const at = next++;
+      const id = ids[at]!;
+      reads++;
+      try {
+        statuses[at] = statusFrom(id, await getMessage(api, id, options.signal));
+      } catch (error) {
+        if (error instanceof AuthError || error instanceof InterruptedError || options.signal.aborted) throw error;
+        statuses[at] = { messageId: id, status: 'unknown', raw: null, errorCode: null, errorMessage: error instanceof Error ? error.message : String(error), queuedAt: null, sentAt: null, deliveredAt: null };
+      }
+      done++;
+      options.onProgress?.(done, ids.length);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(options.concurrency, ids.length) }, worker));
+  return { statuses, reads };
+}
+
+export function percentile(sorted: readonly number[], q: number): number | null {
+  if (sorted.length === 0) return null;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}

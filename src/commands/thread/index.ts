@@ -1,0 +1,20 @@
+import type { CommandSpec } from '../spec.js';
+
+export const threadCommands: CommandSpec[] = [
+  {
+    path: ['thread'],
+    summary: 'one conversation with a number, in time order: sent messages, replies and receipts',
+    description: [
+      'Built from the event store: what svc send sent to the number, what the listener received from',
+      'it, and the delivery receipts of each sent message. A chat on a terminal; JSON lines otherwise',
+      '(one object a line: direction out, in or receipt).',
+    ].join('\n'),
+    args: [{ name: 'NUMBER', description: 'the other party (E.164)', required: true }],
+    options: [
+      { flags: '--since <T>', description: 'only from T on (ISO 8601 or a duration ago, 7d)' },
+      { flags: '--store <dir>', description: 'the event store (default: events/ in the user data directory)', complete: 'file' },
+    ],
+    examples: ['svc thread +14155551001', 'svc thread +14155551001 --since 7d | jq -c .'],
+    load: () => import('./thread.js'),
+  },
+];

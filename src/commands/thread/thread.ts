@@ -1,0 +1,144 @@
+import type { Context } from '../../context.js';
+import type { StoredRecord } from '../../events/store.js';
+import { paint, statusTone, writeJson } from '../../output/render.js';
+import { terminalSafe } from '../../webhooks/format.js';
+import { numberArg, openReader, timeRange } from '../events/shared.js';
+import type { CommandInput } from '../spec.js';
+
+// One conversation with a number: what was sent to it, what came back from it, and what the
+// receipts said about each sent message, in time order.
+
+export interface ThreadItem {
+  at: string;
+  /** out: sent to the number; in: received from it; receipt: a delivery receipt of a sent message. */
+  direction: 'out' | 'in' | 'receipt' | 'event';
+  id: string;
+  type: string;
+  messageId: string | null;
+  from: string | null;
+  to: string[];
+  body: string | null;
+  status: string | null;
+  errorCode?: string | null;
+  errorMessage?: string | null;
+}
+
+function payloadOf(record: StoredRecord): Record<string, unknown> {
+  try {
+    const value = JSON.parse(record.body) as unknown;
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+
+export function threadItem(record: StoredRecord, number: string): ThreadItem {
+  const base = {
+    at: record.at,
+    id: record.id,
+    type: record.type,
+    messageId: record.messageId ?? null,
+    from: record.from ?? null,
+    to: record.to ?? [],
+    status: record.status ?? null,
+  };
+  if (record.kind === 'sent') return { ...base, direction: 'out', body: record.body };
+  const payload = payloadOf(record);
+  if (record.type === 'DeliveryReceipt') {
+    return { ...base, direction: 'receipt', body: null, errorCode: str(payload['errorCode']), errorMessage: str(payload['errorMessage']) };
+  }
+  if (record.type === 'MessageReceived') {
+    return { ...base, direction: record.from === number ? 'in' : 'out', body: str(payload['message']) ?? str(payload['body']) ?? '' };
+  }
+  return { ...base, direction: 'event', body: null };
+}
+
+function clock(iso: string): string {
+  const date = new Date(iso);
+  const two = (n: number): string => String(n).padStart(2, '0');
+  return `${two(date.getHours())}:${two(date.getMinutes())}`;
+}
+
+function day(iso: string): string {
+  const date = new Date(iso);
+  return `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, '0')}-${String(date.getDate()).padStart(2, '0')}`;
+}
+
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  for (const paragraph of text.split('\n')) {
+    let line = '';
+    for (const word of paragraph.split(' ')) {
+      if (line !== '' && line.length + 1 + word.length > width) {
+        lines.push(line);
+        line = '';
+      }
+      let rest = word;
+      while (rest.length > width) {
+        lines.push(rest.slice(0, width));
+        rest = rest.slice(width);
+      }
+      line = line === '' ? rest : `${line} ${rest}`;
+    }
+    lines.push(line);
+  }
+  return lines;
+}
+
+async function renderChat(ctx: Context, number: string, items: readonly ThreadItem[]): Promise<string> {
+  const columns = Math.max(40, Math.min(ctx.io.columns || 80, 120));
+  const bubble = Math.max(20, Math.floor(columns * 0.6));
+  // The latest receipt of each sent message shows under it.
+  const receipts = new Map<string, ThreadItem>();
+  for (const item of items) if (item.direction === 'receipt' && item.messageId !== null) receipts.set(item.messageId, item);
+  const out: string[] = [await paint(ctx, 'stdout', 'accent', `Conversation with ${number}`)];
+  let lastDay = '';
+  for (const item of items) {
+    if (item.direction === 'receipt') continue;
+    const today = day(item.at);
+    if (today !== lastDay) {
+      out.push('', await paint(ctx, 'stdout', 'dim', `── ${today} ──`));
+      lastDay = today;
+    }
+    if (item.direction === 'event') {
+      out.push(await paint(ctx, 'stdout', 'dim', `   ${clock(item.at)} ${item.type} ${terminalSafe(item.id)}`));
+      continue;
+    }
+    const text = wrap(terminalSafe(item.body ?? ''), bubble - 2);
+    if (item.direction === 'in') {
+      for (const line of text) out.push(`  ${line}`);
+      out.push(await paint(ctx, 'stdout', 'dim', `  ${clock(item.at)} from ${terminalSafe(item.from ?? '?')}`));
+    } else {
+      const pad = (line: string): string => `${' '.repeat(Math.max(0, columns - line.length - 2))}${line}`;
+      for (const line of text) out.push(await paint(ctx, 'stdout', 'accent', pad(line)));
+      const receipt = item.messageId === null ? undefined : receipts.get(item.messageId);
+      const status = receipt?.status ?? item.status ?? 'sent';
+      const detail = receipt?.errorMessage ? ` (${terminalSafe(receipt.errorMessage)})` : '';
+      const meta = `${clock(item.at)} to ${terminalSafe(item.to.join(', '))} · ${terminalSafe(status)}${detail}`;
+      const tone = statusTone(status);
+      out.push(tone === 'bad' ? await paint(ctx, 'stdout', 'bad', pad(meta)) : await paint(ctx, 'stdout', 'dim', pad(meta)));
+    }
+  }
+  if (items.length === 0) out.push('', 'Nothing stored for this number yet.');
+  return out.join('\n');
+}
+
+export async function run(input: CommandInput, ctx: Context): Promise<number> {
+  const number = numberArg(input.arg(0) ?? '', 'NUMBER');
+  const range = timeRange(input, ctx);
+  const { reader, exists } = openReader(input, ctx);
+  const records = exists ? reader.query({ number, linkReceipts: true, ...range }) : [];
+  const items = records.map((record) => threadItem(record, number));
+  if (ctx.globals.output === 'json') {
+    writeJson(ctx, items);
+    return 0;
+  }
+  if (ctx.globals.output === 'table' && ctx.io.stdoutIsTTY) {
+    ctx.io.stdout.write(`${await renderChat(ctx, number, items)}\n`);
+    return 0;
+  }
+  ctx.io.stdout.write(items.map((item) => `${JSON.stringify(item)}\n`).join(''));
+  return 0;
+}

@@ -1,0 +1,820 @@
+// The event store: what `svc webhook listen` accepted and what `svc send` sent, kept so that
+// `svc events`, `svc thread` and `svc send report` can look back.
+//
+// Layout (chosen by measurement, bench/events.mjs): a directory of append-only NDJSON segment
+// files, one JSON record a line, that `cat`, `grep` and `jq` read as they are, each with a small
+// binary index beside it (`.idx`, 40 bytes a record: time, offset, length and hashes of the type,
+// two numbers, the message id and the record id). A query reads the indexes (40 MB at 1,000,000 records), keeps
+// the entries whose hashes match, and parses only those lines, then checks them exactly (a hash
+// may collide; the check never lets a wrong record through).
+//
+// Every writing process writes its own segments (named by creation time and process id), so a
+// listener and a `svc send` can write the same store at once without a lock. A record is
+// acknowledged (the promise of `append` resolves) only after its line is written and fdatasync'd;
+// appends that arrive in one event-loop turn, or while a sync runs, share one write and one sync
+// (group commit). The data file is the truth: the index is written after it, and a reader indexes
+// whatever lies past the index's end (a writer killed between the two writes) itself. A torn last
+// line (a write cut short) was never acknowledged and is skipped.
+
+import { closeSync, fdatasync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+
+export type StoredKind = 'event' | 'sent';
+
+export interface StoredRecord {
+  /** Events: the delivery id (X-Svc-Delivery), or `sha256:<hex>` of the body when none was sent. Sent: `sent:<messageId>`. */
+  id: string;
+  kind: StoredKind;
+  /** MessageReceived, DeliveryReceipt, OrderStatus, unknown, or `sent`. */
+  type: string;
+  /** ISO 8601 time the event was received or the message sent. */
+  at: string;
+  /** The numbers the record concerns (from, to). */
+  numbers: string[];
+  messageId?: string;
+  /** A receipt's or a sent message's status. */
+  status?: string;
+  from?: string;
+  to?: string[];
+  /** The delivery headers of an event (never Authorization). */
+  headers?: Record<string, string>;
+  /** An event: its body exactly as received. A sent message: its text. */
+  body: string;
+}
+
+export const ENTRY_BYTES = 40;
+const DATA_SUFFIX = '.ndjson';
+const INDEX_SUFFIX = '.idx';
+/** A hash that stands for "more numbers than the index holds": the line is always checked. */
+const ANY = 0xffffffff;
+const NONE = 0;
+export const DEFAULT_SEGMENT_RECORDS = 50_000;
+
+/** FNV-1a, 32 bits, over UTF-16 code units; never NONE or ANY so those stay markers. */
+export function hash32(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  h >>>= 0;
+  return h === NONE || h === ANY ? 1 : h;
+}
+
+/** Numbers compare without spaces, dashes, dots and brackets: `+1 (415) 555-1001` is `+14155551001`. */
+export function normalizeNumber(number: string): string {
+  return number.replace(/[\s().-]/g, '');
+}
+
+function typeKey(type: string): string {
+  return type.toLowerCase();
+}
+
+interface EntryFields {
+  time: number;
+  typeHash: number;
+  number1: number;
+  number2: number;
+  messageHash: number;
+  idHash: number;
+}
+
+function entryFields(record: StoredRecord): EntryFields {
+  const numbers = record.numbers.map(normalizeNumber);
+  return {
+    time: Date.parse(record.at),
+    typeHash: hash32(typeKey(record.type)),
+    number1: numbers[0] === undefined ? NONE : hash32(numbers[0]),
+    number2: numbers.length > 2 ? ANY : numbers[1] === undefined ? NONE : hash32(numbers[1]),
+    messageHash: record.messageId === undefined ? NONE : hash32(record.messageId),
+    idHash: hash32(record.id),
+  };
+}
+
+function writeEntry(view: DataView, at: number, offset: number, length: number, fields: EntryFields): void {
+  view.setFloat64(at, fields.time, true);
+  view.setUint32(at + 8, offset, true);
+  view.setUint32(at + 12, length, true);
+  view.setUint32(at + 16, fields.typeHash, true);
+  view.setUint32(at + 20, fields.number1, true);
+  view.setUint32(at + 24, fields.number2, true);
+  view.setUint32(at + 28, fields.messageHash, true);
+  view.setUint32(at + 32, fields.idHash, true);
+  view.setUint32(at + 36, 0, true);
+}
+
+/** One line: the id first, so that a reader can take it without parsing the rest. */
+export function recordLine(record: StoredRecord): string {
+  // One object literal of a fixed shape (JSON.stringify leaves out the undefined members).
+  return JSON.stringify({
+    id: record.id,
+    kind: record.kind,
+    type: record.type,
+    at: record.at,
+    numbers: record.numbers,
+    messageId: record.messageId,
+    status: record.status,
+    from: record.from,
+    to: record.to,
+    headers: record.headers,
+    body: record.body,
+  });
+}
+
+export function parseRecord(line: string): StoredRecord | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const r = value as Record<string, unknown>;
+  if (typeof r['id'] !== 'string' || (r['kind'] !== 'event' && r['kind'] !== 'sent') || typeof r['type'] !== 'string') return undefined;
+  if (typeof r['at'] !== 'string' || !Array.isArray(r['numbers']) || typeof r['body'] !== 'string') return undefined;
+  return value as StoredRecord;
+}
+
+function writeFully(fd: number, bytes: Uint8Array): void {
+  let offset = 0;
+  while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
+}
+
+function fdatasyncAsync(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => fdatasync(fd, (error) => (error ? reject(error) : resolve())));
+}
+
+export function ensureStoreDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+}
+
+export function listSegments(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  return names.filter((name) => name.startsWith('seg-') && name.endsWith(DATA_SUFFIX)).sort();
+}
+
+/** The process id a segment's name carries (its writer). */
+export function segmentWriterPid(name: string): number {
+  const parts = name.slice(0, -DATA_SUFFIX.length).split('-');
+  return Number(parts[2]);
+}
+
+export interface WriterOptions {
+  /** Records per segment before the writer starts a new one. */
+  segmentRecords?: number;
+  /**
+   * fdatasync before acknowledging (default true). Off, an append resolves once its line is in
+   * the file (which survives the process being killed, not a power cut), and close() syncs.
+   */
+  durable?: boolean;
+}
+
+interface Pending {
+  line: Buffer;
+  fields: EntryFields;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/** fdatasyncs in flight at once: a batch is written while the one before it is still syncing. */
+const MAX_SYNCS_IN_FLIGHT = 4;
+
+export class EventStoreWriter {
+  private dataFd = -1;
+  private indexFd = -1;
+  private base = '';
+  private size = 0;
+  private count = 0;
+  private sequence = 0;
+  private queue: Pending[] = [];
+  private scheduled = false;
+  private readonly syncs = new Set<Promise<void>>();
+  /** Syncs in flight per data file descriptor: a rotated-out file is closed when its last one ends. */
+  private readonly syncsByFd = new Map<number, number>();
+  private readonly retired = new Map<number, number>();
+  private broken: unknown = null;
+  private closed = false;
+  private readonly segmentRecords: number;
+  private readonly durable: boolean;
+
+  private constructor(
+    readonly dir: string,
+    options: WriterOptions,
+  ) {
+    this.segmentRecords = options.segmentRecords ?? DEFAULT_SEGMENT_RECORDS;
+    this.durable = options.durable ?? true;
+  }
+
+  /** Creates the directory (mode 0700: it holds phone numbers and message texts) and a first segment. */
+  static open(dir: string, options: WriterOptions = {}): EventStoreWriter {
+    ensureStoreDir(dir);
+    const writer = new EventStoreWriter(dir, options);
+    writer.startSegment();
+    return writer;
+  }
+
+  private startSegment(): void {
+    let base: string;
+    for (;;) {
+      base = `seg-${String(Date.now()).padStart(14, '0')}-${process.pid}-${String(this.sequence++).padStart(6, '0')}`;
+      try {
+        this.dataFd = openSync(join(this.dir, base + DATA_SUFFIX), 'wx', 0o600);
+        break;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+    }
+    this.indexFd = openSync(join(this.dir, base + INDEX_SUFFIX), 'w', 0o600);
+    this.base = base;
+    this.size = 0;
+    this.count = 0;
+  }
+
+  /** Closes the current segment's files, or hands the data file to its last sync to close. */
+  private closeSegment(): void {
+    if (this.indexFd >= 0) closeSync(this.indexFd);
+    if (this.dataFd >= 0) {
+      const pending = this.syncsByFd.get(this.dataFd) ?? 0;
+      if (pending === 0) closeSync(this.dataFd);
+      else this.retired.set(this.dataFd, pending);
+    }
+    this.dataFd = -1;
+    this.indexFd = -1;
+  }
+
+  /** Resolves once the record is on the disk (or, not durable, in the file). */
+  append(record: StoredRecord): Promise<void> {
+    if (this.closed) return Promise.reject(new Error(`the event store ${this.dir} is closed`));
+    if (this.broken !== null) return Promise.reject(this.broken);
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ line: Buffer.from(`${recordLine(record)}\n`, 'utf8'), fields: entryFields(record), resolve, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    // After the poll phase: every request whose body ended in this turn is in the batch.
+    setImmediate(() => {
+      this.scheduled = false;
+      this.flush();
+    });
+  }
+
+  private fail(error: unknown, batch: Pending[]): void {
+    this.broken ??= error;
+    for (const pending of batch) pending.reject(error);
+    for (const pending of this.queue.splice(0)) pending.reject(error);
+  }
+
+  private flush(): void {
+    if (this.queue.length === 0 || this.syncs.size >= MAX_SYNCS_IN_FLIGHT) return;
+    const batch = this.queue;
+    this.queue = [];
+    let at = 0;
+    while (at < batch.length) {
+      const part = batch.slice(at, at + Math.max(1, this.segmentRecords - this.count));
+      at += part.length;
+      const fd = this.dataFd;
+      try {
+        this.writePart(part);
+      } catch (error) {
+        this.fail(error, batch.slice(at - part.length));
+        return;
+      }
+      if (!this.durable) {
+        for (const pending of part) pending.resolve();
+      } else {
+        this.syncsByFd.set(fd, (this.syncsByFd.get(fd) ?? 0) + 1);
+        const sync = fdatasyncAsync(fd).then(
+          () => {
+            for (const pending of part) pending.resolve();
+          },
+          (error: unknown) => this.fail(error, part),
+        );
+        const done = sync.finally(() => {
+          this.syncs.delete(done);
+          const left = (this.syncsByFd.get(fd) ?? 1) - 1;
+          if (left > 0) this.syncsByFd.set(fd, left);
+          else {
+            this.syncsByFd.delete(fd);
+            if (this.retired.delete(fd)) closeSync(fd);
+          }
+          if (this.queue.length > 0) this.schedule();
+        });
+        this.syncs.add(done);
+      }
+      if (this.count >= this.segmentRecords) {
+        this.closeSegment();
+        try {
+          this.startSegment();
+        } catch (error) {
+          this.fail(error, batch.slice(at));
+          return;
+        }
+      }
+    }
+  }
+
+  private writePart(part: Pending[]): void {
+    const data = part.length === 1 ? part[0]!.line : Buffer.concat(part.map((p) => p.line));
+    const index = Buffer.alloc(part.length * ENTRY_BYTES);
+    const view = new DataView(index.buffer, index.byteOffset, index.byteLength);
+    let offset = this.size;
+    for (let i = 0; i < part.length; i++) {
+      const pending = part[i]!;
+      writeEntry(view, i * ENTRY_BYTES, offset, pending.line.length - 1, pending.fields);
+      offset += pending.line.length;
+    }
+    // The data first: a reader indexes lines the index does not cover yet, never the reverse.
+    writeFully(this.dataFd, data);
+    writeFully(this.indexFd, index);
+    this.size = offset;
+    this.count += part.length;
+  }
+
+  /** Waits for what was appended, then closes. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    while (this.scheduled || this.syncs.size > 0 || this.queue.length > 0) {
+      if (this.syncs.size > 0) await Promise.allSettled([...this.syncs]);
+      else await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    const empty = this.count === 0;
+    // Not durable per record (a send's own journal is its truth): made durable once, at the end.
+    if (!empty && !this.durable && this.dataFd >= 0) await fdatasyncAsync(this.dataFd).catch(() => undefined);
+    this.closeSegment();
+    if (empty) this.removeEmptySegment();
+  }
+
+  private removeEmptySegment(): void {
+    // A writer that wrote nothing leaves nothing behind.
+    try {
+      unlinkSync(join(this.dir, this.base + DATA_SUFFIX));
+      unlinkSync(join(this.dir, this.base + INDEX_SUFFIX));
+    } catch {
+      /* gone already */
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+
+/** A segment's index, completed with the entries of any lines past the index's end. */
+export interface SegmentIndex {
+  name: string;
+  path: string;
+  view: DataView;
+  count: number;
+  minTime: number;
+  maxTime: number;
+  dataSize: number;
+}
+
+function readRange(fd: number, offset: number, length: number): Buffer {
+  const buffer = Buffer.allocUnsafe(length);
+  let read = 0;
+  while (read < length) {
+    const n = readSync(fd, buffer, read, length - read, offset + read);
+    if (n === 0) break;
+    read += n;
+  }
+  return buffer.subarray(0, read);
+}
+
+export function loadSegmentIndex(dir: string, name: string): SegmentIndex | undefined {
+  const path = join(dir, name);
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  try {
+    const dataSize = fstatSync(fd).size;
+    let indexBytes: Buffer;
+    try {
+      indexBytes = readFileSync(path.slice(0, -DATA_SUFFIX.length) + INDEX_SUFFIX);
+    } catch {
+      indexBytes = Buffer.alloc(0);
+    }
+    let count = Math.floor(indexBytes.length / ENTRY_BYTES);
+    let view = new DataView(indexBytes.buffer, indexBytes.byteOffset, count * ENTRY_BYTES);
+    // Entries past the data (a power cut that kept the index but not the data) are dropped.
+    while (count > 0) {
+      const last = (count - 1) * ENTRY_BYTES;
+      if (view.getUint32(last + 8, true) + view.getUint32(last + 12, true) + 1 <= dataSize) break;
+      count--;
+    }
+    const covered = count === 0 ? 0 : view.getUint32((count - 1) * ENTRY_BYTES + 8, true) + view.getUint32((count - 1) * ENTRY_BYTES + 12, true) + 1;
+    if (covered < dataSize) {
+      // Lines the index does not cover yet: index them here (only complete, well-formed lines).
+      const tail = readRange(fd, covered, dataSize - covered);
+      const extra: { offset: number; length: number; fields: EntryFields }[] = [];
+      let start = 0;
+      for (let nl = tail.indexOf(10, start); nl !== -1; nl = tail.indexOf(10, start)) {
+        const record = parseRecord(tail.toString('utf8', start, nl));
+        if (record !== undefined) extra.push({ offset: covered + start, length: nl - start, fields: entryFields(record) });
+        start = nl + 1;
+      }
+      const merged = Buffer.alloc((count + extra.length) * ENTRY_BYTES);
+      merged.set(new Uint8Array(view.buffer, view.byteOffset, count * ENTRY_BYTES), 0);
+      const mergedView = new DataView(merged.buffer, merged.byteOffset, merged.byteLength);
+      extra.forEach((entry, i) => writeEntry(mergedView, (count + i) * ENTRY_BYTES, entry.offset, entry.length, entry.fields));
+      view = mergedView;
+      count += extra.length;
+    }
+    let minTime = Infinity;
+    let maxTime = -Infinity;
+    for (let i = 0; i < count; i++) {
+      const t = view.getFloat64(i * ENTRY_BYTES, true);
+      if (t < minTime) minTime = t;
+      if (t > maxTime) maxTime = t;
+    }
+    return { name, path, view, count, minTime, maxTime, dataSize };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export interface StoreQuery {
+  kinds?: readonly StoredKind[];
+  /** Event types, case-insensitive. */
+  types?: readonly string[];
+  /** A number the record concerns; with `linkReceipts`, also events about messages sent to it. */
+  number?: string;
+  linkReceipts?: boolean;
+  messageIds?: readonly string[];
+  id?: string;
+  /** Milliseconds since the epoch, inclusive. */
+  since?: number;
+  /** Milliseconds since the epoch, exclusive. */
+  until?: number;
+}
+
+interface Candidate {
+  segment: number;
+  entry: number;
+  time: number;
+}
+
+/** Reads the lines of the chosen entries of one segment: one read per line, or the whole file for many. */
+function readLines(segment: SegmentIndex, entries: number[]): string[] {
+  const fd = openSync(segment.path, 'r');
+  try {
+    const view = segment.view;
+    if (entries.length > 256 && entries.length * 8 > segment.count) {
+      const all = readRange(fd, 0, segment.dataSize);
+      return entries.map((i) => {
+        const offset = view.getUint32(i * ENTRY_BYTES + 8, true);
+        return all.toString('utf8', offset, offset + view.getUint32(i * ENTRY_BYTES + 12, true));
+      });
+    }
+    return entries.map((i) => readRange(fd, view.getUint32(i * ENTRY_BYTES + 8, true), view.getUint32(i * ENTRY_BYTES + 12, true)).toString('utf8'));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export class EventStoreReader {
+  private segments: SegmentIndex[] | undefined;
+
+  constructor(readonly dir: string) {}
+
+  /** Every segment's index (loaded once per reader). */
+  load(): SegmentIndex[] {
+    this.segments ??= listSegments(this.dir)
+      .map((name) => loadSegmentIndex(this.dir, name))
+      .filter((segment): segment is SegmentIndex => segment !== undefined);
+    return this.segments;
+  }
+
+  get total(): number {
+    return this.load().reduce((sum, segment) => sum + segment.count, 0);
+  }
+
+  /** The records that match, oldest first. */
+  query(query: StoreQuery): StoredRecord[] {
+    let linked: Set<string> | undefined;
+    if (query.number !== undefined && query.linkReceipts === true) {
+      linked = new Set(
+        this.query({ kinds: ['sent'], number: query.number })
+          .map((record) => record.messageId)
+          .filter((id): id is string => id !== undefined),
+      );
+    }
+    const segments = this.load();
+    const typeHashes = query.types === undefined ? undefined : new Set(query.types.map((type) => hash32(typeKey(type))));
+    const number = query.number === undefined ? undefined : normalizeNumber(query.number);
+    const numberHash = number === undefined ? undefined : hash32(number);
+    const messageHashes = new Set<number>();
+    for (const id of query.messageIds ?? []) messageHashes.add(hash32(id));
+    const linkedHashes = new Set<number>();
+    for (const id of linked ?? []) linkedHashes.add(hash32(id));
+    const wantMessages = query.messageIds !== undefined;
+    const since = query.since ?? -Infinity;
+    const until = query.until ?? Infinity;
+    const sentHash = hash32('sent');
+    const kinds = query.kinds === undefined ? undefined : new Set(query.kinds);
+    const onlyEvents = kinds !== undefined && kinds.size === 1 && kinds.has('event');
+    const onlySent = kinds !== undefined && kinds.size === 1 && kinds.has('sent');
+
+    const candidates: Candidate[] = [];
+    segments.forEach((segment, s) => {
+      if (segment.count === 0 || segment.maxTime < since || segment.minTime >= until) return;
+      const view = segment.view;
+      for (let i = 0; i < segment.count; i++) {
+        const base = i * ENTRY_BYTES;
+        const time = view.getFloat64(base, true);
+        if (time < since || time >= until) continue;
+        const typeHash = view.getUint32(base + 16, true);
+        if (onlyEvents && typeHash === sentHash) continue;
+        if (onlySent && typeHash !== sentHash) continue;
+        if (typeHashes !== undefined && !typeHashes.has(typeHash)) continue;
+        const messageHash = view.getUint32(base + 28, true);
+        if (wantMessages && !messageHashes.has(messageHash)) continue;
+        if (numberHash !== undefined) {
+          const n1 = view.getUint32(base + 20, true);
+          const n2 = view.getUint32(base + 24, true);
+          const byNumber = n1 === numberHash || n2 === numberHash || n2 === ANY;
+          if (!byNumber && !linkedHashes.has(messageHash)) continue;
+        }
+        candidates.push({ segment: s, entry: i, time });
+      }
+    });
+
+    const bySegment = new Map<number, number[]>();
+    for (const candidate of candidates) {
+      let list = bySegment.get(candidate.segment);
+      if (list === undefined) bySegment.set(candidate.segment, (list = []));
+      list.push(candidate.entry);
+    }
+    const results: { record: StoredRecord; time: number; segment: number; entry: number }[] = [];
+    const messageIds = query.messageIds === undefined ? undefined : new Set(query.messageIds);
+    const typeNames = query.types === undefined ? undefined : new Set(query.types.map(typeKey));
+    for (const [s, entries] of bySegment) {
+      const segment = segments[s]!;
+      const lines = readLines(segment, entries);
+      lines.forEach((line, k) => {
+        const record = parseRecord(line);
+        if (record === undefined) return;
+        if (kinds !== undefined && !kinds.has(record.kind)) return;
+        if (typeNames !== undefined && !typeNames.has(typeKey(record.type))) return;
+        if (messageIds !== undefined && (record.messageId === undefined || !messageIds.has(record.messageId))) return;
+        if (query.id !== undefined && record.id !== query.id) return;
+        if (number !== undefined) {
+          const concerns = record.numbers.some((n) => normalizeNumber(n) === number);
+          if (!concerns && !(record.messageId !== undefined && linked?.has(record.messageId) === true)) return;
+        }
+        const entry = entries[k]!;
+        results.push({ record, time: segment.view.getFloat64(entry * ENTRY_BYTES, true), segment: s, entry });
+      });
+    }
+    results.sort((a, b) => a.time - b.time || a.segment - b.segment || a.entry - b.entry);
+    return results.map((result) => result.record);
+  }
+
+  /** One record by its id (the newest when stored twice). */
+  get(id: string): StoredRecord | undefined {
+    const idHash = hash32(id);
+    let found: { record: StoredRecord; time: number } | undefined;
+    for (const segment of this.load()) {
+      const entries: number[] = [];
+      for (let i = 0; i < segment.count; i++) if (segment.view.getUint32(i * ENTRY_BYTES + 32, true) === idHash) entries.push(i);
+      if (entries.length === 0) continue;
+      readLines(segment, entries).forEach((line, k) => {
+        const record = parseRecord(line);
+        const time = segment.view.getFloat64(entries[k]! * ENTRY_BYTES, true);
+        if (record !== undefined && record.id === id && (found === undefined || time >= found.time)) found = { record, time };
+      });
+    }
+    return found?.record;
+  }
+}
+
+/** The ids of the newest records (at most `limit`), for a listener's dedupe window after a restart. */
+export function recentIds(dir: string, limit: number): string[] {
+  const ids: string[] = [];
+  const names = listSegments(dir).reverse();
+  for (const name of names) {
+    if (ids.length >= limit) break;
+    let data: Buffer;
+    try {
+      data = readFileSync(join(dir, name));
+    } catch {
+      continue;
+    }
+    // Only complete lines: a torn last line was never acknowledged.
+    const text = data.toString('utf8', 0, data.lastIndexOf(10) + 1);
+    const found: string[] = [];
+    const pattern = /^\{"id":("(?:[^"\\\n]|\\.)*")/gm;
+    for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+      try {
+        found.push(JSON.parse(match[1]!) as string);
+      } catch {
+        /* a torn line */
+      }
+    }
+    ids.push(...found.reverse());
+  }
+  return ids.slice(0, limit).reverse();
+}
+
+// ---------------------------------------------------------------------------------------------
+// The newest records, following, pruning
+
+/** The `count` newest records of the given kinds, oldest first. */
+export function latestRecords(reader: EventStoreReader, count: number, kinds: readonly StoredKind[] = ['event']): StoredRecord[] {
+  if (count <= 0) return [];
+  const sentHash = hash32('sent');
+  const wantSent = kinds.includes('sent');
+  const wantEvents = kinds.includes('event');
+  const segments = reader.load();
+  // Keep the newest `count` candidates: a bounded list, sorted as it goes (count is small).
+  const best: Candidate[] = [];
+  segments.forEach((segment, s) => {
+    for (let i = 0; i < segment.count; i++) {
+      const base = i * ENTRY_BYTES;
+      const isSent = segment.view.getUint32(base + 16, true) === sentHash;
+      if (isSent ? !wantSent : !wantEvents) continue;
+      const time = segment.view.getFloat64(base, true);
+      if (best.length === count && time < best[0]!.time) continue;
+      let at = best.length;
+      while (at > 0 && best[at - 1]!.time > time) at--;
+      best.splice(at, 0, { segment: s, entry: i, time });
+      if (best.length > count) best.shift();
+    }
+  });
+  return best
+    .map((candidate) => {
+      const segment = segments[candidate.segment]!;
+      return parseRecord(readLines(segment, [candidate.entry])[0] ?? '');
+    })
+    .filter((record): record is StoredRecord => record !== undefined && kinds.includes(record.kind));
+}
+
+/**
+ * Reads what writers append after it started: each poll returns the complete new lines of every
+ * segment (new segments from the start), oldest first.
+ */
+export class StoreFollower {
+  private readonly offsets = new Map<string, number>();
+
+  constructor(readonly dir: string) {
+    for (const name of listSegments(dir)) {
+      try {
+        this.offsets.set(name, statSync(join(dir, name)).size);
+      } catch {
+        /* gone */
+      }
+    }
+  }
+
+  poll(): StoredRecord[] {
+    const found: StoredRecord[] = [];
+    for (const name of listSegments(this.dir)) {
+      const path = join(this.dir, name);
+      const from = this.offsets.get(name) ?? 0;
+      let fd: number;
+      try {
+        fd = openSync(path, 'r');
+      } catch {
+        continue;
+      }
+      try {
+        const size = fstatSync(fd).size;
+        if (size <= from) {
+          this.offsets.set(name, from);
+          continue;
+        }
+        const bytes = readRange(fd, from, size - from);
+        const end = bytes.lastIndexOf(10);
+        if (end === -1) continue;
+        let start = 0;
+        for (let nl = bytes.indexOf(10, start); nl !== -1 && nl <= end; nl = bytes.indexOf(10, start)) {
+          const record = parseRecord(bytes.toString('utf8', start, nl));
+          if (record !== undefined) found.push(record);
+          start = nl + 1;
+        }
+        this.offsets.set(name, from + end + 1);
+      } finally {
+        closeSync(fd);
+      }
+    }
+    return found.sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
+  }
+}
+
+function alive(pid: number): boolean {
+  // Segments written in one pass (writeSegment) carry pid 0: no process appends to them.
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export interface PruneResult {
+  /** Records deleted. */
+  pruned: number;
+  /** Records kept (at or after the time, or in a segment a live writer still appends to). */
+  kept: number;
+  /** Old records left because a running listener or send is still writing their segment. */
+  busy: number;
+}
+
+/**
+ * Deletes the records older than `before`: segments wholly older go, segments that straddle it are
+ * rewritten with the rest (written and synced before the old file is removed). A segment that a
+ * live process is still appending to (its newest) is left alone and counted as busy.
+ */
+export async function pruneStore(dir: string, before: number): Promise<PruneResult> {
+  const result: PruneResult = { pruned: 0, kept: 0, busy: 0 };
+  const names = listSegments(dir);
+  const newestOfPid = new Map<number, string>();
+  for (const name of names) newestOfPid.set(segmentWriterPid(name), name);
+  let writer: EventStoreWriter | undefined;
+  try {
+    for (const name of names) {
+      const segment = loadSegmentIndex(dir, name);
+      if (segment === undefined) continue;
+      let old = 0;
+      for (let i = 0; i < segment.count; i++) if (segment.view.getFloat64(i * ENTRY_BYTES, true) < before) old++;
+      if (old === 0) {
+        result.kept += segment.count;
+        continue;
+      }
+      const pid = segmentWriterPid(name);
+      if (newestOfPid.get(pid) === name && alive(pid)) {
+        result.busy += old;
+        result.kept += segment.count;
+        continue;
+      }
+      if (old < segment.count) {
+        const keep: number[] = [];
+        for (let i = 0; i < segment.count; i++) if (segment.view.getFloat64(i * ENTRY_BYTES, true) >= before) keep.push(i);
+        writer ??= EventStoreWriter.open(dir);
+        const pending: Promise<void>[] = [];
+        for (const line of readLines(segment, keep)) {
+          const record = parseRecord(line);
+          if (record !== undefined) pending.push(writer.append(record));
+        }
+        await Promise.all(pending);
+        result.kept += keep.length;
+      }
+      result.pruned += old;
+      unlinkSync(segment.path);
+      try {
+        unlinkSync(segment.path.slice(0, -DATA_SUFFIX.length) + INDEX_SUFFIX);
+      } catch {
+        /* no index */
+      }
+    }
+  } finally {
+    await writer?.close();
+  }
+  return result;
+}
+
+/**
+ * Writes records as one new segment in a single pass, without syncing: for importing, and for
+ * generating large stores in tests and benchmarks. Returns the segment's file name.
+ */
+export function writeSegment(dir: string, records: readonly StoredRecord[], name?: string): string {
+  ensureStoreDir(dir);
+  const base = name ?? `seg-${String(Date.now()).padStart(14, '0')}-0-${Math.random().toString(36).slice(2, 8)}`;
+  const lines = records.map((record) => Buffer.from(`${recordLine(record)}\n`, 'utf8'));
+  const index = Buffer.alloc(records.length * ENTRY_BYTES);
+  const view = new DataView(index.buffer, index.byteOffset, index.byteLength);
+  let offset = 0;
+  records.forEach((record, i) => {
+    writeEntry(view, i * ENTRY_BYTES, offset, lines[i]!.length - 1, entryFields(record));
+    offset += lines[i]!.length;
+  });
+  const dataFd = openSync(join(dir, base + DATA_SUFFIX), 'wx', 0o600);
+  try {
+    writeFully(dataFd, Buffer.concat(lines));
+  } finally {
+    closeSync(dataFd);
+  }
+  const indexFd = openSync(join(dir, base + INDEX_SUFFIX), 'w', 0o600);
+  try {
+    writeFully(indexFd, index);
+  } finally {
+    closeSync(indexFd);
+  }
+  return base + DATA_SUFFIX;
+}

@@ -1,0 +1,67 @@
+// How stored records look to people and programs. An event's JSON carries its payload as parsed
+// JSON, with the fields a script filters on beside it.
+
+import { formatEventLine, type LineFormatOptions } from '../webhooks/format.js';
+import type { AcceptedWebhookEvent } from '../webhooks/listener.js';
+import { classifyEvent } from '../webhooks/payloads.js';
+import type { StoredRecord } from './store.js';
+
+export interface EventJson {
+  id: string;
+  type: string;
+  receivedAt: string;
+  messageId: string | null;
+  from: string | null;
+  to: string[];
+  status: string | null;
+  payload: unknown;
+  headers?: Record<string, string>;
+}
+
+function parsedBody(record: StoredRecord): unknown {
+  try {
+    return JSON.parse(record.body) as unknown;
+  } catch {
+    return record.body;
+  }
+}
+
+export function eventJson(record: StoredRecord, withHeaders = false): EventJson {
+  const json: EventJson = {
+    id: record.id,
+    type: record.type,
+    receivedAt: record.at,
+    messageId: record.messageId ?? null,
+    from: record.from ?? null,
+    to: record.to ?? [],
+    status: record.status ?? null,
+    payload: parsedBody(record),
+  };
+  if (withHeaders) json.headers = record.headers ?? {};
+  return json;
+}
+
+/** The listener's own line for a stored event. */
+export function eventLine(record: StoredRecord, options: LineFormatOptions = {}): string {
+  const payload = parsedBody(record);
+  const { kind, summary } = classifyEvent(payload, record.headers?.['x-svc-event'] ?? record.type);
+  const event: AcceptedWebhookEvent = {
+    receivedAt: new Date(record.at),
+    method: 'POST',
+    path: '/',
+    kind,
+    eventHeader: record.headers?.['x-svc-event'] ?? null,
+    summary,
+    payload,
+    raw: record.body,
+    deliveryId: record.id,
+    dedupeKey: record.id,
+    duplicate: false,
+    stored: true,
+    signature: 'unchecked',
+    secretIndex: null,
+    status: 200,
+    forward: null,
+  };
+  return formatEventLine(event, options);
+}

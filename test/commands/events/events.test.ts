@@ -1,0 +1,292 @@
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { eventRecord, sentRecord } from '../../../src/events/records.js';
+import { EventStoreReader, EventStoreWriter, writeSegment, type StoredRecord } from '../../../src/events/store.js';
+import { verifySignature } from '../../../src/webhooks/signature.js';
+import { fakeClock, runCli } from '../../helpers/cli.js';
+import { MOCK_ENV } from '../../helpers/mock-api.js';
+import { startCommand } from '../../helpers/live.js';
+import { accepted, mockSends, type SendMock } from '../send/helpers.js';
+
+const US = '+15557770100';
+const ANN = '+14155551001';
+const BOB = '+14155551002';
+const T0 = Date.parse('2026-03-01T09:00:00Z');
+
+const dirs: string[] = [];
+let mock: SendMock | undefined;
+afterEach(async () => {
+  await mock?.close();
+  mock = undefined;
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+function tempStore(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-events-cmd-'));
+  dirs.push(dir);
+  return join(dir, 'events');
+}
+
+// A body with odd spacing, key order and non-ASCII: replay must send these exact bytes.
+const REPLY_BODY = '{ "from": "+14155551001",  "tos": ["+15557770100"], "message": "Grüße ☀ — yes, Tuesday", "messageId": "in-1" }';
+
+function campaign(dir: string): StoredRecord[] {
+  const records: StoredRecord[] = [
+    sentRecord({ messageId: 'm-ann', from: US, to: ANN, body: 'Hi Ann, your order shipped', at: new Date(T0) }),
+    sentRecord({ messageId: 'm-bob', from: US, to: BOB, body: 'Hi Bob, your order shipped', at: new Date(T0 + 1000) }),
+    eventRecord({
+      id: 'dlv-1',
+      type: 'DeliveryReceipt',
+      receivedAt: new Date(T0 + 5000),
+      messageId: 'm-ann',
+      status: 'delivered',
+      headers: { 'content-type': 'application/json', 'x-svc-event': 'DeliveryReceipt', 'x-svc-delivery': 'dlv-1' },
+      raw: '{"messageId":"m-ann","status":"delivered","deliveredAt":"2026-03-01T09:00:05Z"}',
+    }),
+    eventRecord({
+      id: 'dlv-2',
+      type: 'DeliveryReceipt',
+      receivedAt: new Date(T0 + 6000),
+      messageId: 'm-bob',
+      status: 'failed',
+      headers: { 'content-type': 'application/json', 'x-svc-event': 'DeliveryReceipt', 'x-svc-delivery': 'dlv-2' },
+      raw: '{"messageId":"m-bob","status":"failed","errorCode":"4720","errorMessage":"Unreachable"}',
+    }),
+    eventRecord({
+      id: 'dlv-3',
+      type: 'MessageReceived',
+      receivedAt: new Date(T0 + 60_000),
+      from: ANN,
+      to: [US],
+      messageId: 'in-1',
+      headers: { 'content-type': 'application/json', 'x-svc-event': 'MessageReceived', 'x-svc-delivery': 'dlv-3', 'x-svc-signature': 'old' },
+      raw: REPLY_BODY,
+    }),
+  ];
+  writeSegment(dir, records);
+  return records;
+}
+
+const clock = fakeClock(T0 + 3600_000);
+const run = (argv: string[], options: Parameters<typeof runCli>[1] = {}) => runCli(argv, { clock, ...options });
+
+describe('svc events list', () => {
+  it('lists events oldest first, with the JSON shape of the contract', async () => {
+    const store = tempStore();
+    campaign(store);
+    const result = await run(['events', 'list', '--store', store, '--json']);
+    expect(result.code).toBe(0);
+    const events = JSON.parse(result.stdout) as { id: string }[];
+    expect(events.map((e) => e.id)).toEqual(['dlv-1', 'dlv-2', 'dlv-3']);
+    expect(events[2]).toEqual({
+      id: 'dlv-3',
+      type: 'MessageReceived',
+      receivedAt: '2026-03-01T09:01:00.000Z',
+      messageId: 'in-1',
+      from: ANN,
+      to: [US],
+      status: null,
+      payload: JSON.parse(REPLY_BODY),
+    });
+  });
+
+  it('filters by type, number (with the receipts of messages sent to it), message and time', async () => {
+    const store = tempStore();
+    campaign(store);
+    const ids = async (...flags: string[]): Promise<string[]> => {
+      const result = await run(['events', 'list', '--store', store, '-o', 'ndjson', ...flags]);
+      expect(result.code).toBe(0);
+      return result.stdout === '' ? [] : result.stdout.trimEnd().split('\n').map((line) => (JSON.parse(line) as { id: string }).id);
+    };
+    expect(await ids('--type', 'deliveryreceipt')).toEqual(['dlv-1', 'dlv-2']);
+    expect(await ids('--number', ANN)).toEqual(['dlv-1', 'dlv-3']);
+    expect(await ids('--number', BOB, '--type', 'DeliveryReceipt')).toEqual(['dlv-2']);
+    expect(await ids('--message', 'm-bob')).toEqual(['dlv-2']);
+    expect(await ids('--since', '2026-03-01T09:00:06Z')).toEqual(['dlv-2', 'dlv-3']);
+    expect(await ids('--until', '2026-03-01T09:00:06Z')).toEqual(['dlv-1']);
+    // The clock stands at T0 + 1 h: 30m ago is after every event.
+    expect(await ids('--since', '59m')).toEqual(['dlv-3']);
+    expect(await ids('--since', '30m')).toEqual([]);
+  });
+
+  it('prints a table of events, tab-separated when piped', async () => {
+    const store = tempStore();
+    campaign(store);
+    const result = await run(['events', 'list', '--store', store, '--type', 'MessageReceived']);
+    expect(result.stdout).toBe(`2026-03-01T09:01:00.000Z\tMessageReceived\tdlv-3\tin-1\t${ANN}\t${US}\t\tGrüße ☀ — yes, Tuesday\n`);
+  });
+
+  it.each([
+    [['--since', 'yesterday'], /--since must be an ISO 8601 date-time .* not "yesterday"/],
+    [['--until', '2026-13-45'], /--until must be/],
+    [['--type', 'Bogus'], /--type must be one of MessageReceived, DeliveryReceipt, OrderStatus, unknown, not "Bogus"/],
+    [['--number', 'ann'], /--number must be a phone number in E.164 form .* not "ann"/],
+    [['--since', '1h', '--until', '2h'], /--since 1h is not before --until 2h/],
+  ])('refuses %j (exit 2)', async (flags, message) => {
+    const result = await run(['events', 'list', '--store', tempStore(), ...flags]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+  });
+
+  it('says where the store would be when there is none yet', async () => {
+    const store = tempStore();
+    const result = await run(['events', 'list', '--store', store]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(`No event store at ${store} yet`);
+    expect((await run(['events', 'list', '--store', store, '--json'])).stdout).toBe('[]\n');
+  });
+});
+
+describe('svc events show', () => {
+  it('shows the payload and the delivery headers, or exits 4 for an unknown id', async () => {
+    const store = tempStore();
+    campaign(store);
+    const json = JSON.parse((await run(['events', 'show', 'dlv-3', '--store', store, '--json'])).stdout) as { headers: IncomingHttpHeaders };
+    expect(json.headers['x-svc-delivery']).toBe('dlv-3');
+    const text = await run(['events', 'show', 'dlv-2', '--store', store]);
+    expect(text.stdout).toContain('x-svc-event: DeliveryReceipt');
+    expect(text.stdout).toContain('"errorMessage": "Unreachable"');
+    const missing = await run(['events', 'show', 'nope', '--store', store]);
+    expect(missing.code).toBe(4);
+    expect(missing.stderr).toContain('no event "nope"');
+  });
+});
+
+describe('svc events replay', () => {
+  it('sends the stored bytes again, signed with the given secret, with the delivery headers', async () => {
+    const store = tempStore();
+    campaign(store);
+    const received: { body: Buffer; headers: IncomingHttpHeaders }[] = [];
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        received.push({ body: Buffer.concat(chunks), headers: req.headers });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+    try {
+      const result = await run(['events', 'replay', 'dlv-3', '--to', url, '--secret-env', 'APP_SECRET', '--store', store, '--json'], {
+        env: { APP_SECRET: 'whsec-app' },
+      });
+      expect(result.code).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({ id: 'dlv-3', url, status: 204 });
+      expect(received).toHaveLength(1);
+      const [got] = received;
+      expect(got!.body.equals(Buffer.from(REPLY_BODY, 'utf8'))).toBe(true);
+      expect(verifySignature(got!.body, String(got!.headers['x-svc-signature']), 'whsec-app')).toEqual({ valid: true, secretIndex: 0 });
+      expect(got!.headers['x-svc-delivery']).toBe('dlv-3');
+      expect(got!.headers['x-svc-event']).toBe('MessageReceived');
+      expect(result.stdout + result.stderr).not.toContain('whsec-app');
+    } finally {
+      server.close();
+    }
+  });
+
+  it('refuses a target that is neither https nor loopback, and a missing secret (exit 2)', async () => {
+    const store = tempStore();
+    campaign(store);
+    const remote = await run(['events', 'replay', 'dlv-3', '--to', 'http://example.com/x', '--store', store], { env: { SVC_WEBHOOK_SECRET: 's' } });
+    expect(remote.code).toBe(2);
+    expect(remote.stderr).toMatch(/--to: .*loopback/);
+    const noSecret = await run(['events', 'replay', 'dlv-3', '--to', 'http://127.0.0.1:9/x', '--store', store]);
+    expect(noSecret.code).toBe(2);
+    expect(noSecret.stderr).toMatch(/SVC_WEBHOOK_SECRET is not set/);
+  });
+});
+
+describe('svc events prune', () => {
+  it('deletes what was stored before the time and keeps the rest', async () => {
+    const store = tempStore();
+    campaign(store);
+    const result = await run(['events', 'prune', '--before', '2026-03-01T09:00:05.500Z', '--store', store, '--json']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ before: '2026-03-01T09:00:05.500Z', pruned: 3, kept: 2, busy: 0 });
+    expect(new EventStoreReader(store).query({}).map((r) => r.id)).toEqual(['dlv-2', 'dlv-3']);
+    expect((await run(['events', 'prune', '--store', store])).code).toBe(2);
+  });
+});
+
+describe('svc events tail', () => {
+  it('prints the newest events, then with --follow what any writer stores next', async () => {
+    const store = tempStore();
+    campaign(store);
+    const last = await run(['events', 'tail', '-n', '2', '--store', store, '--json']);
+    expect(last.stdout.trimEnd().split('\n').map((line) => (JSON.parse(line) as { id: string }).id)).toEqual(['dlv-2', 'dlv-3']);
+
+    const follow = startCommand(['events', 'tail', '--follow', '-n', '0', '--store', store, '--json'], {});
+    // It follows from the end of what exists when it says so: only what comes after is shown.
+    expect(await follow.stderr.waitFor(/Following /, follow.done)).not.toBeNull();
+    const writer = EventStoreWriter.open(store);
+    try {
+      await writer.append(
+        eventRecord({ id: 'dlv-new', type: 'DeliveryReceipt', receivedAt: new Date(T0 + 7200_000), messageId: 'm-ann', status: 'read', headers: {}, raw: '{"messageId":"m-ann","status":"read"}' }),
+      );
+      const line = await follow.stdout.waitFor(/"id":"dlv-new"/, follow.done);
+      expect(line).not.toBeNull();
+      expect(follow.stdout.text).not.toContain('dlv-3');
+    } finally {
+      await writer.close();
+      expect(await follow.interrupt()).toBe(130);
+    }
+  }, 60_000);
+});
+
+describe('svc thread', () => {
+  it('prints one conversation in time order as JSON lines when piped', async () => {
+    const store = tempStore();
+    campaign(store);
+    const result = await run(['thread', ANN, '--store', store]);
+    expect(result.code).toBe(0);
+    const items = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { direction: string; body: string | null; status: string | null });
+    expect(items.map((i) => i.direction)).toEqual(['out', 'receipt', 'in']);
+    expect(items[0]!.body).toBe('Hi Ann, your order shipped');
+    expect(items[1]!.status).toBe('delivered');
+    expect(items[2]!.body).toBe('Grüße ☀ — yes, Tuesday');
+  });
+
+  it('renders a chat on a terminal, with each sent message\'s receipt', async () => {
+    const store = tempStore();
+    campaign(store);
+    const ann = await run(['thread', ANN, '--store', store], { tty: true, env: { NO_COLOR: '1' } });
+    expect(ann.stdout).toContain(`Conversation with ${ANN}`);
+    expect(ann.stdout).toMatch(/ {10,}Hi Ann, your order shipped\n/);
+    expect(ann.stdout).toMatch(/to \+14155551001 · delivered/);
+    expect(ann.stdout).toMatch(/\n {2}Grüße ☀ — yes, Tuesday\n/);
+    const bob = await run(['thread', BOB, '--store', store], { tty: true, env: { NO_COLOR: '1' } });
+    expect(bob.stdout).toMatch(/failed \(Unreachable\)/);
+    expect((await run(['thread', 'bob', '--store', store])).code).toBe(2);
+  });
+});
+
+describe('svc send records what it sent', () => {
+  it('keeps message id, from, to, body and time in the event store, so svc thread shows it', async () => {
+    const store = tempStore();
+    const dataDir = join(store, '..');
+    mock = mockSends(accepted);
+    const sent = await runCli(['send', '--from', US, '--to', ANN, '--body', 'Your code is 1234', '--json'], {
+      clock: fakeClock(),
+      env: { ...MOCK_ENV, SVC_DATA_DIR: dataDir },
+      dispatcher: mock.agent,
+    });
+    expect(sent.code).toBe(0);
+    const messageId = (JSON.parse(sent.stdout) as { messageId: string }[])[0]!.messageId;
+    const records = new EventStoreReader(store).query({ kinds: ['sent'] });
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({ id: `sent:${messageId}`, messageId, from: US, to: [ANN], body: 'Your code is 1234' });
+    const thread = await run(['thread', ANN, '--store', store]);
+    expect(thread.stdout).toContain('Your code is 1234');
+    // SVC_NO_STORE turns it off.
+    await runCli(['send', '--from', US, '--to', ANN, '--body', 'again', '--json'], {
+      clock: fakeClock(),
+      env: { ...MOCK_ENV, SVC_DATA_DIR: dataDir, SVC_NO_STORE: '1' },
+      dispatcher: mock.agent,
+    });
+    expect(new EventStoreReader(store).query({ kinds: ['sent'] })).toHaveLength(1);
+  });
+});

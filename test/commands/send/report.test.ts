@@ -1,0 +1,164 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fakeClock, runCli } from '../../helpers/cli.js';
+import { createTenant, obj, provisionAndWait, startHarness, type Harness } from '../../sandbox/helpers.js';
+import { MOCK_ENV, MOCK_ORIGIN } from '../../helpers/mock-api.js';
+import { MockAgent } from 'undici';
+import { sealRecord } from '../../../src/send/journal.js';
+
+// `svc send report` against the sandbox: 1,000 recipients, 100 of them in the failing range.
+// Its counts must equal what the sandbox itself says about every message, and a second report
+// must not read a final status again (the sandbox's request log counts the reads).
+
+const FROM = '+15557770100';
+const RECIPIENTS = 1000;
+const FAILING = 100;
+
+let h: Harness;
+const log: string[] = [];
+const work = mkdtempSync(join(tmpdir(), 'svc-report-'));
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  h = await startHarness({ messageStepMs: 5, log: (line) => log.push(line) });
+  const tenant = await createTenant(h, { domain: 'report.example.com' });
+  await provisionAndWait(h, tenant, [FROM]);
+  env = { SVC_BASE_URL: h.sandbox.url, SVC_USERNAME: 'sandbox@example.com', SVC_PASSWORD: 'sandbox', SVC_DATA_DIR: join(work, 'data') };
+});
+afterAll(async () => {
+  await h.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+const messageReads = (): number => log.filter((line) => line.startsWith('GET /api/v1/messages/')).length;
+
+describe('svc send report against the sandbox', () => {
+  it('counts what the sandbox counts, caches final statuses, and writes the failed recipients back', async () => {
+    const csv = join(work, 'customers.csv');
+    const rows = ['phone,name,order'];
+    for (let i = 0; i < RECIPIENTS; i++) {
+      const failing = i % (RECIPIENTS / FAILING) === 0;
+      rows.push(`${failing ? `+1555010${String(i).padStart(4, '0')}` : `+1415600${String(i).padStart(4, '0')}`},"Customer, ${i}",A-${i}`);
+    }
+    writeFileSync(csv, `${rows.join('\n')}\n`);
+    const journal = join(work, 'run.jsonl');
+    const sent = await runCli(['send', '--from', FROM, '--to-file', csv, '--body', 'Hi {{name}}, order {{order}} shipped', '--async', '--journal', journal, '--concurrency', '16', '-y', '-o', 'ndjson'], { env });
+    expect(sent.code, sent.stderr).toBe(0);
+
+    const clock = fakeClock();
+    const first = await runCli(['send', 'report', '--journal', journal, '--watch', '--timeout', '100000', '--json', '--failed-to', join(work, 'retry.csv'), '--to-file', csv], { env, clock });
+    expect(first.code, first.stderr).toBe(0);
+    const report = JSON.parse(first.stdout) as {
+      total: Record<string, number>;
+      statuses: Record<string, number>;
+      failures: { errorCode: string | null; count: number }[];
+      final: boolean;
+      reads: number;
+      sendToDelivery: { count: number; p50Ms: number | null; maxMs: number | null };
+    };
+    expect(report.total).toEqual({ recipients: RECIPIENTS, accepted: RECIPIENTS, rejected: 0, unknown: 0, notYetSent: 0 });
+    expect(report.final).toBe(true);
+
+    // The sandbox's own word on every message the send accepted.
+    const ids = sent.stdout.trimEnd().split('\n').map((line) => (JSON.parse(line) as { messageId: string }).messageId);
+    expect(ids).toHaveLength(RECIPIENTS);
+    const own: Record<string, number> = { delivered: 0, sent: 0, sending: 0, queued: 0, failed: 0, unknown: 0 };
+    const codes = new Map<string, number>();
+    for (const id of ids) {
+      const message = obj(await h.api('GET', `/messages/${id}`));
+      own[String(message['status'])]! += 1;
+      if (message['status'] === 'failed') codes.set(String(message['errorCode']), (codes.get(String(message['errorCode'])) ?? 0) + 1);
+    }
+    expect(report.statuses).toEqual(own);
+    expect(own['failed']).toBe(FAILING);
+    expect(report.failures.map((f) => [f.errorCode, f.count])).toEqual([...codes]);
+    expect(report.sendToDelivery.count).toBe(RECIPIENTS - FAILING);
+    expect(report.sendToDelivery.p50Ms).not.toBeNull();
+
+    // The failed recipients, with their columns, as a file svc send --to-file takes again.
+    const retry = readFileSync(join(work, 'retry.csv'), 'utf8').trimEnd().split('\n');
+    expect(retry[0]).toBe('phone,name,order');
+    expect(retry).toHaveLength(FAILING + 1);
+    expect(retry[1]).toBe('+15550100000,"Customer, 0",A-0');
+    const dry = await runCli(['send', '--from', FROM, '--to-file', join(work, 'retry.csv'), '--body', 'Hi {{name}}', '--dry-run', '--json'], { env });
+    expect(dry.code, dry.stderr).toBe(0);
+    expect((JSON.parse(dry.stdout) as { recipients: number }).recipients).toBe(FAILING);
+
+    // A second report reads nothing: every status is final and cached.
+    const before = messageReads();
+    const second = await runCli(['send', 'report', '--journal', journal, '--json'], { env, clock });
+    expect(second.code).toBe(0);
+    expect(messageReads()).toBe(before);
+    const again = JSON.parse(second.stdout) as { statuses: Record<string, number>; reads: number };
+    expect(again.reads).toBe(0);
+    expect(again.statuses).toEqual(own);
+  }, 120_000);
+});
+
+describe('svc send report, journal side', () => {
+  const header = (recipientCount: number, shard?: { k: number; n: number }): string =>
+    sealRecord({
+      journal: 'svc-send',
+      version: 2,
+      run: { from: FROM, body: 'sha256:00', recipients: 'sha256:11', recipientCount, media: [] },
+      created: '2026-01-01T00:00:00Z',
+      svc: '0.1.0',
+      ...(shard ? { shard } : {}),
+    });
+  const launch = (seq: number, to: string): string => sealRecord({ type: 'launch', seq, to: [to] });
+  const result = (seq: number, to: string, outcome: string, extra: Record<string, unknown> = {}): string =>
+    sealRecord({ type: 'result', seq, to: [to], outcome, ...extra, at: '2026-01-01T00:00:01Z' });
+
+  it('merges shard journals: outcomes per shard and in total, who is owed, and --watch timing out is exit 5', async () => {
+    const a = join(work, 'a.jsonl');
+    const b = join(work, 'b.jsonl');
+    writeFileSync(a, header(3, { k: 1, n: 2 }) + launch(1, '+14155550001') + result(1, '+14155550001', 'accepted', { messageId: 'm1' }) + launch(2, '+14155550002') + result(2, '+14155550002', 'rejected', { error: { message: 'bad number', status: 400 } }));
+    // Shard 2 died with a request in flight: unknown; one recipient never launched.
+    writeFileSync(b, header(3, { k: 2, n: 2 }) + launch(1, '+14155550003') + result(1, '+14155550003', 'accepted', { messageId: 'm3' }) + launch(2, '+14155550004'));
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    const pool = agent.get(MOCK_ORIGIN);
+    let gets = 0;
+    pool
+      .intercept({ path: (p) => p.startsWith('/api/v1/messages/'), method: 'GET' })
+      .reply((request) => {
+        gets++;
+        const id = request.path.split('/').pop();
+        return { statusCode: 200, data: { messageId: id, status: id === 'm1' ? 'delivered' : 'sending', queuedAt: '2026-01-01T00:00:00Z', deliveredAt: id === 'm1' ? '2026-01-01T00:00:02Z' : null } };
+      })
+      .persist();
+    const clock = fakeClock();
+    const run = await runCli(['send', 'report', '--journal', a, '--journal', b, '--watch', '--timeout', '10', '--json'], { env: { ...MOCK_ENV, SVC_DATA_DIR: join(work, 'd2') }, dispatcher: agent, clock });
+    expect(run.code).toBe(5);
+    expect(run.stderr).toMatch(/--watch timed out: 1 message not yet delivered or failed/);
+    const report = JSON.parse(run.stdout) as { journals: { shard: unknown; counts: Record<string, number> }[]; total: Record<string, number>; owed: { to: string; state: string }[]; statuses: Record<string, number>; sendToDelivery: { p50Ms: number } };
+    expect(report.journals.map((j) => j.shard)).toEqual([{ k: 1, n: 2 }, { k: 2, n: 2 }]);
+    expect(report.journals[0]!.counts).toEqual({ recipients: 3, accepted: 1, rejected: 1, unknown: 0, notYetSent: 1 });
+    expect(report.journals[1]!.counts).toEqual({ recipients: 3, accepted: 1, rejected: 0, unknown: 1, notYetSent: 1 });
+    expect(report.total).toEqual({ recipients: 6, accepted: 2, rejected: 1, unknown: 1, notYetSent: 2 });
+    expect(report.owed.map((o) => [o.to, o.state])).toEqual([
+      ['+14155550002', 'rejected'],
+      ['+14155550004', 'unknown'],
+    ]);
+    expect(report.statuses).toMatchObject({ delivered: 1, sending: 1 });
+    expect(report.sendToDelivery.p50Ms).toBe(2000);
+    // Every 2 s for 10 s: the first read, then five more of the one still moving; m1 once.
+    expect(gets).toBe(2 + 5);
+    expect(clock.sleeps.every((ms) => ms <= 2000)).toBe(true);
+    await agent.close();
+  });
+
+  it('refuses a damaged journal with its line, and a missing one (exit 2)', async () => {
+    const bad = join(work, 'bad.jsonl');
+    writeFileSync(bad, header(1) + launch(1, '+14155550001').replace('"seq":1', '"seq":7'));
+    const damaged = await runCli(['send', 'report', '--journal', bad], { env: MOCK_ENV });
+    expect(damaged.code).toBe(2);
+    expect(damaged.stderr).toContain(`${bad}:2`);
+    const missing = await runCli(['send', 'report', '--journal', join(work, 'none.jsonl')], { env: MOCK_ENV });
+    expect(missing.code).toBe(2);
+    expect((await runCli(['send', 'report'], { env: MOCK_ENV })).code).toBe(2);
+    expect((await runCli(['send', 'report', '--journal', bad, '--timeout', '5'], { env: MOCK_ENV })).stderr).toMatch(/--timeout goes with --watch/);
+  });
+});
