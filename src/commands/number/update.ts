@@ -6,6 +6,7 @@ import { BILLING_PLAN_NAMES, isHttpsUrl, isLoopbackHost, matchEnum, PLATFORM_TYP
 import { readJsonObjectFile, requireE164 } from '../shared/input.js';
 import { checkSettingsObject, mergeSettings, parseBooleanWord, parseSetAssignment, SettingError, settingsFromAssignments, type SettingsObject } from '../../numbers/settings.js';
 import { writeNumber } from './view.js';
+import { chooseActiveNumber } from './choose.js';
 
 // PUT sends only the fields given: the document's PUT takes "any updatable fields", so a partial
 // body is what it describes, and the sandbox merges it (settings leaf by leaf). No read before the
@@ -116,11 +117,13 @@ export async function numberChanges(input: CommandInput): Promise<PhoneNumberUpd
 }
 
 export async function run(input: CommandInput, ctx: Context): Promise<number> {
-  const number = requireE164(input.arg(0) ?? '', 'NUMBER');
+  const given = input.arg(0);
+  if (given !== undefined) requireE164(given, 'NUMBER');
   const changes = await numberChanges(input);
   if (Object.keys(changes).length === 0) {
     throw new UsageError('Nothing to update: give a field flag (--description, --activated, ...), --set settings.PATH=VALUE or --file');
   }
+  const number = requireE164(given ?? (await chooseActiveNumber(ctx, { what: 'NUMBER (E.164 number)', flag: 'it after `svc number update`' })), 'NUMBER');
   const api = await ctx.api();
   const answer = await updatePhoneNumber(api, number, changes);
   await writeNumber(ctx, answer ?? (await getPhoneNumber(api, number)));

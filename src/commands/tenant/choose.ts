@@ -1,0 +1,34 @@
+import type { Context } from '../../context.js';
+import { listTenants } from '../../api/tenants.js';
+import { askChoice, canAsk, missingValueError, type MissingValue } from '../../output/ask.js';
+import { requireGuid } from '../shared/input.js';
+
+// The tenant a command needs: from --tenant, SVC_TENANT or the profile, else chosen on a terminal
+// among the account's tenants, else an error naming the flag, the variable and `svc tenant use`.
+
+export const TENANT_MISSING: MissingValue = {
+  what: 'the tenant',
+  flag: '--tenant GUID',
+  env: 'SVC_TENANT',
+  hint: 'Or make one the default of this profile: svc tenant use GUID',
+};
+
+export async function chooseTenant(ctx: Context, missing: MissingValue = TENANT_MISSING): Promise<string> {
+  return askChoice(ctx, missing, 'Which tenant?', async () => {
+    const tenants = await listTenants(await ctx.api());
+    return tenants
+      .filter((t) => typeof t.tenantId === 'string')
+      .map((t) => ({ name: typeof t.domain === 'string' && t.domain !== '' ? `${t.tenantId}  ${t.domain}` : t.tenantId!, value: t.tenantId! }));
+  });
+}
+
+/** The tenant from the flag, SVC_TENANT or the profile, checked; or asked for; or the error. */
+export async function tenantOrAsk(ctx: Context, flag: string | undefined): Promise<string> {
+  const settings = ctx.settings({ tenant: flag });
+  if (settings.tenant) {
+    const source = settings.tenantSource === 'flag' ? '--tenant' : settings.tenantSource === 'env' ? 'SVC_TENANT' : `the default tenant of profile "${settings.profileName}"`;
+    return requireGuid(settings.tenant, source);
+  }
+  if (!canAsk(ctx)) throw missingValueError(TENANT_MISSING);
+  return chooseTenant(ctx);
+}
