@@ -123,6 +123,11 @@ export class CommandInput {
     return value;
   }
 
+  /** A copy with these option values added, as if given on the command line (answers to prompts). */
+  with(extra: Readonly<Record<string, string | string[]>>): CommandInput {
+    return new CommandInput(this.args, { ...this.values, ...extra }, new Set([...this.given, ...Object.keys(extra)]));
+  }
+
   arg(index: number): string | undefined {
     const value = this.args[index];
     return typeof value === 'string' ? value : undefined;

@@ -1,6 +1,6 @@
 import type { CommandInput } from '../spec.js';
 import type { Context } from '../../context.js';
-import { CliError, ExitCode, InterruptedError, UsageError } from '../../errors.js';
+import { CliError, ExitCode, UsageError } from '../../errors.js';
 import { messageOutcome, sendMessage, type SendAnswer, type SendMessageRequest } from '../../api/messages.js';
 import { uploadMedia } from '../../api/media.js';
 import { runBulk, type BulkRequest, type BulkSummary } from '../../bulk/engine.js';
@@ -11,6 +11,8 @@ import { describeSize } from '../media/media-file.js';
 import { planSend, type SendPlan } from './plan.js';
 import { bodyStats, type BodyStats } from './stats.js';
 import { createResultPrinter } from './output.js';
+import { askSendInputs, confirmBigSend } from './ask.js';
+import { DeclinedError } from '../../output/ask.js';
 
 /** The service advises async sending beyond this many recipients. */
 export const ASYNC_ADVISED_ABOVE = 100;
@@ -18,9 +20,11 @@ export const ASYNC_ADVISED_ABOVE = 100;
 /** Beyond this many recipients, a send trades a little speed for memory that stays flat. */
 const LONG_SEND_RECIPIENTS = 20_000;
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
+export async function run(given: CommandInput, ctx: Context): Promise<number> {
+  const input = await askSendInputs(given, ctx);
   const plan = await planSend(input, ctx);
   const accepted = plan.resume ? await loadJournal(plan.journal!, ctx) : undefined;
+  const confirmed = await confirmBigSend(plan, ctx, accepted);
 
   if (plan.dryRun) {
     const stats = await bodyStats(plan, accepted);
@@ -28,7 +32,7 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
     return ExitCode.Ok;
   }
 
-  const isAsync = await confirmSend(plan, ctx, accepted);
+  const isAsync = await confirmSend(plan, ctx, accepted, confirmed);
 
   const api = await ctx.api();
   if (plan.toFile !== undefined) {
@@ -201,7 +205,7 @@ function costLine(stats: BodyStats): string {
  * On a terminal: shows what a long or UCS-2 message costs, offers --async beyond 100 recipients,
  * and asks before sending (unless --yes). Elsewhere: a warning where --async is advised.
  */
-async function confirmSend(plan: SendPlan, ctx: Context, accepted: AcceptedRecipients | undefined): Promise<boolean> {
+async function confirmSend(plan: SendPlan, ctx: Context, accepted: AcceptedRecipients | undefined, confirmed: boolean): Promise<boolean> {
   let isAsync = plan.isAsync;
   const recipients = plan.to !== undefined ? plan.to.length : plan.toFile!.check.recipients;
   const ask = ctx.io.canPrompt && !plan.yes;
@@ -221,9 +225,9 @@ async function confirmSend(plan: SendPlan, ctx: Context, accepted: AcceptedRecip
       ctx.warn(`--async is advised beyond ${ASYNC_ADVISED_ABOVE} recipients (${recipients} here)`);
     }
   }
-  if (shown && ask) {
+  if (shown && ask && !confirmed) {
     const prompter = await ctx.prompter();
-    if (!(await prompter.confirm('Send it?', true))) throw new InterruptedError('Nothing was sent');
+    if (!(await prompter.confirm('Send it?', true))) throw new DeclinedError();
   }
   return isAsync;
 }

@@ -168,7 +168,7 @@ describe('bulk send end to end', () => {
   it('killed with SIGKILL part way, then resumed: everyone reached, nobody sent again after an accepted answer was journaled', async () => {
     server = await startFlakyServer();
     const { file, journal, env, list } = setup();
-    const args = ['send', '--from', FROM, '--to-file', file, '--body', 'Hello {{name}}', '--async', '--concurrency', '16', '--journal', journal, '-o', 'ndjson'];
+    const args = ['send', '--from', FROM, '--to-file', file, '--body', 'Hello {{name}}', '--async', '--concurrency', '16', '--journal', journal, '-o', 'ndjson', '--yes'];
 
     const first = startCli(args, env);
     await until(() => server!.received >= 1000, 'the first run to send 1000 requests');
@@ -209,7 +209,7 @@ describe('bulk send end to end', () => {
   it('on SIGINT stops launching, journals every answer in flight, and exits 130', async () => {
     server = await startFlakyServer();
     const { file, journal, env } = setup();
-    const run = startCli(['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--async', '--concurrency', '8', '--journal', journal, '--json'], env);
+    const run = startCli(['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--async', '--concurrency', '8', '--journal', journal, '--json', '--yes'], env);
     await until(() => server!.received >= 500, 'the run to send 500 requests');
     run.child.kill('SIGINT');
     const result = await run.done;
