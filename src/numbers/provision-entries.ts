@@ -16,6 +16,7 @@ import {
   type ProvisionType,
 } from '../domain/validate.js';
 import { parseJsonText } from '../commands/shared/input.js';
+import { closestKey, jsonKeyLines } from '../commands/shared/known-keys.js';
 import { parseCsv } from './csv.js';
 import { arrayElementLines } from './json-lines.js';
 import { checkSettingsObject, requireSettingLeaf, SettingError, settingsFromAssignments, typeSettingValue, type SettingAssignment, type SettingsObject } from './settings.js';
@@ -121,7 +122,8 @@ export function draftsFromCsv(text: string, file: string): ProvisionFile {
   for (const name of header.fields) {
     const meaning = columnMeaning(name);
     if (meaning === undefined) {
-      throw new UsageError(`${file}:${header.line}: unknown column ${JSON.stringify(name.trim())}; the columns are ${CSV_COLUMNS.join(', ')}`);
+      const near = closestKey(name.trim(), CSV_COLUMNS);
+      throw new UsageError(`${file}:${header.line}: unknown column ${JSON.stringify(name.trim())}${near ? `; did you mean "${near}"?` : ''}; the columns are ${CSV_COLUMNS.join(', ')}`);
     }
     if (meaning.kind === 'setting') {
       try {
@@ -210,7 +212,10 @@ function draftFromJson(value: unknown, where: string): EntryDraft {
     return v.trim() === '' ? undefined : v;
   };
   for (const key of Object.keys(entry)) {
-    if (!ENTRY_KEYS.includes(key)) draft.problems.push(`unknown field "${key}" (an entry has ${['number', ...TEXT_FIELD_NAMES, 'messagingFeature', 'settings'].join(', ')})`);
+    if (!ENTRY_KEYS.includes(key)) {
+      const near = closestKey(key, ENTRY_KEYS);
+      draft.problems.push(`unknown field "${key}"${near ? `; did you mean "${near}"?` : ''} (an entry has ${['number', ...TEXT_FIELD_NAMES, 'messagingFeature', 'settings'].join(', ')})`);
+    }
   }
   draft.number = text('number') ?? text('phoneNumber');
   for (const field of TEXT_FIELD_NAMES) {
@@ -262,7 +267,10 @@ export function draftsFromJson(text: string, file: string): ProvisionFile {
     throw new UsageError(`${file}:1:1: expected an array of entries or a provision request with "phoneNumbers"`);
   }
   for (const key of Object.keys(root)) {
-    if (!REQUEST_KEYS.includes(key)) throw new UsageError(`${file}: unknown field "${key}" in the request (it has ${REQUEST_KEYS.join(', ')})`);
+    if (!REQUEST_KEYS.includes(key)) {
+      const near = closestKey(key, REQUEST_KEYS);
+      throw new UsageError(`${file}:${jsonKeyLines(clean).get(key) ?? 1}: unknown field "${key}" in the request${near ? `; did you mean "${near}"?` : ''} (it has ${REQUEST_KEYS.join(', ')})`);
+    }
   }
   const list = root['phoneNumbers'];
   if (!Array.isArray(list)) throw new UsageError(`${file}: "phoneNumbers" must be an array of entries`);

@@ -3,7 +3,8 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { getPhoneNumber, updatePhoneNumber, type PhoneNumberUpdate } from '../../api/numbers.js';
 import { BILLING_PLAN_NAMES, isHttpsUrl, isLoopbackHost, matchEnum, PLATFORM_TYPES } from '../../domain/validate.js';
-import { readJsonObjectFile, requireE164 } from '../shared/input.js';
+import { parseJsonText, readTextFile, requireE164 } from '../shared/input.js';
+import { jsonKeyLines, unknownKeyError } from '../shared/known-keys.js';
 import { checkSettingsObject, mergeSettings, parseBooleanWord, parseSetAssignment, SettingError, settingsFromAssignments, type SettingsObject } from '../../numbers/settings.js';
 import { writeNumber } from './view.js';
 import { chooseActiveNumber } from './choose.js';
@@ -36,11 +37,14 @@ function refuseImmutable(key: string, where: string): void {
 }
 
 async function fileChanges(file: string): Promise<PhoneNumberUpdate> {
-  const data = await readJsonObjectFile(file);
+  const text = await readTextFile(file, 'JSON file');
+  const parsed = parseJsonText(text, file);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageError(`${file}:1:1: expected a JSON object`);
+  const data = parsed as Record<string, unknown>;
   const body: PhoneNumberUpdate = {};
   for (const [key, value] of Object.entries(data)) {
     refuseImmutable(key, file);
-    if (!UPDATABLE.includes(key)) throw new UsageError(`${file}: "${key}" is not an updatable field (updatable: ${UPDATABLE.join(', ')})`);
+    if (!UPDATABLE.includes(key)) throw unknownKeyError(file, jsonKeyLines(text.replace(/^\uFEFF/, '')), key, UPDATABLE);
     if (value === null) {
       body[key] = null;
       continue;
