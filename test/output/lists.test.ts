@@ -70,7 +70,7 @@ describe('--fields', () => {
     ]);
     const ndjson = await runCli(['number', 'list', '-o', 'ndjson', '--fields', 'status'], { env: MOCK_ENV, dispatcher: mock.agent });
     expect(ndjson.stdout).toBe('{"status":"Active"}\n{"status":"Active"}\n');
-    const table = await runCli(['number', 'list', '--fields', 'phoneNumber,settings.autoResponse.enabled'], { env: MOCK_ENV, dispatcher: mock.agent, tty: { stdout: true }, env: { ...MOCK_ENV, NO_COLOR: '1' } });
+    const table = await runCli(['number', 'list', '--fields', 'phoneNumber,settings.autoResponse.enabled'], { dispatcher: mock.agent, tty: { stdout: true }, env: { ...MOCK_ENV, NO_COLOR: '1' } });
     expect(table.stdout.split('\n')[0]).toMatch(/^PHONENUMBER\s+SETTINGS\.AUTORESPONSE\.ENABLED$/);
     expect(table.stdout).toMatch(/\+15551230000\s+false/);
   });
