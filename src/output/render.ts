@@ -152,8 +152,16 @@ export function createListPrinter<T>(ctx: Context, givenColumns: readonly Column
  * columns give way and their long cells (GUIDs, URLs) end in an ellipsis. Only ever on a TTY:
  * --json and piped rows are never shortened.
  */
-export async function renderTable<T>(ctx: Context, items: readonly T[], columns: readonly Column<T>[]): Promise<string> {
-  const texts = items.map((item) => columns.map((c) => cellText(c.value(item)).replace(/[\t\r\n]+/g, ' ')));
+export async function renderTable<T>(ctx: Context, items: readonly T[], allColumns: readonly Column<T>[]): Promise<string> {
+  let columns = allColumns;
+  let texts = items.map((item) => columns.map((c) => cellText(c.value(item)).replace(/[\t\r\n]+/g, ' ')));
+  const naturalWidth = columns.reduce((sum, c, i) => sum + Math.max(c.header.length, ...texts.map((row) => [...row[i]!].length)) + 2, -2);
+  if (naturalWidth > ctx.io.columns) {
+    // Too wide: columns that are empty in every row go first, before any cell is shortened.
+    const keep = columns.map((_, i) => i === 0 || texts.some((row) => row[i] !== ''));
+    columns = columns.filter((_, i) => keep[i]);
+    texts = texts.map((row) => row.filter((_, i) => keep[i]));
+  }
   const widths = fitColumns(
     columns.map((c, i) => Math.max(c.header.length, ...texts.map((row) => [...row[i]!].length))),
     columns.map((c) => c.header.length),
