@@ -1,6 +1,6 @@
 import type { CommandInput } from '../spec.js';
 import type { Context } from '../../context.js';
-import { AuthError, UsageError } from '../../errors.js';
+import { AuthError, CliError, ExitCode, NetworkError, UsageError } from '../../errors.js';
 import { apiRoot } from '../../config/settings.js';
 import { requireProfileName, type Profile } from '../../config/store.js';
 import { readSecretFromStdin, requireGuid } from '../shared/input.js';
@@ -64,6 +64,13 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
     try {
       await listTenants(api);
     } catch (error) {
+      if (error instanceof NetworkError && sandbox && ctx.globals.baseUrl === undefined) {
+        throw new CliError(`${error.message}; nothing was stored`, ExitCode.Failure, {
+          hints: [
+            `No sandbox answers at ${baseUrl}. Start one with \`svc sandbox start\`; if it runs on another port, it printed the login line to use: svc auth login --sandbox --base-url http://127.0.0.1:PORT`,
+          ],
+        });
+      }
       if (error instanceof AuthError) {
         throw new AuthError(`${error.message}; nothing was stored`, {
           status: error.status,

@@ -4,7 +4,7 @@ import { UsageError } from '../../errors.js';
 import { readTextFile, requireGuid } from '../shared/input.js';
 import { PROVISION_CLASSES, PROVISION_TYPES } from '../../domain/validate.js';
 import { askChoice, canAsk } from '../../output/ask.js';
-import { tenantOrAsk } from '../tenant/choose.js';
+import { explainTenantNotFound, tenantOrAsk } from '../tenant/choose.js';
 import {
   buildProvisionEntries,
   draftsFromArguments,
@@ -62,5 +62,5 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
   if (flagTenant !== undefined && fileTenant !== undefined && fileTenant.toLowerCase() !== tenantId.toLowerCase()) {
     throw new UsageError(`${file} is for tenant ${fileTenant} but --tenant says ${tenantId}; give one or the other`);
   }
-  return submitAndReport(ctx, { action: 'Provision', tenantId, phoneNumbers: entries }, wait);
+  return explainTenantNotFound(ctx, flagTenant, () => submitAndReport(ctx, { action: 'Provision', tenantId, phoneNumbers: entries }, wait));
 }

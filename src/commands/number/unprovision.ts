@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { requireE164 } from '../shared/input.js';
 import { confirmAction } from '../../output/ask.js';
-import { tenantOrAsk } from '../tenant/choose.js';
+import { explainTenantNotFound, tenantOrAsk } from '../tenant/choose.js';
 import { submitAndReport, waitSettings } from './orders.js';
 
 export async function run(input: CommandInput, ctx: Context): Promise<number> {
@@ -19,5 +19,7 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
   const tenantId = await tenantOrAsk(ctx, input.string('tenant'));
   const listed = numbers.length <= 3 ? numbers.join(', ') : `${numbers.slice(0, 3).join(', ')} and ${numbers.length - 3} more`;
   await confirmAction(ctx, `release ${numbers.length === 1 ? 'number' : `${numbers.length} numbers`} ${listed} of tenant ${tenantId}`);
-  return submitAndReport(ctx, { action: 'Unprovision', tenantId, phoneNumbers: numbers.map((number) => ({ number })) }, wait);
+  return explainTenantNotFound(ctx, input.string('tenant'), () =>
+    submitAndReport(ctx, { action: 'Unprovision', tenantId, phoneNumbers: numbers.map((number) => ({ number })) }, wait),
+  );
 }

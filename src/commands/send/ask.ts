@@ -60,3 +60,10 @@ export async function confirmBigSend(plan: SendPlan, ctx: Context, accepted: Acc
   await confirmAction(ctx, `send ${what} from ${plan.from}${plan.toFile ? ` (${plan.toFile.path})` : ''}`);
   return true;
 }
+
+/** A refusal that names the number sent from points to the list of numbers that can send. */
+export function fromNumberHints(from: string, error: { status: number | null; message: string }): string[] {
+  const refused = error.status !== null && error.status >= 400 && error.status < 500 && error.status !== 401 && error.status !== 429;
+  if (!refused || !error.message.includes(from)) return [];
+  return [`Is ${from} one of your active numbers? \`svc number list\` shows them (on a terminal, leave out --from to choose one).`];
+}

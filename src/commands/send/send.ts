@@ -11,7 +11,7 @@ import { describeSize } from '../media/media-file.js';
 import { planSend, type SendPlan } from './plan.js';
 import { bodyStats, type BodyStats } from './stats.js';
 import { createResultPrinter } from './output.js';
-import { askSendInputs, confirmBigSend } from './ask.js';
+import { askSendInputs, confirmBigSend, fromNumberHints } from './ask.js';
 import { DeclinedError } from '../../output/ask.js';
 
 /** The service advises async sending beyond this many recipients. */
@@ -141,6 +141,7 @@ export async function run(given: CommandInput, ctx: Context): Promise<number> {
   const first = summary.firstFailure!;
   const message = summary.requests === 1 ? first.error.message : `All ${summary.requests} requests failed; the first: ${first.error.message}`;
   throw new CliError(message, first.exitCode, {
+    hints: fromNumberHints(plan.from, first.error),
     status: first.error.status,
     ...(first.error.title !== null ? { title: first.error.title } : {}),
     ...(first.error.errorCode !== null ? { errorCode: first.error.errorCode } : {}),

@@ -2,6 +2,7 @@ import type { Context } from '../../context.js';
 import { listTenants } from '../../api/tenants.js';
 import { askChoice, canAsk, missingValueError, type MissingValue } from '../../output/ask.js';
 import { requireGuid } from '../shared/input.js';
+import { CliError, ExitCode, NotFoundError } from '../../errors.js';
 
 // The tenant a command needs: from --tenant, SVC_TENANT or the profile, else chosen on a terminal
 // among the account's tenants, else an error naming the flag, the variable and `svc tenant use`.
@@ -31,4 +32,27 @@ export async function tenantOrAsk(ctx: Context, flag: string | undefined): Promi
   }
   if (!canAsk(ctx)) throw missingValueError(TENANT_MISSING);
   return chooseTenant(ctx);
+}
+
+/**
+ * A tenant that is not found, when it came from the profile's default, is the profile's default
+ * that is gone (a sandbox restarted without --state forgets its tenants): say so, and how to fix it.
+ */
+export async function explainTenantNotFound<T>(ctx: Context, flag: string | undefined, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof NotFoundError) || !/tenant/i.test(error.message)) throw error;
+    const settings = ctx.settings({ tenant: flag });
+    if (settings.tenantSource !== 'profile') throw error;
+    throw new CliError(error.message, ExitCode.NotFound, {
+      status: error.status,
+      ...(error.title !== undefined ? { title: error.title } : {}),
+      ...(error.errorCode !== undefined ? { errorCode: error.errorCode } : {}),
+      hints: [
+        `${settings.tenant} is the default tenant of profile "${settings.profileName}", and the service no longer has it (a sandbox restarted without --state forgets its tenants).`,
+        'Choose another with `svc tenant use GUID` (`svc tenant list` shows them), or give --tenant GUID.',
+      ],
+    });
+  }
 }
