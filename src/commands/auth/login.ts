@@ -1,5 +1,6 @@
 import type { CommandInput } from '../spec.js';
 import type { Context } from '../../context.js';
+import { writeJson, writeNdjson } from '../../output/render.js';
 import { AuthError, CliError, ExitCode, NetworkError, UsageError } from '../../errors.js';
 import { apiRoot } from '../../config/settings.js';
 import { requireProfileName, type Profile } from '../../config/store.js';
@@ -90,8 +91,8 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
   store.setProfile(profileName, profile);
   store.setActive(profileName);
   const status = { profile: profileName, baseUrl, username, tenant: tenant ?? null };
-  if (ctx.globals.output === 'json') ctx.io.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
-  else if (ctx.globals.output === 'ndjson') ctx.io.stdout.write(`${JSON.stringify(status)}\n`);
+  if (ctx.globals.output === 'json') writeJson(ctx, status);
+  else if (ctx.globals.output === 'ndjson') writeNdjson(ctx, status);
   const kept = where === 'keychain' ? `the password is in ${(await ctx.secretStore()).description}` : publicPassword ? "the sandbox's public password is in the profile file" : 'the password is IN CLEAR in the profile file (--insecure-storage)';
   ctx.io.stderr.write(`Logged in to ${baseUrl} as ${username}; profile "${profileName}" is active (${store.path}; ${kept}).\n`);
   return 0;

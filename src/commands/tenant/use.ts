@@ -1,5 +1,6 @@
 import type { CommandInput } from '../spec.js';
 import type { Context } from '../../context.js';
+import { writeJson, writeNdjson } from '../../output/render.js';
 import { UsageError } from '../../errors.js';
 import { getTenant } from '../../api/tenants.js';
 import { requireGuid } from '../shared/input.js';
@@ -35,7 +36,7 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
   if (given !== undefined) await getTenant(await ctx.api(), id);
   await useTenant(ctx, id);
   const shown = { profile: ctx.settings().profileName, tenant: id };
-  if (ctx.globals.output === 'json') ctx.io.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
-  else if (ctx.globals.output === 'ndjson') ctx.io.stdout.write(`${JSON.stringify(shown)}\n`);
+  if (ctx.globals.output === 'json') writeJson(ctx, shown);
+  else if (ctx.globals.output === 'ndjson') writeNdjson(ctx, shown);
   return 0;
 }
