@@ -124,7 +124,12 @@ function commandUsage(spec: CommandSpec): string {
 function missingArgument(spec: CommandSpec, arg: ArgSpec, ctx: CommandContext): UsageError {
   const example = spec.examples.find((e) => e.split(' ').length > spec.path.length + 1) ?? spec.examples[0];
   return missingValueError(
-    { what: `${arg.name}${arg.variadic ? '...' : ''} (${arg.description})`, flag: `it after \`svc ${spec.path.join(' ')}\``, ...(example ? { hint: `For example: ${example}` } : {}) },
+    {
+      what: `${arg.name}${arg.variadic ? '...' : ''} (${arg.description})`,
+      flag: `it after \`svc ${spec.path.join(' ')}\``,
+      asked: arg.ask === true,
+      ...(example ? { hint: `For example: ${example}` } : {}),
+    },
     arg.ask ? whyNotAsked(ctx) : '',
   );
 }

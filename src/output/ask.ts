@@ -16,6 +16,8 @@ export interface MissingValue {
   env?: string;
   /** One more line of advice. */
   hint?: string;
+  /** False when nothing would ask for it on a terminal either. */
+  asked?: boolean;
 }
 
 export interface Choice {
@@ -36,7 +38,7 @@ function capitalize(text: string): string {
 /** The one wording of a missing value, everywhere. */
 export function missingValueError(missing: MissingValue, why = ''): UsageError {
   const how = missing.env ? `give ${missing.flag} or set ${missing.env}` : `give ${missing.flag}`;
-  const hints = [...(missing.hint ? [missing.hint] : []), 'On a terminal, svc asks for it.'];
+  const hints = [...(missing.hint ? [missing.hint] : []), ...(missing.asked === false ? [] : ['On a terminal, svc asks for it.'])];
   return new UsageError(`${capitalize(missing.what)} is missing${why}: ${how}`, hints);
 }
 
