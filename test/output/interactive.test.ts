@@ -51,7 +51,10 @@ const NOT_A_TERMINAL: [string, RunOptions, string[]][] = [
   ['--json is given', { tty: true }, ['--json']],
 ];
 
-const PROMPTS: { name: string; argv: string[]; names: RegExp }[] = [
+const PROMPTS: { name: string; argv: string[]; names: RegExp; env?: Record<string, string> }[] = [
+  { name: 'number provision without a tenant', argv: ['number', 'provision', '+15551234567', '--type', 'SMS', '--class', 'P2P'], names: /--tenant GUID or set SVC_TENANT/, env: { SVC_TENANT: '' } },
+  { name: 'number unprovision without a tenant', argv: ['number', 'unprovision', '+15551234567', '--yes'], names: /--tenant GUID or set SVC_TENANT/, env: { SVC_TENANT: '' } },
+  { name: 'send without a body', argv: ['send', '--from', '+15551230000', '--to', '+15557650001'], names: /--body TEXT/ },
   { name: 'tenant get without ID', argv: ['tenant', 'get'], names: /ID \(tenant GUID\) is missing.*give it after `svc tenant get`/ },
   { name: 'tenant update without ID', argv: ['tenant', 'update', '--domain', 'x.example'], names: /ID \(tenant GUID\) is missing/ },
   { name: 'tenant use without ID', argv: ['tenant', 'use'], names: /ID \(tenant GUID\) is missing/ },
@@ -71,7 +74,7 @@ describe('no prompt without a person at a terminal', () => {
       mock = createMockApi();
       const api = mock;
       const prompter = answering({});
-      const result = await runCli([...prompt.argv, ...extra], { ...options, env: { ...env, ...options.env }, prompter, dispatcher: api.agent });
+      const result = await runCli([...prompt.argv, ...extra], { ...options, env: { ...env, ...prompt.env, ...options.env }, prompter, dispatcher: api.agent });
       expect(result.code).toBe(2);
       expect(prompter.asked).toEqual([]);
       expect(api.seen).toEqual([]);
@@ -91,6 +94,24 @@ describe('no prompt without a person at a terminal', () => {
       expect(prompter.asked).toEqual([]);
       expect(result.stderr).toMatch(/remove profile \\?"old\\?" .*--yes/);
     }
+  });
+
+  it('tenant create offers nothing without a terminal, and does not change the default', async () => {
+    const config = tempConfigDir();
+    cleanups.push(config.cleanup);
+    writeFileSync(join(config.dir, 'config.json'), JSON.stringify({ activeProfile: 'work', profiles: { work: { baseUrl: MOCK_ORIGIN, username: 'w@example.com', password: 'pw-pw' } } }));
+    for (const [, options, extra] of NOT_A_TERMINAL) {
+      mock = createMockApi();
+      const api = mock;
+      api.expect('POST', 'tenants', { status: 201, body: { tenantId: TENANT } });
+      const prompter = answering({});
+      const result = await runCli(['tenant', 'create', ...extra], { ...options, env: { SVC_CONFIG_DIR: config.dir, ...options.env }, prompter, dispatcher: api.agent });
+      expect(result.code).toBe(0);
+      expect(prompter.asked).toEqual([]);
+      await api.agent.close();
+      mock = undefined;
+    }
+    expect(JSON.parse(readFileSync(join(config.dir, 'config.json'), 'utf8')).profiles.work.tenant).toBeUndefined();
   });
 
   it('a missing positional is one clear message, never commander\'s bare one', async () => {
