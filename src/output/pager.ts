@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { delimiter, isAbsolute, join } from 'node:path';
 import { Writable } from 'node:stream';
 
 // Output taller than the terminal goes through a pager, as gh does: SVC_PAGER, else PAGER, else
@@ -8,12 +10,28 @@ import { Writable } from 'node:stream';
 
 export const DEFAULT_PAGER = 'less -FRX';
 
-/** The pager to run, or undefined when paging is turned off (`SVC_PAGER=` or `cat`). */
+/**
+ * The pager to run, or undefined when paging is turned off (`SVC_PAGER=` or `cat`) or its program
+ * is not installed (a machine without less shows the output as it is, not a shell's complaint).
+ */
 export function pagerCommand(env: Readonly<Record<string, string | undefined>>): string | undefined {
   const chosen = env['SVC_PAGER'] ?? env['PAGER'] ?? DEFAULT_PAGER;
   const trimmed = chosen.trim();
   if (trimmed === '' || trimmed === 'cat') return undefined;
-  return trimmed;
+  const program = trimmed.split(/\s+/)[0]!;
+  return installed(program, env['PATH'] ?? '') ? trimmed : undefined;
+}
+
+function installed(program: string, path: string): boolean {
+  const candidates = program.includes('/') || isAbsolute(program) ? [program] : path.split(delimiter).filter((d) => d !== '').map((d) => join(d, program));
+  return candidates.some((file) => {
+    try {
+      accessSync(file, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
 }
 
 export interface HeldOutput {

@@ -118,3 +118,16 @@ describe('fitting and selecting, as functions', () => {
     expect(selectFields({ a: 1, b: { c: 2, d: 3 } }, ['b.c', 'x'])).toEqual({ b: { c: 2 } });
   });
 });
+
+describe('choosing the pager', () => {
+  it('takes SVC_PAGER, then PAGER, then less -FRX; off for "" and cat, or when the program is not installed', async () => {
+    const { pagerCommand } = await import('../../src/output/pager.js');
+    const PATH = process.env['PATH'] ?? '';
+    expect(pagerCommand({ PATH, SVC_PAGER: 'sed -n p', PAGER: 'more' })).toBe('sed -n p');
+    expect(pagerCommand({ PATH, PAGER: 'sed -n p' })).toBe('sed -n p');
+    expect(pagerCommand({ PATH: '/nonexistent' })).toBeUndefined();
+    expect(pagerCommand({ PATH, SVC_PAGER: '' })).toBeUndefined();
+    expect(pagerCommand({ PATH, SVC_PAGER: 'cat' })).toBeUndefined();
+    expect(pagerCommand({ PATH, SVC_PAGER: 'no-such-pager-here --x' })).toBeUndefined();
+  });
+});
