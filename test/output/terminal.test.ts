@@ -87,6 +87,14 @@ describe('on a real terminal', () => {
     expect(short.text()).toContain('3 of 30 shown: --all for every one, --page 2 for the next');
   }, 60_000);
 
+  it('uses less -FRX when neither SVC_PAGER nor PAGER is set: it waits for q', async () => {
+    const run = svc(['number', 'list', '--limit', '30'], { NO_COLOR: '1' }, { rows: 10, cols: 120 });
+    await run.waitFor(/\+15551230007/);
+    expect(run.text()).not.toContain('+15551230029');
+    run.write('q');
+    expect(await run.exited).toBe(0);
+  }, 60_000);
+
   it('fits a table to the terminal\'s width with an ellipsis', async () => {
     const run = svc(['number', 'list', '--limit', '3', '--no-pager'], { NO_COLOR: '1' }, { cols: 40, rows: 30 });
     expect(await run.exited).toBe(0);
