@@ -95,6 +95,14 @@ describe('on a real terminal', () => {
     expect(await run.exited).toBe(0);
   }, 60_000);
 
+  it('Ctrl-C during `svc demo` says "Interrupted" once and exits 130', async () => {
+    const run = svc(['demo'], { NO_COLOR: '1', SVC_CONFIG_DIR: '/nonexistent-svc-config' }, { cols: 200, rows: 50 });
+    await run.waitFor(/\$ svc tenant create/);
+    run.write('\u0003');
+    expect(await run.exited).toBe(130);
+    expect(run.text().match(/Interrupted/g)).toHaveLength(1);
+  }, 60_000);
+
   it('fits a table to the terminal\'s width with an ellipsis', async () => {
     const run = svc(['number', 'list', '--limit', '3', '--no-pager'], { NO_COLOR: '1' }, { cols: 40, rows: 30 });
     expect(await run.exited).toBe(0);
