@@ -66,3 +66,15 @@ describe('messages that point the right way', () => {
     }
   });
 });
+
+describe('a recipients CSV without a phone column', () => {
+  it('says the header has no phone column instead of blaming a name', async () => {
+    const config = tempConfigDir();
+    cleanup = config.cleanup;
+    const file = join(config.dir, 'people.csv');
+    writeFileSync(file, 'name,mobile\nAl,+15557650001\n');
+    const result = await runCli(['send', '--from', '+15551230000', '--to-file', file, '--body', 'hi {{name}}'], { env: MOCK_ENV });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${file}:2: "Al" is not an E.164 number; the header has no phone column (phone, number, to, recipient), so the first, "name", was read`);
+  });
+});
