@@ -123,7 +123,7 @@ function writeRecipients(dir, count) {
 /** Runs the CLI send; wall time of the whole process (start-up and the file check included), and its peak RSS. */
 async function cliSend(url, file, concurrency, dir, withJournal = true) {
   const journal = join(dir, `journal-${Date.now()}-${Math.random().toString(36).slice(2)}.jsonl`);
-  const args = ['send', '--from', FROM, '--to-file', file, '--body', BODY, '--async', '--concurrency', String(concurrency), ...(withJournal ? ['--journal', journal] : []), '-o', 'ndjson'];
+  const args = ['send', '--from', FROM, '--to-file', file, '--body', BODY, '--async', '--concurrency', String(concurrency), ...(withJournal ? ['--journal', journal] : []), '-o', 'ndjson', '--yes'];
   const env = { PATH: process.env.PATH, HOME: process.env.HOME, SVC_BASE_URL: url, SVC_USERNAME: USER, SVC_PASSWORD: PASSWORD, SVC_CONFIG_DIR: dir };
   const useTime = existsSync('/usr/bin/time');
   // The results go to a file, as a user who keeps them would send them: read through a pipe by

@@ -19,12 +19,20 @@ export interface GlobalOptions {
   baseUrl: string | undefined;
   debug: boolean;
   timeoutMs: number;
+  /** --fields: dotted paths to keep in what is printed. */
+  fields?: readonly string[] | undefined;
+  /** False with --no-pager. */
+  pager?: boolean | undefined;
+  /** -y/--yes: do not ask for confirmation. */
+  yes?: boolean | undefined;
 }
 
 export interface Prompter {
   input(message: string, options?: { default?: string; validate?: (value: string) => true | string }): Promise<string>;
   password(message: string): Promise<string>;
   confirm(message: string, defaultValue?: boolean): Promise<boolean>;
+  /** One of a list; a prompter without it is asked with input(). */
+  select?(message: string, choices: readonly { name: string; value: string; description?: string }[]): Promise<string>;
 }
 
 export interface Context {
@@ -37,6 +45,8 @@ export interface Context {
   /** The settings for this command; `tenant` is the command's --tenant flag, when it has one. */
   settings(flags?: { tenant?: string | undefined }): ResolvedSettings;
   profileStore(): Promise<ProfileStore>;
+  /** Where passwords are kept: the system keychain, or what a test injected. */
+  secretStore(): Promise<import('./config/secrets.js').SecretStore>;
   /** The API client for the resolved settings (or explicit connection details, for `auth login`). */
   api(connection?: { baseUrl: string; username: string; password: string }): Promise<ApiClient>;
   prompter(): Promise<Prompter>;
@@ -62,6 +72,8 @@ export interface ContextDeps {
   dispatcher?: Dispatcher | undefined;
   /** Tests inject scripted answers here. */
   prompter?: Prompter | undefined;
+  /** Tests inject a keychain here (the system keychain otherwise). */
+  secretStore?: import('./config/secrets.js').SecretStore | undefined;
 }
 
 export class CommandContext implements Context {
@@ -102,11 +114,22 @@ export class CommandContext implements Context {
     return openProfileStore(configDir(this.env));
   }
 
+  async secretStore(): Promise<import('./config/secrets.js').SecretStore> {
+    if (this.deps.secretStore) return this.deps.secretStore;
+    const { systemSecretStore } = await import('./config/secrets.js');
+    return systemSecretStore();
+  }
+
   api(connection?: { baseUrl: string; username: string; password: string }): Promise<ApiClient> {
     if (connection) return this.buildClient(connection);
     this.clientPromise ??= (async () => {
       const { requireConnection } = await import('./config/settings.js');
-      const settings = this.settings();
+      let settings = this.settings();
+      if (!settings.password && settings.profile?.passwordIn === 'keychain' && settings.username && settings.profile.baseUrl) {
+        const { readKeychainPassword } = await import('./config/secrets.js');
+        const password = await readKeychainPassword(await this.secretStore(), settings.profileName, settings.profile.baseUrl, settings.username);
+        settings = { ...settings, password, passwordSource: 'profile' };
+      }
       const { root } = requireConnection(settings);
       return this.buildClient({ baseUrl: root.href, username: settings.username ?? '', password: settings.password ?? '' });
     })();

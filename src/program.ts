@@ -1,12 +1,14 @@
 import type { Command as CommanderCommand, Option as CommanderOption } from 'commander';
 import type { MainDeps } from './cli.js';
-import { CommandInput, type CommandSpec, type GroupSpec, type OptionSpec } from './commands/spec.js';
+import { CommandInput, type ArgSpec, type CommandSpec, type GroupSpec, type OptionSpec } from './commands/spec.js';
 import { GLOBAL_OPTIONS } from './commands/globals.js';
 import { COMMANDS, GROUPS } from './commands/tree.js';
 import { CommandContext, type GlobalOptions, type OutputFormat } from './context.js';
 import { CliError, describeError, exitCodeFor, ExitCode, UsageError } from './errors.js';
 import { createIOStreams, type IOStreams } from './output/io.js';
 import { registerEnvironmentSecrets, SecretRegistry } from './output/secrets.js';
+import { canAsk, missingValueError, whyNotAsked } from './output/ask.js';
+import { parseFieldList } from './output/fields.js';
 import { VERSION } from './version.js';
 
 // The program: the commander tree built from the command specs, parsing, running one command,
@@ -103,13 +105,39 @@ function globalsFrom(values: Record<string, unknown>): GlobalOptions {
   if (typeof requested === 'string') output = requested as OutputFormat;
   if (values['json'] === true) output = 'json';
   const str = (name: string): string | undefined => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
+  const fields = str('fields');
   return {
     output,
     profile: str('profile'),
     baseUrl: str('baseUrl'),
     debug: values['debug'] === true,
     timeoutMs: parseTimeout(str('timeout')),
+    fields: fields === undefined ? undefined : parseFieldList(fields),
+    pager: values['pager'] !== false,
+    yes: values['yes'] === true,
   };
+}
+
+/** Commander is told every positional is optional, so that a missing one gets this message. */
+function commandUsage(spec: CommandSpec): string {
+  const args = (spec.args ?? []).map((a) => {
+    const name = `${a.name}${a.variadic ? '...' : ''}`;
+    return a.required ? `<${name}>` : `[${name}]`;
+  });
+  return ['[options]', ...args].join(' ');
+}
+
+function missingArgument(spec: CommandSpec, arg: ArgSpec, ctx: CommandContext): UsageError {
+  const example = spec.examples.find((e) => e.split(' ').length > spec.path.length + 1) ?? spec.examples[0];
+  return missingValueError(
+    {
+      what: `${arg.name}${arg.variadic ? '...' : ''} (${arg.description})`,
+      flag: `it after \`svc ${spec.path.join(' ')}\``,
+      asked: arg.ask === true,
+      ...(example ? { hint: `For example: ${example}` } : {}),
+    },
+    arg.ask ? whyNotAsked(ctx) : '',
+  );
 }
 
 /** Enumerations match case-insensitively and come out in the listed spelling. */
@@ -233,9 +261,10 @@ async function buildProgram(argv: readonly string[], deps: MainDeps, state: RunS
     const outline = new Command(spec.path[spec.path.length - 1]!).description(spec.summary);
     for (const arg of spec.args ?? []) {
       const name = `${arg.name}${arg.variadic ? '...' : ''}`;
-      outline.argument(arg.required ? `<${name}>` : `[${name}]`, arg.description);
+      outline.argument(`[${name}]`, arg.description);
     }
-    parentFor(spec.path).addCommand(outline);
+    outline.usage(commandUsage(spec));
+    parentFor(spec.path).addCommand(outline, spec.hidden ? { hidden: true } : {});
   }
 
   function addLeaf(spec: CommandSpec): void {
@@ -243,8 +272,9 @@ async function buildProgram(argv: readonly string[], deps: MainDeps, state: RunS
     const leaf = configure(new Command(spec.path[spec.path.length - 1]!)).description(spec.summary);
     for (const arg of spec.args ?? []) {
       const name = `${arg.name}${arg.variadic ? '...' : ''}`;
-      leaf.argument(arg.required ? `<${name}>` : `[${name}]`, arg.description);
+      leaf.argument(`[${name}]`, arg.description);
     }
+    leaf.usage(commandUsage(spec));
     const own = new Set<string>();
     const ownAttributes = new Set<string>();
     for (const option of spec.options ?? []) {
@@ -282,17 +312,41 @@ async function buildProgram(argv: readonly string[], deps: MainDeps, state: RunS
         }
       }
       const globals = globalsFrom(globalValues);
-      const ctxIo = createIOStreams(ioInit(deps, globalValues['color'] === false, state.secrets));
-      const { resolveSettings } = await import('./config/settings.js');
+      let ctxIo = createIOStreams(ioInit(deps, globalValues['color'] === false, state.secrets));
+      const [{ resolveSettings }, { requireProfileName }] = await Promise.all([import('./config/settings.js'), import('./config/store.js')]);
+      if (globals.profile !== undefined) requireProfileName(globals.profile, '--profile');
+      else if (deps.env['SVC_PROFILE']) requireProfileName(deps.env['SVC_PROFILE'], 'SVC_PROFILE');
+      const held = await holdOutputForPager(spec, ctxIo, globals, deps);
+      if (held) ctxIo = { ...ctxIo, stdout: held.stream };
       const ctx = new CommandContext({ ...deps, io: ctxIo }, globals, resolveSettings);
       state.ctx = ctx;
-      const input = new CommandInput(command.processedArgs as (string | string[] | undefined)[], values, given);
-      const module = await spec.load();
-      const code = await module.run(input, ctx);
-      state.exitCode = typeof code === 'number' ? code : ExitCode.Ok;
+      const processed = command.processedArgs as (string | string[] | undefined)[];
+      (spec.args ?? []).forEach((arg, i) => {
+        const value = processed[i];
+        const absent = value === undefined || (Array.isArray(value) && value.length === 0);
+        if (arg.required && absent && !(arg.ask && canAsk(ctx))) throw missingArgument(spec, arg, ctx);
+      });
+      const input = new CommandInput(processed, values, given);
+      try {
+        const module = await spec.load();
+        const code = await module.run(input, ctx);
+        state.exitCode = typeof code === 'number' ? code : ExitCode.Ok;
+      } finally {
+        await held?.finish();
+      }
     });
-    parent.addCommand(leaf);
+    parent.addCommand(leaf, spec.hidden ? { hidden: true } : {});
   }
   return program;
 }
 
+/** A paged command's stdout on a terminal is held, to go through the pager if it is tall. */
+async function holdOutputForPager(spec: CommandSpec, io: IOStreams, globals: GlobalOptions, deps: MainDeps): Promise<import('./output/pager.js').HeldOutput | undefined> {
+  if (!spec.paged || !io.stdoutIsTTY || globals.output !== 'table' || globals.pager === false) return undefined;
+  const terminal = deps.stdout as { fd?: unknown; rows?: unknown };
+  if (typeof terminal.fd !== 'number' || typeof terminal.rows !== 'number' || terminal.rows <= 0) return undefined;
+  const { holdForPager, pagerCommand } = await import('./output/pager.js');
+  const command = pagerCommand(deps.env);
+  if (command === undefined) return undefined;
+  return holdForPager(deps.stdout, terminal.fd, terminal.rows, command, deps.env);
+}

@@ -13,7 +13,7 @@ export interface OptionSpec {
   /** The option may be given several times; its value is a list. */
   repeatable?: boolean;
   /** What completions offer for its value. */
-  complete?: 'file' | 'none';
+  complete?: 'file' | 'none' | 'profile';
   defaultValue?: string | boolean;
   hidden?: boolean;
 }
@@ -24,6 +24,10 @@ export interface ArgSpec {
   required?: boolean;
   variadic?: boolean;
   choices?: readonly string[];
+  /** The command asks for it on a terminal when it is missing (else the missing-argument error). */
+  ask?: boolean;
+  /** What completions offer for it: profile names from the store. */
+  complete?: 'profile' | 'file';
 }
 
 export interface CommandModule {
@@ -40,6 +44,10 @@ export interface CommandSpec {
   options?: readonly OptionSpec[];
   /** Shown in `--help`; every command has at least one. */
   examples: readonly string[];
+  /** Its output is a finished document: paged on a terminal when taller than it. */
+  paged?: boolean;
+  /** Left out of help and completions (machinery for the completion scripts). */
+  hidden?: boolean;
   load(): Promise<CommandModule>;
 }
 
@@ -114,6 +122,11 @@ export class CommandInput {
       throw new UsageError(`${flagName} must be ${kind}${bounds}, not "${text}"`);
     }
     return value;
+  }
+
+  /** A copy with these option values added, as if given on the command line (answers to prompts). */
+  with(extra: Readonly<Record<string, string | string[]>>): CommandInput {
+    return new CommandInput(this.args, { ...this.values, ...extra }, new Set([...this.given, ...Object.keys(extra)]));
   }
 
   arg(index: number): string | undefined {

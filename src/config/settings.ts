@@ -85,7 +85,7 @@ export function apiRoot(baseUrl: string): URL {
   } catch {
     // Whatever stands before an @ may be a password typed into the URL: it is not repeated.
     const shown = baseUrl.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^/@]*@/i, '$1[REDACTED]@');
-    throw new UsageError(`"${shown}" is not a valid base URL`, ['Give an absolute URL such as https://api.example.com']);
+    throw new UsageError(`"${shown}" is not a valid base URL`, [schemeAdvice(shown)]);
   }
   if (url.protocol === 'http:') {
     if (!isLoopbackHost(url.hostname)) {
@@ -94,7 +94,8 @@ export function apiRoot(baseUrl: string): URL {
       ]);
     }
   } else if (url.protocol !== 'https:') {
-    throw new UsageError(`"${baseUrl}" is not an http(s) URL`);
+    // `localhost:4010` parses as the scheme "localhost:".
+    throw new UsageError(`"${baseUrl}" is not an http(s) URL`, /^[a-z0-9.-]+:\d+(\/|$)/i.test(baseUrl) ? [schemeAdvice(baseUrl)] : []);
   }
   if (url.username || url.password) {
     throw new UsageError('The base URL must not carry credentials; use `svc auth login` or SVC_USERNAME/SVC_PASSWORD');
@@ -121,4 +122,12 @@ export function requireConnection(settings: ResolvedSettings): { root: URL; user
     });
   }
   return { root, username: settings.username, password: settings.password };
+}
+
+/** A base URL typed without its scheme: the one it most likely needs. */
+function schemeAdvice(value: string): string {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return 'Give an absolute URL such as https://api.example.com';
+  const host = value.replace(/[/:].*$/, '');
+  const scheme = isLoopbackHost(host.replace(/^\[|\]$/g, '')) ? 'http' : 'https';
+  return `A base URL needs its scheme: did you mean ${scheme}://${value}?`;
 }

@@ -11,8 +11,29 @@ import { UsageError } from '../errors.js';
 export interface Profile {
   baseUrl: string;
   username: string;
-  password: string;
+  /** In clear in this 0600 file: profiles from before the keychain, or --insecure-storage. */
+  password?: string | undefined;
+  /** Where the password lives when it is not in this file. */
+  passwordIn?: 'keychain' | undefined;
   tenant?: string | undefined;
+}
+
+/**
+ * Profile names are plain names: they become keys of the store's JSON object, and a name such as
+ * `__proto__` would be taken by JavaScript for the object's prototype and silently stored nowhere.
+ */
+const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+export function profileNameProblem(name: string): string | undefined {
+  if (PROFILE_NAME.test(name)) return undefined;
+  return `"${name}" is not a profile name: use letters, digits, ".", "_" and "-" (at most 64, starting with a letter or digit)`;
+}
+
+/** A usage error (exit 2) for a name that is not a plain profile name; `where` says where it came from. */
+export function requireProfileName(name: string, where: string): string {
+  const problem = profileNameProblem(name);
+  if (problem !== undefined) throw new UsageError(`${where}: ${problem}`);
+  return name;
 }
 
 export interface StoreData {
@@ -40,7 +61,7 @@ function isProfile(value: unknown): value is Profile {
   return (
     typeof p['baseUrl'] === 'string' &&
     typeof p['username'] === 'string' &&
-    typeof p['password'] === 'string' &&
+    (typeof p['password'] === 'string' || p['passwordIn'] === 'keychain') &&
     (p['tenant'] === undefined || typeof p['tenant'] === 'string')
   );
 }
@@ -58,11 +79,12 @@ export function readStore(dir: string): StoreData {
   const parsed: unknown = JSON.parse(text);
   if (typeof parsed !== 'object' || parsed === null) return {};
   const data = parsed as Record<string, unknown>;
-  const profiles: Record<string, Profile> = {};
+  // No prototype: a profile named "constructor" must not find Object's own.
+  const profiles: Record<string, Profile> = Object.create(null) as Record<string, Profile>;
   const rawProfiles = data['profiles'];
   if (typeof rawProfiles === 'object' && rawProfiles !== null) {
     for (const [name, value] of Object.entries(rawProfiles)) {
-      if (isProfile(value)) profiles[name] = value;
+      if (isProfile(value) && profileNameProblem(name) === undefined) profiles[name] = value;
     }
   }
   const active = data['activeProfile'];
@@ -136,15 +158,18 @@ export async function openProfileStore(dir: string): Promise<ProfileStore> {
     path: conf.path,
     data: read,
     setProfile(name, profile) {
+      requireProfileName(name, 'Profile name');
       const profiles = { ...(read().profiles ?? {}) };
-      const clean: Profile = { baseUrl: profile.baseUrl, username: profile.username, password: profile.password };
+      const clean: Profile = { baseUrl: profile.baseUrl, username: profile.username };
+      if (profile.passwordIn === 'keychain') clean.passwordIn = 'keychain';
+      else clean.password = profile.password ?? '';
       if (profile.tenant) clean.tenant = profile.tenant;
       profiles[name] = clean;
       write(() => conf.set('profiles', profiles));
     },
     removeProfile(name) {
       const profiles = { ...(read().profiles ?? {}) };
-      if (!(name in profiles)) return false;
+      if (!Object.hasOwn(profiles, name)) return false;
       delete profiles[name];
       write(() => conf.set('profiles', profiles));
       if (read().activeProfile === name) write(() => conf.delete('activeProfile'));

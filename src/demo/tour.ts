@@ -143,7 +143,7 @@ export async function runTour(options: TourOptions): Promise<void> {
       tty: { stdin: false, stdout: options.isTTY, stderr: false, columns },
       signal,
     });
-    if (signal.aborted) throw new InterruptedError();
+    if (signal.aborted) throw new ReportedInterruption();
     if (code !== 0) throw new TourStepError(step, `\`svc ${args[0] ?? ''} ${args[1] ?? ''}\` exited with ${code} (its error is above)`);
     return stdout.text;
   };
@@ -278,3 +278,6 @@ export async function runTour(options: TourOptions): Promise<void> {
     say(`  ${command.padEnd(46)} ${palette.dim(why)}`);
   }
 }
+
+/** Ctrl-C during a step: the step's own command has already said "Interrupted". */
+export class ReportedInterruption extends InterruptedError {}

@@ -20,6 +20,7 @@ import {
 import { parseJsonText } from '../input/json.js';
 import { readCsv } from '../input/csv.js';
 import { arrayElementLines } from '../input/json-lines.js';
+import { closestKey, jsonKeyLines } from '../input/known-keys.js';
 import { checkSettingsObject, requireSettingLeaf, SettingError, settingsFromAssignments, typeSettingValue, type SettingAssignment, type SettingsObject } from './settings.js';
 
 /** Text fields of an entry, with the flag that sets each for every entry. */
@@ -110,7 +111,8 @@ export function draftsFromCsv(text: string, file: string): ProvisionFile {
   for (const name of header.fields) {
     const meaning = columnMeaning(name);
     if (meaning === undefined) {
-      throw new UsageError(`${file}:${header.line}: unknown column ${JSON.stringify(name.trim())}; the columns are ${CSV_COLUMNS.join(', ')}`);
+      const near = closestKey(name.trim(), CSV_COLUMNS);
+      throw new UsageError(`${file}:${header.line}: unknown column ${JSON.stringify(name.trim())}${near ? `; did you mean "${near}"?` : ''}; the columns are ${CSV_COLUMNS.join(', ')}`);
     }
     if (meaning.kind === 'setting') {
       try {
@@ -199,7 +201,10 @@ function draftFromJson(value: unknown, where: string): EntryDraft {
     return v.trim() === '' ? undefined : v;
   };
   for (const key of Object.keys(entry)) {
-    if (!ENTRY_KEYS.includes(key)) draft.problems.push(`unknown field "${key}" (an entry has ${['number', ...TEXT_FIELD_NAMES, 'messagingFeature', 'settings'].join(', ')})`);
+    if (!ENTRY_KEYS.includes(key)) {
+      const near = closestKey(key, ENTRY_KEYS);
+      draft.problems.push(`unknown field "${key}"${near ? `; did you mean "${near}"?` : ''} (an entry has ${['number', ...TEXT_FIELD_NAMES, 'messagingFeature', 'settings'].join(', ')})`);
+    }
   }
   draft.number = text('number') ?? text('phoneNumber');
   for (const field of TEXT_FIELD_NAMES) {
@@ -251,7 +256,10 @@ export function draftsFromJson(text: string, file: string): ProvisionFile {
     throw new UsageError(`${file}:1:1: expected an array of entries or a provision request with "phoneNumbers"`);
   }
   for (const key of Object.keys(root)) {
-    if (!REQUEST_KEYS.includes(key)) throw new UsageError(`${file}: unknown field "${key}" in the request (it has ${REQUEST_KEYS.join(', ')})`);
+    if (!REQUEST_KEYS.includes(key)) {
+      const near = closestKey(key, REQUEST_KEYS);
+      throw new UsageError(`${file}:${jsonKeyLines(clean).get(key) ?? 1}: unknown field "${key}" in the request${near ? `; did you mean "${near}"?` : ''} (it has ${REQUEST_KEYS.join(', ')})`);
+    }
   }
   const list = root['phoneNumbers'];
   if (!Array.isArray(list)) throw new UsageError(`${file}: "phoneNumbers" must be an array of entries`);

@@ -1,4 +1,4 @@
-import { confirm, input, password } from '@inquirer/prompts';
+import { confirm, input, password, select } from '@inquirer/prompts';
 import type { Prompter } from '../context.js';
 import type { IOStreams } from './io.js';
 import { InterruptedError } from '../errors.js';
@@ -31,5 +31,16 @@ export function createInquirerPrompter(io: IOStreams, signal: AbortSignal): Prom
       ),
     password: (message) => guard(() => password({ message, mask: '*' }, context)),
     confirm: (message, defaultValue = false) => guard(() => confirm({ message, default: defaultValue }, context)),
+    select: (message, choices) =>
+      guard(() =>
+        select(
+          {
+            message,
+            choices: choices.map((c) => ({ name: c.name, value: c.value, ...(c.description !== undefined ? { description: c.description } : {}) })),
+            pageSize: 12,
+          },
+          context,
+        ),
+      ),
   };
 }

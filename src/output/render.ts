@@ -1,4 +1,6 @@
 import type { Context } from '../context.js';
+import { checkFields, selectFields } from './fields.js';
+import { fitColumns, truncateCell } from './fit.js';
 
 // Renders data for people (aligned tables on a TTY, tab-separated rows when piped) or programs
 // (--json: one document; -o ndjson: one object a line). Tables and colour load only on a TTY.
@@ -25,12 +27,36 @@ function plainCell(value: unknown): string {
   return cellText(value).replace(/[\t\r\n]+/g, ' ');
 }
 
+/** What --fields keeps of a document (all of it without --fields); an unknown field is exit 2. */
+export function projectFields(ctx: Context, value: unknown): unknown {
+  const fields = ctx.globals.fields;
+  if (!fields || fields.length === 0) return value;
+  checkFields(Array.isArray(value) ? value : [value], fields);
+  return selectFields(value, fields);
+}
+
 export function writeJson(ctx: Context, value: unknown): void {
-  ctx.io.stdout.write(`${JSON.stringify(value ?? null, null, 2)}\n`);
+  ctx.io.stdout.write(`${JSON.stringify(projectFields(ctx, value) ?? null, null, 2)}\n`);
 }
 
 export function writeNdjson(ctx: Context, value: unknown): void {
-  ctx.io.stdout.write(`${JSON.stringify(value ?? null)}\n`);
+  ctx.io.stdout.write(`${JSON.stringify(projectFields(ctx, value) ?? null)}\n`);
+}
+
+/** With --fields, a table's columns are the fields, in the order given. */
+function fieldColumns<T>(ctx: Context, columns: readonly Column<T>[]): readonly Column<T>[] {
+  const fields = ctx.globals.fields;
+  if (!fields || fields.length === 0) return columns;
+  return fields.map((field) => ({
+    header: field.toUpperCase(),
+    value: (item: T) => {
+      const selected = selectFields(item, [field]);
+      let current: unknown = selected;
+      for (const key of field.split('.')) current = typeof current === 'object' && current !== null ? (current as Record<string, unknown>)[key] : undefined;
+      return current;
+    },
+    tone: /status$/i.test(field) ? statusTone : undefined,
+  }));
 }
 
 /** Status words are coloured by what they mean. */
@@ -77,18 +103,27 @@ export interface ListPrinter<T> {
  * A list printed as its pages arrive. JSON is streamed as one array; ndjson and piped rows are
  * written at once and never held; only a TTY table waits for all rows (it needs their widths).
  */
-export function createListPrinter<T>(ctx: Context, columns: readonly Column<T>[], options: { empty?: string } = {}): ListPrinter<T> {
+export function createListPrinter<T>(ctx: Context, givenColumns: readonly Column<T>[], options: { empty?: string } = {}): ListPrinter<T> {
   const format = ctx.globals.output;
+  const fields = ctx.globals.fields;
+  const columns = fieldColumns(ctx, givenColumns);
   let count = 0;
+  let checked = false;
   const held: T[] = [];
   return {
     async add(items) {
-      for (const item of items) {
+      // The first page that has items says which fields exist.
+      if (!checked && fields && fields.length > 0 && items.length > 0) {
+        checkFields(items, fields);
+        checked = true;
+      }
+      for (const raw of items) {
+        const item = format !== 'table' && fields && fields.length > 0 ? (selectFields(raw, fields) as T) : raw;
         if (format === 'json') {
           const text = JSON.stringify(item, null, 2).replace(/\n/g, '\n  ');
           ctx.io.stdout.write(`${count === 0 ? '[\n  ' : ',\n  '}${text}`);
         } else if (format === 'ndjson') {
-          writeNdjson(ctx, item);
+          ctx.io.stdout.write(`${JSON.stringify(item ?? null)}\n`);
         } else if (ctx.io.stdoutIsTTY) {
           held.push(item);
         } else {
@@ -112,34 +147,49 @@ export function createListPrinter<T>(ctx: Context, columns: readonly Column<T>[]
   };
 }
 
-export async function renderTable<T>(ctx: Context, items: readonly T[], columns: readonly Column<T>[]): Promise<string> {
-  const { default: Table } = await import('cli-table3');
-  const head = await Promise.all(columns.map((c) => paint(ctx, 'stdout', 'accent', c.header)));
-  const table = new Table({
-    head,
-    style: { head: [], border: [], compact: true, 'padding-left': 0, 'padding-right': 2 },
-    chars: {
-      top: '', 'top-mid': '', 'top-left': '', 'top-right': '',
-      bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
-      left: '', 'left-mid': '', mid: '', 'mid-mid': '',
-      right: '', 'right-mid': '', middle: '',
-    },
-  });
-  for (const item of items) {
-    const row = await Promise.all(
-      columns.map(async (c) => {
-        const text = cellText(c.value(item));
-        const tone = c.tone?.(text);
-        return tone ? paint(ctx, 'stdout', tone, text) : text;
-      }),
-    );
-    table.push(row);
+/**
+ * An aligned table that fits the terminal: when the natural widths are too wide, the widest
+ * columns give way and their long cells (GUIDs, URLs) end in an ellipsis. Only ever on a TTY:
+ * --json and piped rows are never shortened.
+ */
+export async function renderTable<T>(ctx: Context, items: readonly T[], allColumns: readonly Column<T>[]): Promise<string> {
+  let columns = allColumns;
+  let texts = items.map((item) => columns.map((c) => cellText(c.value(item)).replace(/[\t\r\n]+/g, ' ')));
+  const naturalWidth = columns.reduce((sum, c, i) => sum + Math.max(c.header.length, ...texts.map((row) => [...row[i]!].length)) + 2, -2);
+  if (naturalWidth > ctx.io.columns) {
+    // Too wide: columns that are empty in every row go first, before any cell is shortened.
+    const keep = columns.map((_, i) => i === 0 || texts.some((row) => row[i] !== ''));
+    columns = columns.filter((_, i) => keep[i]);
+    texts = texts.map((row) => row.filter((_, i) => keep[i]));
   }
-  return table
-    .toString()
-    .split('\n')
-    .map((line) => line.trimEnd())
-    .join('\n');
+  const widths = fitColumns(
+    columns.map((c, i) => Math.max(c.header.length, ...texts.map((row) => [...row[i]!].length))),
+    columns.map((c) => c.header.length),
+    ctx.io.columns,
+  );
+  const lines: string[] = [];
+  const line = async (cells: string[], tones: ((text: string) => Promise<string>)[]): Promise<string> => {
+    const parts: string[] = [];
+    for (let i = 0; i < cells.length; i++) {
+      const shown = truncateCell(cells[i]!, widths[i]!);
+      const pad = ' '.repeat(Math.max(0, widths[i]! - [...shown].length));
+      parts.push(`${await tones[i]!(shown)}${i === cells.length - 1 ? '' : `${pad}  `}`);
+    }
+    return parts.join('').trimEnd();
+  };
+  lines.push(await line(columns.map((c) => c.header), columns.map(() => (text: string) => paint(ctx, 'stdout', 'accent', text))));
+  for (const row of texts) {
+    lines.push(
+      await line(
+        row,
+        columns.map((c, i) => async (text: string) => {
+          const tone = c.tone?.(row[i]!);
+          return tone ? paint(ctx, 'stdout', tone, text) : text;
+        }),
+      ),
+    );
+  }
+  return lines.join('\n');
 }
 
 /** One object: JSON as is, or a readable key/value view with nested objects flattened by path. */
@@ -147,7 +197,7 @@ export async function writeObject(ctx: Context, value: unknown, options: { title
   const format = ctx.globals.output;
   if (format === 'json') return writeJson(ctx, value);
   if (format === 'ndjson') return writeNdjson(ctx, value);
-  const rows = flattenForView(value);
+  const rows = flattenForView(projectFields(ctx, value));
   if (!ctx.io.stdoutIsTTY) {
     for (const [key, text] of rows) ctx.io.stdout.write(`${key}\t${text.replace(/[\t\r\n]+/g, ' ')}\n`);
     return;
@@ -155,7 +205,9 @@ export async function writeObject(ctx: Context, value: unknown, options: { title
   const lines: string[] = [];
   if (options.title) lines.push(await paint(ctx, 'stdout', 'accent', options.title));
   const width = Math.min(40, Math.max(0, ...rows.map(([k]) => k.length)));
-  for (const [key, text] of rows) {
+  for (const [key, full] of rows) {
+    // A value longer than the terminal is shortened on screen only; --json and pipes keep it whole.
+    const text = truncateCell(full.replace(/[\t\r\n]+/g, ' '), Math.max(12, ctx.io.columns - Math.max(width, key.length) - 2));
     const tone = key.toLowerCase().endsWith('status') ? statusTone(text) : undefined;
     const shown = tone ? await paint(ctx, 'stdout', tone, text) : text;
     lines.push(`${await paint(ctx, 'stdout', 'dim', key.padEnd(width))}  ${shown}`);

@@ -309,6 +309,7 @@ class RecipientScanner {
   private numberIndex = 0;
   private headerSeen = false;
   private seen: PhoneNumberMap | undefined = new PhoneNumberMap();
+  private numberGuessed = false;
 
   constructor(
     private readonly file: string,
@@ -408,7 +409,9 @@ class RecipientScanner {
       return;
     }
     if (!isE164(to)) {
-      this.sink.problem({ line, message: `${this.at(line)}: ${quote(to)} is not an E.164 number` });
+      // Without a phone column the first one was taken: say so, rather than blame "Al".
+      const guessed = this.format === 'csv' && this.numberGuessed ? `; the header has no phone column (${NUMBER_COLUMN_NAMES.join(', ')}), so the first, ${quote(this.numberColumnName ?? "")}, was read` : '';
+      this.sink.problem({ line, message: `${this.at(line)}: ${quote(to)} is not an E.164 number${guessed}` });
       return;
     }
     const firstLine = this.seen?.get(to);
@@ -464,6 +467,7 @@ class RecipientScanner {
     } else {
       const named = lowered.findIndex((name) => (NUMBER_COLUMN_NAMES as readonly string[]).includes(name));
       this.numberIndex = named < 0 ? 0 : named;
+      this.numberGuessed = named < 0;
     }
     this.numberColumnName = this.columns[this.numberIndex] ?? '';
 

@@ -6,6 +6,7 @@ import type { Dispatcher } from 'undici';
 import { main } from '../../src/cli.js';
 import type { Clock } from '../../src/clock.js';
 import type { Prompter } from '../../src/context.js';
+import type { SecretStore } from '../../src/config/secrets.js';
 
 // Runs the CLI in-process with injected streams: what a command printed, and its exit code.
 
@@ -16,6 +17,7 @@ export interface RunOptions {
   tty?: boolean | { stdin?: boolean; stdout?: boolean; stderr?: boolean };
   dispatcher?: Dispatcher;
   prompter?: Prompter;
+  secretStore?: SecretStore;
   clock?: Clock;
   signal?: AbortSignal;
   columns?: number;
@@ -55,6 +57,7 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
     tty: { stdin: tty.stdin ?? false, stdout: tty.stdout ?? false, stderr: tty.stderr ?? false, columns },
     ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
     ...(options.prompter ? { prompter: options.prompter } : {}),
+    ...(options.secretStore ? { secretStore: options.secretStore } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });

@@ -1,49 +1,57 @@
 import type { CommandInput } from '../spec.js';
 import type { Context } from '../../context.js';
-import { AuthError, UsageError } from '../../errors.js';
+import { writeJson, writeNdjson } from '../../output/render.js';
+import { AuthError, CliError, ExitCode, NetworkError, UsageError } from '../../errors.js';
 import { apiRoot } from '../../config/settings.js';
+import { requireProfileName, type Profile } from '../../config/store.js';
 import { readSecretFromStdin, requireGuid } from '../shared/input.js';
 import { listTenants } from '../../api/tenants.js';
 import { SANDBOX_DEFAULT_URL, SANDBOX_DEFAULT_USER } from '../../domain/sandbox-defaults.js';
+import { canAsk } from '../../output/ask.js';
+
+// Logging in checks the credentials with one request and stores them. What the profile already
+// holds is never asked for again: `svc auth login --tenant GUID` on a profile that has everything
+// else only changes its tenant. The password goes to the system keychain; the profile file keeps
+// it in clear only with --insecure-storage (and for the sandbox's fixed public account).
+
+function checkBaseUrl(value: string): true | string {
+  try {
+    apiRoot(value);
+    return true;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
 
 export async function run(input: CommandInput, ctx: Context): Promise<number> {
   const sandbox = input.flag('sandbox');
   // The profile may not exist yet, so the name is resolved here rather than through ctx.settings().
   const store = await ctx.profileStore();
   const data = store.data();
-  const profileName = ctx.globals.profile ?? ctx.env['SVC_PROFILE'] ?? (sandbox ? 'sandbox' : (data.activeProfile ?? 'default'));
-  const existing = data.profiles?.[profileName];
-  const prompter = ctx.io.canPrompt ? await ctx.prompter() : undefined;
+  const profileName = requireProfileName(
+    ctx.globals.profile ?? ctx.env['SVC_PROFILE'] ?? (sandbox ? 'sandbox' : (data.activeProfile ?? 'default')),
+    'Profile name',
+  );
+  const existing = Object.hasOwn(data.profiles ?? {}, profileName) ? data.profiles![profileName] : undefined;
+  const prompter = canAsk(ctx) ? await ctx.prompter() : undefined;
 
   // --sandbox is a flag, so its defaults come before the environment: a shell that exports the
   // real service's SVC_BASE_URL or SVC_USERNAME must not turn a sandbox login into one there.
-  let baseUrl = ctx.globals.baseUrl ?? (sandbox ? SANDBOX_DEFAULT_URL : ctx.env['SVC_BASE_URL']);
-  if (!baseUrl && prompter) {
-    baseUrl = await prompter.input('Base URL of the service', {
-      ...(existing?.baseUrl ? { default: existing.baseUrl } : {}),
-      validate: (value) => {
-        try {
-          apiRoot(value);
-          return true;
-        } catch (error) {
-          return (error as Error).message;
-        }
-      },
-    });
-  }
-  baseUrl ??= existing?.baseUrl;
+  let baseUrl = ctx.globals.baseUrl ?? (sandbox ? SANDBOX_DEFAULT_URL : ctx.env['SVC_BASE_URL']) ?? existing?.baseUrl;
+  if (!baseUrl && prompter) baseUrl = await prompter.input('Base URL of the service', { validate: checkBaseUrl });
   if (!baseUrl) throw new UsageError('No base URL given', ['Give --base-url URL or set SVC_BASE_URL.']);
   apiRoot(baseUrl);
 
-  let username = input.string('username') ?? (sandbox ? SANDBOX_DEFAULT_USER.email : ctx.env['SVC_USERNAME']);
-  if (!username && prompter) username = await prompter.input('Username (account email)', existing?.username ? { default: existing.username } : {});
-  username ??= existing?.username;
+  let username = input.string('username') ?? (sandbox ? SANDBOX_DEFAULT_USER.email : ctx.env['SVC_USERNAME']) ?? existing?.username;
+  if (!username && prompter) username = await prompter.input('Username (account email)');
   if (!username) throw new UsageError('No username given', ['Give --username EMAIL or set SVC_USERNAME.']);
 
+  const sameAccount = existing !== undefined && existing.baseUrl === baseUrl && existing.username === username;
   let password: string | undefined;
   if (input.flag('passwordStdin')) password = await readSecretFromStdin(ctx, '--password-stdin');
   else if (sandbox && username === SANDBOX_DEFAULT_USER.email) password = SANDBOX_DEFAULT_USER.password;
   else password = ctx.env['SVC_PASSWORD'] || undefined;
+  if (!password && sameAccount) password = await storedPassword(ctx, profileName, existing);
   if (!password && prompter) password = await prompter.password(`Password for ${username}`);
   if (!password) {
     throw new UsageError('No password given', ['Pipe it to --password-stdin or set SVC_PASSWORD; there is no flag that takes it on the command line.']);
@@ -57,6 +65,13 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
     try {
       await listTenants(api);
     } catch (error) {
+      if (error instanceof NetworkError && sandbox && ctx.globals.baseUrl === undefined) {
+        throw new CliError(`${error.message}; nothing was stored`, ExitCode.Failure, {
+          hints: [
+            `No sandbox answers at ${baseUrl}. Start one with \`svc sandbox start\`; if it runs on another port, it printed the login line to use: svc auth login --sandbox --base-url http://127.0.0.1:PORT`,
+          ],
+        });
+      }
       if (error instanceof AuthError) {
         throw new AuthError(`${error.message}; nothing was stored`, {
           status: error.status,
@@ -68,11 +83,31 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
     }
   }
 
-  store.setProfile(profileName, { baseUrl, username, password, tenant });
+  // The sandbox's fixed account is public (printed by `svc sandbox start`): no keychain needed.
+  const publicPassword = sandbox && username === SANDBOX_DEFAULT_USER.email && password === SANDBOX_DEFAULT_USER.password;
+  const { storePassword } = await import('../../config/secrets.js');
+  const where = publicPassword ? 'file' : await storePassword(await ctx.secretStore(), baseUrl, username, password, input.flag('insecureStorage'));
+  const profile: Profile = where === 'keychain' ? { baseUrl, username, passwordIn: 'keychain', tenant } : { baseUrl, username, password, tenant };
+  store.setProfile(profileName, profile);
   store.setActive(profileName);
   const status = { profile: profileName, baseUrl, username, tenant: tenant ?? null };
-  if (ctx.globals.output === 'json') ctx.io.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
-  else if (ctx.globals.output === 'ndjson') ctx.io.stdout.write(`${JSON.stringify(status)}\n`);
-  ctx.io.stderr.write(`Logged in to ${baseUrl} as ${username}; profile "${profileName}" is active (${store.path}).\n`);
+  if (ctx.globals.output === 'json') writeJson(ctx, status);
+  else if (ctx.globals.output === 'ndjson') writeNdjson(ctx, status);
+  const kept = where === 'keychain' ? `the password is in ${(await ctx.secretStore()).description}` : publicPassword ? "the sandbox's public password is in the profile file" : 'the password is IN CLEAR in the profile file (--insecure-storage)';
+  ctx.io.stderr.write(`Logged in to ${baseUrl} as ${username}; profile "${profileName}" is active (${store.path}; ${kept}).\n`);
   return 0;
+}
+
+/** The password the profile already has, from the keychain or its file. */
+async function storedPassword(ctx: Context, name: string, profile: Profile): Promise<string | undefined> {
+  if (profile.password) return profile.password;
+  if (profile.passwordIn !== 'keychain') return undefined;
+  const { keychainService } = await import('../../config/secrets.js');
+  const secrets = await ctx.secretStore();
+  try {
+    return await secrets.get(keychainService(profile.baseUrl), profile.username);
+  } catch (error) {
+    ctx.warn(`the stored password of profile "${name}" cannot be read from ${secrets.description}: ${(error as Error).message}`);
+    return undefined;
+  }
 }

@@ -6,11 +6,16 @@ export async function run(_input: CommandInput, ctx: Context): Promise<number> {
   const store = await ctx.profileStore();
   const data = store.data();
   const name = ctx.globals.profile ?? ctx.env['SVC_PROFILE'] ?? data.activeProfile ?? 'default';
-  if (!store.removeProfile(name)) {
-    throw new UsageError(`No profile named "${name}" to log out of`, [
-      `Known profiles: ${Object.keys(data.profiles ?? {}).join(', ') || '(none)'}`,
-    ]);
+  const profiles = data.profiles ?? {};
+  if (!Object.hasOwn(profiles, name)) {
+    throw new UsageError(`No profile named "${name}" to log out of`, [`Known profiles: ${Object.keys(profiles).join(', ') || '(none)'}`]);
   }
+  if (profiles[name]!.passwordIn === 'keychain') {
+    const { forgetKeychainPassword } = await import('../../config/secrets.js');
+    const left = await forgetKeychainPassword(await ctx.secretStore(), profiles, name);
+    if (left !== undefined) ctx.warn(left);
+  }
+  store.removeProfile(name);
   ctx.io.stderr.write(`Removed the credentials of profile "${name}" from ${store.path}.\n`);
   return 0;
 }

@@ -14,4 +14,11 @@ export const completionCommands: CommandSpec[] = [
     ],
     load: () => import('./completion.js'),
   },
+  {
+    path: ['__profiles'],
+    summary: 'print the profile names, one a line (for the completion scripts)',
+    examples: ['svc __profiles'],
+    hidden: true,
+    load: () => import('./profiles.js'),
+  },
 ];

@@ -3,9 +3,10 @@ import type { Context } from '../../context.js';
 import { getPhoneNumber } from '../../api/numbers.js';
 import { requireE164 } from '../shared/input.js';
 import { writeNumber } from './view.js';
+import { chooseActiveNumber } from './choose.js';
 
 export async function run(input: CommandInput, ctx: Context): Promise<number> {
-  const number = requireE164(input.arg(0) ?? '', 'NUMBER');
+  const number = requireE164(input.arg(0) ?? (await chooseActiveNumber(ctx, { what: 'NUMBER (E.164 number)', flag: 'it after `svc number get`' })), 'NUMBER');
   await writeNumber(ctx, await getPhoneNumber(await ctx.api(), number));
   return 0;
 }

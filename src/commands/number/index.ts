@@ -61,14 +61,16 @@ export const numberCommands: CommandSpec[] = [
       { flags: '--limit <n>', description: 'numbers per page (the server sets the default and the maximum)' },
       { flags: '--all', description: 'read every page from --page on, printing each as it arrives' },
     ],
-    examples: ['svc number list', 'svc number list --all -o ndjson | jq -r .phoneNumber', 'svc number list --page 2 --limit 50'],
+    examples: ['svc number list', 'svc number list --all -o ndjson | jq -r .phoneNumber', 'svc number list --page 2 --limit 50', 'svc number list --fields phoneNumber,status,settings.rateLimit'],
+    paged: true,
     load: () => import('./list.js'),
   },
   {
     path: ['number', 'get'],
     summary: 'show a phone number and its settings',
-    args: [{ name: 'NUMBER', description: 'E.164 number', required: true }],
+    args: [{ name: 'NUMBER', description: 'E.164 number', required: true, ask: true }],
     examples: ['svc number get +15551234567', 'svc number get +15551234567 --json | jq .settings'],
+    paged: true,
     load: () => import('./get.js'),
   },
   {
@@ -80,7 +82,7 @@ export const numberCommands: CommandSpec[] = [
       'aiSettings, rateLimit, noOutboundTexts) and VALUE typed by it: true/false, whole numbers,\n' +
       'ISO 8601 dates, comma-separated lists, cron expressions. owner, billableOwner, provider and\n' +
       'the number itself cannot be changed.',
-    args: [{ name: 'NUMBER', description: 'E.164 number', required: true }],
+    args: [{ name: 'NUMBER', description: 'E.164 number', required: true, ask: true }],
     options: [
       { flags: '--description <text>', description: 'description' },
       { flags: '--user-id <id>', description: 'user id or email associated with the number' },

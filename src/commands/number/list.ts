@@ -25,9 +25,18 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
   const api = await ctx.api();
   const printer = createListPrinter<PhoneNumber>(ctx, numberColumns, { empty: 'No active phone numbers.' });
   if (!all) {
-    const { items } = await listActiveNumbers(api, { page, limit });
+    const { items, meta } = await listActiveNumbers(api, { page, limit });
     await printer.add(items as PhoneNumber[]);
     await printer.end();
+    // A person who sees 20 rows must not conclude there are 20 numbers.
+    const total = metaNumber(meta, 'total', 'totalCount', 'totalItems', 'totalRecords');
+    const current = page ?? metaNumber(meta, 'page', 'pageNumber') ?? 1;
+    const size = metaNumber(meta, 'limit', 'pageSize', 'perPage', 'size') ?? limit ?? items.length;
+    const before = (current - 1) * size;
+    if (ctx.io.stdoutIsTTY && total !== undefined && before + items.length < total && items.length > 0) {
+      const shown = current === 1 ? `${items.length} of ${total} shown` : `${before + 1}-${before + items.length} of ${total} shown`;
+      ctx.io.stderr.write(`${shown}: --all for every one, --page ${current + 1} for the next\n`);
+    }
     return 0;
   }
   const firstPage = page ?? 1;

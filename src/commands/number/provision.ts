@@ -1,7 +1,10 @@
 import type { CommandInput } from '../spec.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { readTextFile, requireGuid, requireTenant } from '../shared/input.js';
+import { readTextFile, requireGuid } from '../shared/input.js';
+import { PROVISION_CLASSES, PROVISION_TYPES } from '../../domain/validate.js';
+import { askChoice, canAsk } from '../../output/ask.js';
+import { explainTenantNotFound, tenantOrAsk } from '../tenant/choose.js';
 import {
   buildProvisionEntries,
   draftsFromArguments,
@@ -32,6 +35,19 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
     drafts.push(...parsed.drafts);
   }
   const defaults: EntryDefaults = { fields: {}, provisionType: input.string('type'), provisionClass: input.string('class') };
+  // On a terminal, what no entry and no flag says is chosen; elsewhere the entries' check names the flag.
+  if (canAsk(ctx)) {
+    if (defaults.provisionType === undefined && drafts.some((d) => d.provisionType === undefined)) {
+      defaults.provisionType = await askChoice(ctx, { what: 'the provision type', flag: '--type' }, 'Provision type', async () =>
+        PROVISION_TYPES.map((t) => ({ name: t, value: t })),
+      );
+    }
+    if (defaults.provisionClass === undefined && drafts.some((d) => d.provisionClass === undefined)) {
+      defaults.provisionClass = await askChoice(ctx, { what: 'the provision class', flag: '--class' }, 'Provision class', async () =>
+        PROVISION_CLASSES.map((c) => ({ name: c, value: c, description: c === 'A2P' ? 'application to person: needs --campaign-id and --brand-id' : 'person to person' })),
+      );
+    }
+  }
   for (const field of Object.keys(ENTRY_TEXT_FIELDS) as EntryTextField[]) {
     const value = input.string(field);
     if (value !== undefined && value.trim() !== '') defaults.fields[field] = value.trim();
@@ -42,9 +58,9 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
 
   const flagTenant = input.string('tenant');
   const tenantId =
-    flagTenant === undefined && fileTenant !== undefined ? requireGuid(fileTenant, `${file}: tenantId`) : requireTenant(ctx, flagTenant);
+    flagTenant === undefined && fileTenant !== undefined ? requireGuid(fileTenant, `${file}: tenantId`) : await tenantOrAsk(ctx, flagTenant);
   if (flagTenant !== undefined && fileTenant !== undefined && fileTenant.toLowerCase() !== tenantId.toLowerCase()) {
     throw new UsageError(`${file} is for tenant ${fileTenant} but --tenant says ${tenantId}; give one or the other`);
   }
-  return submitAndReport(ctx, { action: 'Provision', tenantId, phoneNumbers: entries }, wait);
+  return explainTenantNotFound(ctx, flagTenant, () => submitAndReport(ctx, { action: 'Provision', tenantId, phoneNumbers: entries }, wait));
 }

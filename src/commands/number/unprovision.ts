@@ -1,7 +1,9 @@
 import type { CommandInput } from '../spec.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { requireE164, requireTenant } from '../shared/input.js';
+import { requireE164 } from '../shared/input.js';
+import { confirmAction } from '../../output/ask.js';
+import { explainTenantNotFound, tenantOrAsk } from '../tenant/choose.js';
 import { submitAndReport, waitSettings } from '../order/submit.js';
 
 export async function run(input: CommandInput, ctx: Context): Promise<number> {
@@ -14,6 +16,10 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
     if (numbers.includes(number)) throw new UsageError(`${number} is listed twice`);
     numbers.push(number);
   }
-  const tenantId = requireTenant(ctx, input.string('tenant'));
-  return submitAndReport(ctx, { action: 'Unprovision', tenantId, phoneNumbers: numbers.map((number) => ({ number })) }, wait);
+  const tenantId = await tenantOrAsk(ctx, input.string('tenant'));
+  const listed = numbers.length <= 3 ? numbers.join(', ') : `${numbers.slice(0, 3).join(', ')} and ${numbers.length - 3} more`;
+  await confirmAction(ctx, `release ${numbers.length === 1 ? 'number' : `${numbers.length} numbers`} ${listed} of tenant ${tenantId}`);
+  return explainTenantNotFound(ctx, input.string('tenant'), () =>
+    submitAndReport(ctx, { action: 'Unprovision', tenantId, phoneNumbers: numbers.map((number) => ({ number })) }, wait),
+  );
 }

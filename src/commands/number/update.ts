@@ -3,9 +3,11 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { getPhoneNumber, updatePhoneNumber, type PhoneNumberUpdate } from '../../api/numbers.js';
 import { BILLING_PLAN_NAMES, isHttpsUrl, isLoopbackHost, matchEnum, PLATFORM_TYPES } from '../../domain/validate.js';
-import { readJsonObjectFile, requireE164 } from '../shared/input.js';
+import { parseJsonText, readTextFile, requireE164 } from '../shared/input.js';
+import { jsonKeyLines, unknownKeyError } from '../../input/known-keys.js';
 import { checkSettingsObject, mergeSettings, parseBooleanWord, parseSetAssignment, SettingError, settingsFromAssignments, type SettingsObject } from '../../numbers/settings.js';
 import { writeNumber } from './view.js';
+import { chooseActiveNumber } from './choose.js';
 
 // PUT sends only the fields given: the document's PUT takes "any updatable fields", so a partial
 // body is what it describes, and the sandbox merges it (settings leaf by leaf). No read before the
@@ -35,11 +37,14 @@ function refuseImmutable(key: string, where: string): void {
 }
 
 async function fileChanges(file: string): Promise<PhoneNumberUpdate> {
-  const data = await readJsonObjectFile(file);
+  const text = await readTextFile(file, 'JSON file');
+  const parsed = parseJsonText(text, file);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageError(`${file}:1:1: expected a JSON object`);
+  const data = parsed as Record<string, unknown>;
   const body: PhoneNumberUpdate = {};
   for (const [key, value] of Object.entries(data)) {
     refuseImmutable(key, file);
-    if (!UPDATABLE.includes(key)) throw new UsageError(`${file}: "${key}" is not an updatable field (updatable: ${UPDATABLE.join(', ')})`);
+    if (!UPDATABLE.includes(key)) throw unknownKeyError(file, jsonKeyLines(text.replace(/^\uFEFF/, '')), key, UPDATABLE);
     if (value === null) {
       body[key] = null;
       continue;
@@ -116,11 +121,13 @@ export async function numberChanges(input: CommandInput): Promise<PhoneNumberUpd
 }
 
 export async function run(input: CommandInput, ctx: Context): Promise<number> {
-  const number = requireE164(input.arg(0) ?? '', 'NUMBER');
+  const given = input.arg(0);
+  if (given !== undefined) requireE164(given, 'NUMBER');
   const changes = await numberChanges(input);
   if (Object.keys(changes).length === 0) {
     throw new UsageError('Nothing to update: give a field flag (--description, --activated, ...), --set settings.PATH=VALUE or --file');
   }
+  const number = requireE164(given ?? (await chooseActiveNumber(ctx, { what: 'NUMBER (E.164 number)', flag: 'it after `svc number update`' })), 'NUMBER');
   const api = await ctx.api();
   const answer = await updatePhoneNumber(api, number, changes);
   await writeNumber(ctx, answer ?? (await getPhoneNumber(api, number)));

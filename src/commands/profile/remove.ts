@@ -1,14 +1,24 @@
 import type { CommandInput } from '../spec.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { requireProfileName } from '../../config/store.js';
+import { confirmAction } from '../../output/ask.js';
 
 export async function run(input: CommandInput, ctx: Context): Promise<number> {
-  const name = input.arg(0) ?? '';
+  const name = requireProfileName(input.arg(0) ?? '', 'NAME');
   const store = await ctx.profileStore();
-  const known = Object.keys(store.data().profiles ?? {});
-  if (!store.removeProfile(name)) {
-    throw new UsageError(`No profile named "${name}"`, [`Known profiles: ${known.join(', ') || '(none)'}`]);
+  const profiles = store.data().profiles ?? {};
+  if (!Object.hasOwn(profiles, name)) {
+    throw new UsageError(`No profile named "${name}"`, [`Known profiles: ${Object.keys(profiles).join(', ') || '(none)'}`]);
   }
+  const profile = profiles[name]!;
+  await confirmAction(ctx, `remove profile "${name}" (${profile.username} at ${profile.baseUrl}) and its stored password`);
+  if (profile.passwordIn === 'keychain') {
+    const { forgetKeychainPassword } = await import('../../config/secrets.js');
+    const left = await forgetKeychainPassword(await ctx.secretStore(), profiles, name);
+    if (left !== undefined) ctx.warn(left);
+  }
+  store.removeProfile(name);
   ctx.io.stderr.write(`Removed profile "${name}".\n`);
   return 0;
 }

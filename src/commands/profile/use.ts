@@ -1,12 +1,13 @@
 import type { CommandInput } from '../spec.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { requireProfileName } from '../../config/store.js';
 
 export async function run(input: CommandInput, ctx: Context): Promise<number> {
-  const name = input.arg(0) ?? '';
+  const name = requireProfileName(input.arg(0) ?? '', 'NAME');
   const store = await ctx.profileStore();
   const profiles = store.data().profiles ?? {};
-  if (!(name in profiles)) {
+  if (!Object.hasOwn(profiles, name)) {
     throw new UsageError(`No profile named "${name}"`, [`Known profiles: ${Object.keys(profiles).join(', ') || '(none): run `svc auth login`'}`]);
   }
   store.setActive(name);

@@ -1,7 +1,7 @@
 import type { CommandInput } from '../spec.js';
 import type { Context } from '../../context.js';
 import { createHash } from 'node:crypto';
-import { CliError, ExitCode, InterruptedError, stopExitCode, UsageError } from '../../errors.js';
+import { CliError, ExitCode, stopExitCode, UsageError } from '../../errors.js';
 import { messageOutcome, sendMessage, type SendAnswer, type SendMessageRequest } from '../../api/messages.js';
 import { uploadMedia } from '../../api/media.js';
 import { runBulk, type BulkRequest, type BulkSummary } from '../../bulk/engine.js';
@@ -31,11 +31,14 @@ import { sentRecorderFor } from '../../events/records.js';
 
 /** Bytes of the recipients file read per batch of requests (see requests()). */
 const SEND_BATCH_BYTES = 8 * 1024;
+import { askSendInputs, confirmBigSend, fromNumberHints } from './ask.js';
+import { DeclinedError } from '../../output/ask.js';
 
 /** The service advises async sending beyond this many recipients. */
 export const ASYNC_ADVISED_ABOVE = 100;
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
+export async function run(given: CommandInput, ctx: Context): Promise<number> {
+  const input = await askSendInputs(given, ctx);
   const plan = await planSend(input, ctx);
   try {
     return await sendPlanned(plan, ctx);
@@ -48,6 +51,7 @@ async function sendPlanned(plan: SendPlan, ctx: Context): Promise<number> {
   const journalRun = plan.journal !== undefined ? runOf(plan) : undefined;
   const resumed = plan.journal !== undefined ? await loadJournal(plan, journalRun!, ctx) : undefined;
   const skip = resumed?.skip;
+  const confirmed = await confirmBigSend(plan, ctx, skip);
 
   if (plan.dryRun) {
     const stats = await bodyStats(plan, skip);
@@ -55,7 +59,7 @@ async function sendPlanned(plan: SendPlan, ctx: Context): Promise<number> {
     return ExitCode.Ok;
   }
 
-  const isAsync = await confirmSend(plan, ctx, skip);
+  const isAsync = await confirmSend(plan, ctx, skip, confirmed);
 
   const api = await ctx.api();
   if (plan.toFile !== undefined) api.preferThroughput();
@@ -193,6 +197,7 @@ async function sendPlanned(plan: SendPlan, ctx: Context): Promise<number> {
   const first = summary.firstFailure!;
   const message = summary.requests === 1 ? first.error.message : `All ${summary.requests} requests failed; the first: ${first.error.message}`;
   throw new CliError(message, first.exitCode, {
+    hints: fromNumberHints(plan.from, first.error),
     status: first.error.status,
     ...(first.error.title !== null ? { title: first.error.title } : {}),
     ...(first.error.errorCode !== null ? { errorCode: first.error.errorCode } : {}),
@@ -345,7 +350,7 @@ function costLine(stats: BodyStats): string {
  * On a terminal: shows what a long or UCS-2 message costs, offers --async beyond 100 recipients,
  * and asks before sending (unless --yes). Elsewhere: a warning where --async is advised.
  */
-async function confirmSend(plan: SendPlan, ctx: Context, skip: SkipRecipient | undefined): Promise<boolean> {
+async function confirmSend(plan: SendPlan, ctx: Context, skip: SkipRecipient | undefined, confirmed: boolean): Promise<boolean> {
   let isAsync = plan.isAsync;
   const recipients = plan.to !== undefined ? plan.to.length : plan.toFile!.check.recipients;
   const ask = ctx.io.canPrompt && !plan.yes;
@@ -365,9 +370,9 @@ async function confirmSend(plan: SendPlan, ctx: Context, skip: SkipRecipient | u
       ctx.warn(`--async is advised beyond ${ASYNC_ADVISED_ABOVE} recipients (${recipients} here)`);
     }
   }
-  if (shown && ask) {
+  if (shown && ask && !confirmed) {
     const prompter = await ctx.prompter();
-    if (!(await prompter.confirm('Send it?', true))) throw new InterruptedError('Nothing was sent');
+    if (!(await prompter.confirm('Send it?', true))) throw new DeclinedError();
   }
   return isAsync;
 }

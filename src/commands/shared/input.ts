@@ -63,7 +63,7 @@ export function requireTenant(ctx: Context, flag: string | undefined): string {
   const settings = ctx.settings({ tenant: flag });
   if (!settings.tenant) {
     throw new UsageError('A tenant is needed', [
-      'Give --tenant GUID, set SVC_TENANT, or store a default with `svc auth login --tenant GUID`.',
+      'Give --tenant GUID, set SVC_TENANT, or make one the default of this profile: svc tenant use GUID',
     ]);
   }
   const source = settings.tenantSource === 'flag' ? '--tenant' : settings.tenantSource === 'env' ? 'SVC_TENANT' : `the tenant of profile "${settings.profileName}"`;

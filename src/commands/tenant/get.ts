@@ -3,9 +3,10 @@ import type { Context } from '../../context.js';
 import { getTenant } from '../../api/tenants.js';
 import { requireGuid } from '../shared/input.js';
 import { writeTenant } from './shared.js';
+import { chooseTenant } from './choose.js';
 
 export async function run(input: CommandInput, ctx: Context): Promise<number> {
-  const id = requireGuid(input.arg(0) ?? '', 'The tenant ID');
+  const id = requireGuid(input.arg(0) ?? (await chooseTenant(ctx, { what: 'ID (tenant GUID)', flag: 'it after `svc tenant get`' })), 'The tenant ID');
   await writeTenant(ctx, await getTenant(await ctx.api(), id));
   return 0;
 }

@@ -3,13 +3,16 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { HIDDEN_SECRET } from '../../domain/webhooks.js';
 import { isHttpsUrl, isLoopbackHost, matchEnum, TENANT_WEBHOOK_FIELDS, WEBHOOK_EVENT_TYPES } from '../../domain/validate.js';
-import { readJsonObjectFile, readSecretFromStdin, requireGuid, secretFromEnv } from '../shared/input.js';
+import { parseJsonText, readSecretFromStdin, readTextFile, requireGuid, secretFromEnv } from '../shared/input.js';
+import { jsonKeyLines, unknownKeyError } from '../../input/known-keys.js';
 import type { Tenant, TenantWrite } from '../../api/tenants.js';
 import { statusTone, writeObject, type Column } from '../../output/render.js';
 
 const WEBHOOK_FIELDS = TENANT_WEBHOOK_FIELDS;
 export const SECRET_FIELDS = ['webhookSecret', 'webhookBasicAuthPassword'] as const;
 const READ_ONLY_FIELDS = ['owner', 'billableOwner', 'createdDate'];
+/** What a tenant file may hold at its top level: the webhook fields too, as the document shows once. */
+const TOP_LEVEL_KEYS = ['tenantId', 'domain', 'settings', ...WEBHOOK_FIELDS];
 
 /** A secret as a read shows it: a run of mask characters, never the value itself. */
 function isHiddenValue(value: string): boolean {
@@ -42,13 +45,23 @@ export async function tenantChanges(input: CommandInput, ctx: Context): Promise<
   const secrets: string[] = [];
   const file = input.string('file');
   if (file !== undefined) {
-    const data = await readJsonObjectFile(file);
+    const text = await readTextFile(file, 'JSON file');
+    const parsed = parseJsonText(text, file);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageError(`${file}:1:1: expected a JSON object`);
+    const data = parsed as Record<string, unknown>;
+    const lines = jsonKeyLines(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
     for (const field of READ_ONLY_FIELDS) {
       if (field in data) throw new UsageError(`${file}: "${field}" is read-only (the service sets it from your credentials)`);
+    }
+    for (const key of Object.keys(data)) {
+      if (!TOP_LEVEL_KEYS.includes(key)) throw unknownKeyError(file, lines, key, TOP_LEVEL_KEYS);
     }
     for (const [key, value] of Object.entries(data)) {
       if (key === 'settings') {
         if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`${file}: "settings" must be an object`);
+        for (const inner of Object.keys(value)) {
+          if (!(WEBHOOK_FIELDS as readonly string[]).includes(inner)) throw unknownKeyError(file, lines, `settings.${inner}`, WEBHOOK_FIELDS);
+        }
         Object.assign(settings, value);
       } else if ((WEBHOOK_FIELDS as readonly string[]).includes(key)) {
         // The document shows webhook fields at the top level once; the contract puts them in settings.

@@ -4,16 +4,20 @@ import { UsageError } from '../../errors.js';
 import { getTenant, updateTenant, type TenantWrite } from '../../api/tenants.js';
 import { requireGuid } from '../shared/input.js';
 import { SECRET_FIELDS, tenantChanges, writeTenant } from './shared.js';
+import { chooseTenant } from './choose.js';
 
 // PUT may replace the whole tenant, so the update reads the tenant, applies the changes and sends
 // the result, leaving out read-only fields and any secret the read returned hidden.
 
 export async function run(input: CommandInput, ctx: Context): Promise<number> {
-  const id = requireGuid(input.arg(0) ?? '', 'The tenant ID');
+  const given = input.arg(0);
+  if (given !== undefined) requireGuid(given, 'The tenant ID');
   const { body: changes, secrets } = await tenantChanges(input, ctx);
   if (Object.keys(changes).length === 0) {
     throw new UsageError('Nothing to update: give --domain, a webhook flag or --file');
   }
+  // Asked only once the changes are known to be good, so that nobody chooses for nothing.
+  const id = given ?? (await chooseTenant(ctx, { what: 'ID (tenant GUID)', flag: 'it after `svc tenant update`' }));
   if (changes.tenantId !== undefined && changes.tenantId !== id) {
     throw new UsageError(`The file's tenantId ${String(changes.tenantId)} is not the tenant being updated (${id})`);
   }

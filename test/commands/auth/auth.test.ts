@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, scriptedPrompter, tempConfigDir } from '../../helpers/cli.js';
 import { createMockApi, MOCK_ORIGIN, type MockApi } from '../../helpers/mock-api.js';
+import { memorySecretStore } from '../../config/memory-secrets.js';
+import { keychainService } from '../../../src/config/secrets.js';
 
 let mock: MockApi;
 let cleanup = (): void => undefined;
@@ -19,13 +21,15 @@ function setup(): string {
 }
 
 describe('svc auth login', () => {
-  it('verifies with one request, then stores the profile 0600 and makes it active', async () => {
+  it('verifies with one request, then stores the profile 0600 and the password in the keychain', async () => {
     const dir = setup();
+    const secretStore = memorySecretStore();
     mock.expect('GET', 'tenants', { status: 200, body: [] });
     const result = await runCli(['auth', 'login', '--base-url', MOCK_ORIGIN, '--username', 'me@example.com', '--password-stdin', '--profile', 'work'], {
       env: { SVC_CONFIG_DIR: dir },
       stdin: 'my-pass-word\n',
       dispatcher: mock.agent,
+      secretStore,
     });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('');
@@ -35,8 +39,78 @@ describe('svc auth login', () => {
     const file = join(dir, 'config.json');
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const stored = JSON.parse(readFileSync(file, 'utf8'));
-    expect(stored).toEqual({ activeProfile: 'work', profiles: { work: { baseUrl: MOCK_ORIGIN, username: 'me@example.com', password: 'my-pass-word' } } });
+    expect(stored).toEqual({ activeProfile: 'work', profiles: { work: { baseUrl: MOCK_ORIGIN, username: 'me@example.com', passwordIn: 'keychain' } } });
+    expect(readFileSync(file, 'utf8')).not.toContain('my-pass-word');
+    expect(secretStore.items.get(`${keychainService(MOCK_ORIGIN)}|me@example.com`)).toBe('my-pass-word');
+    expect(result.stderr).toContain('the password is in the test keychain');
     mock.verify();
+  });
+
+  it('refuses to store in clear when no keychain answers, unless --insecure-storage', async () => {
+    const dir = setup();
+    mock.expect('GET', 'tenants', { status: 200, body: [] });
+    const argv = ['auth', 'login', '--base-url', MOCK_ORIGIN, '--username', 'me@example.com', '--password-stdin'];
+    const refused = await runCli(argv, { env: { SVC_CONFIG_DIR: dir }, stdin: 'pw-123', dispatcher: mock.agent, secretStore: memorySecretStore({ unavailable: true }) });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('Nothing was stored: the test keychain did not answer: no answer within 5 s');
+    expect(refused.stderr).toContain('--insecure-storage');
+    expect(() => statSync(join(dir, 'config.json'))).toThrow();
+    mock.expect('GET', 'tenants', { status: 200, body: [] });
+    const insecure = await runCli([...argv, '--insecure-storage'], {
+      env: { SVC_CONFIG_DIR: dir },
+      stdin: 'pw-123',
+      dispatcher: mock.agent,
+      secretStore: memorySecretStore({ unavailable: true }),
+    });
+    expect(insecure.code).toBe(0);
+    expect(insecure.stderr).toContain('IN CLEAR');
+    expect(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).profiles.default.password).toBe('pw-123');
+    const status = await runCli(['auth', 'status'], { env: { SVC_CONFIG_DIR: dir } });
+    expect(status.stdout).toMatch(/password\s+in clear in the profile file/);
+    expect(status.stderr).toContain('hint: the password is in clear');
+    expect(status.stderr).toContain('svc auth login');
+    mock.verify();
+  });
+
+  it('never asks again for what the profile has: --tenant alone changes the tenant', async () => {
+    const dir = setup();
+    const secretStore = memorySecretStore();
+    mock.expect('GET', 'tenants', { status: 200, body: [] });
+    mock.expect('GET', 'tenants', { status: 200, body: [] });
+    const first = await runCli(['auth', 'login', '--base-url', MOCK_ORIGIN, '--username', 'me@example.com', '--password-stdin'], {
+      env: { SVC_CONFIG_DIR: dir },
+      stdin: 'kept-pw',
+      dispatcher: mock.agent,
+      secretStore,
+    });
+    expect(first.code).toBe(0);
+    const prompter = scriptedPrompter({});
+    const tenant = '3f2504e0-4f89-11d3-9a0c-0305e82c3301';
+    const again = await runCli(['auth', 'login', '--tenant', tenant], { env: { SVC_CONFIG_DIR: dir }, tty: true, prompter, dispatcher: mock.agent, secretStore });
+    expect(again.code).toBe(0);
+    expect(prompter.asked).toEqual([]);
+    expect(mock.seen[1]?.headers['authorization']).toBe(`Basic ${Buffer.from('me@example.com:kept-pw').toString('base64')}`);
+    expect(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).profiles.default.tenant).toBe(tenant);
+    mock.verify();
+  });
+
+  it('refuses a profile name that is not a plain name, such as __proto__ (exit 2), wherever a name is taken', async () => {
+    const dir = setup();
+    for (const argv of [
+      ['auth', 'login', '--profile', '__proto__', '--sandbox', '--no-verify'],
+      ['auth', 'status', '--profile', '.hidden'],
+      ['profile', 'use', '__proto__'],
+      ['profile', 'remove', '__proto__', '--yes'],
+      ['tenant', 'list', '--profile', '../x'],
+    ]) {
+      const result = await runCli(argv, { env: { SVC_CONFIG_DIR: dir } });
+      expect(result.code, argv.join(' ')).toBe(2);
+      expect(result.stderr).toContain('is not a profile name');
+    }
+    const fromEnv = await runCli(['auth', 'status'], { env: { SVC_CONFIG_DIR: dir, SVC_PROFILE: '__proto__' } });
+    expect(fromEnv.code).toBe(2);
+    expect(fromEnv.stderr).toContain('SVC_PROFILE: "__proto__" is not a profile name');
+    expect(() => statSync(join(dir, 'config.json'))).toThrow();
   });
 
   it('stores nothing when the service refuses the credentials (exit 3)', async () => {
@@ -70,7 +144,7 @@ describe('svc auth login', () => {
     const dir = setup();
     mock.expect('GET', 'tenants', { status: 200, body: [] });
     const prompter = scriptedPrompter({ 'base url': MOCK_ORIGIN, username: 'p@example.com', password: 'typed-pw' });
-    const result = await runCli(['auth', 'login'], { env: { SVC_CONFIG_DIR: dir }, tty: true, prompter, dispatcher: mock.agent });
+    const result = await runCli(['auth', 'login'], { env: { SVC_CONFIG_DIR: dir }, tty: true, prompter, dispatcher: mock.agent, secretStore: memorySecretStore() });
     expect(result.code).toBe(0);
     expect(prompter.asked).toHaveLength(3);
     expect(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).profiles.default.username).toBe('p@example.com');
@@ -109,13 +183,18 @@ describe('svc auth login', () => {
 });
 
 describe('svc auth status, logout and profiles', () => {
+  let secretStore = memorySecretStore();
   async function login(dir: string, name: string, base = MOCK_ORIGIN): Promise<void> {
     const result = await runCli(['auth', 'login', '--no-verify', '--base-url', base, '--username', `${name}@example.com`, '--password-stdin', '--profile', name], {
       env: { SVC_CONFIG_DIR: dir },
       stdin: `${name}-password`,
+      secretStore,
     });
     expect(result.code).toBe(0);
   }
+  afterEach(() => {
+    secretStore = memorySecretStore();
+  });
 
   it('shows the active profile without the password, as JSON and as text', async () => {
     const dir = setup();
@@ -123,8 +202,9 @@ describe('svc auth status, logout and profiles', () => {
     const json = await runCli(['auth', 'status', '--json'], { env: { SVC_CONFIG_DIR: dir } });
     expect(json.code).toBe(0);
     expect(JSON.parse(json.stdout)).toEqual({ profile: 'alpha', baseUrl: MOCK_ORIGIN, username: 'alpha@example.com', tenant: null });
-    const text = await runCli(['auth', 'status'], { env: { SVC_CONFIG_DIR: dir } });
+    const text = await runCli(['auth', 'status'], { env: { SVC_CONFIG_DIR: dir }, secretStore });
     expect(text.stdout).toContain('alpha@example.com');
+    expect(text.stdout).toMatch(/password\s+in the test keychain/);
     expect(text.stdout + text.stderr).not.toContain('alpha-password');
     const fromEnv = await runCli(['auth', 'status'], { env: { SVC_CONFIG_DIR: dir, SVC_USERNAME: 'env@example.com' } });
     expect(fromEnv.stdout).toContain('env@example.com (from SVC_USERNAME)');
@@ -165,8 +245,15 @@ describe('svc auth status, logout and profiles', () => {
     const unknown = await runCli(['profile', 'use', 'gamma'], { env: { SVC_CONFIG_DIR: dir } });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('Known profiles: alpha, beta');
-    expect((await runCli(['profile', 'remove', 'beta'], { env: { SVC_CONFIG_DIR: dir } })).code).toBe(0);
-    expect((await runCli(['auth', 'logout'], { env: { SVC_CONFIG_DIR: dir } })).code).toBe(0);
+    const unconfirmed = await runCli(['profile', 'remove', 'beta'], { env: { SVC_CONFIG_DIR: dir }, secretStore });
+    expect(unconfirmed.code).toBe(2);
+    expect(unconfirmed.stderr).toContain('remove profile "beta" (beta@example.com at');
+    expect(unconfirmed.stderr).toContain('--yes');
+    expect(secretStore.items.size).toBe(2);
+    expect((await runCli(['profile', 'remove', 'beta', '--yes'], { env: { SVC_CONFIG_DIR: dir }, secretStore })).code).toBe(0);
+    expect(secretStore.items.size).toBe(1);
+    expect((await runCli(['auth', 'logout'], { env: { SVC_CONFIG_DIR: dir }, secretStore })).code).toBe(0);
+    expect(secretStore.items.size).toBe(0);
     const after = await runCli(['profile', 'list', '--json'], { env: { SVC_CONFIG_DIR: dir } });
     expect(JSON.parse(after.stdout)).toEqual([]);
   });

@@ -71,7 +71,7 @@ describe('svc number unprovision', () => {
   it('sends an Unprovision request with one {number} per entry', async () => {
     const api = createMockApi();
     api.expect('POST', 'phone-numbers/provision', { status: 202, body: { ...order('Pending', [['+15551230001', 'Pending']]), action: 'Unprovision' } });
-    const result = await runCli(['number', 'unprovision', '+15551230001', '+15551230002', '--json'], { env, dispatcher: api.agent });
+    const result = await runCli(['number', 'unprovision', '+15551230001', '+15551230002', '--json', '--yes'], { env, dispatcher: api.agent });
     expect(result.code).toBe(0);
     expect(api.seen[0]!.body).toEqual({ action: 'Unprovision', tenantId: TENANT, phoneNumbers: [{ number: '+15551230001' }, { number: '+15551230002' }] });
     expect(JSON.parse(result.stdout)).toMatchObject({ orderId: 42, action: 'Unprovision' });
@@ -85,7 +85,8 @@ describe('svc number unprovision', () => {
     const twice = await runCli(['number', 'unprovision', '+15551230001', '+15551230001'], { env, dispatcher: api.agent });
     expect(twice.stderr).toContain('+15551230001 is listed twice');
     const noTenant = await runCli(['number', 'unprovision', '+15551230001'], { env: { ...env, SVC_TENANT: '' }, dispatcher: api.agent });
-    expect(noTenant.stderr).toContain('A tenant is needed');
+    expect(noTenant.stderr).toContain('The tenant is missing: give --tenant GUID or set SVC_TENANT');
+    expect(noTenant.stderr).toContain('svc tenant use GUID');
     expect(api.seen).toEqual([]);
   });
 
@@ -94,7 +95,7 @@ describe('svc number unprovision', () => {
     api.expect('POST', 'phone-numbers/provision', { status: 202, body: order('Pending', [['+15551230001', 'Pending']]) });
     api.expect('GET', 'phone-numbers/orders/42', { status: 200, body: order('Completed', [['+15551230001', 'Released']]) });
     const { fakeClock } = await import('../../helpers/cli.js');
-    const result = await runCli(['number', 'unprovision', '+15551230001', '--wait'], { env, dispatcher: api.agent, clock: fakeClock() });
+    const result = await runCli(['number', 'unprovision', '+15551230001', '--wait', '-y'], { env, dispatcher: api.agent, clock: fakeClock() });
     expect(result.code).toBe(0);
     api.verify();
     expect(result.stdout).toMatch(/^\+15551230001\tReleased\t/);

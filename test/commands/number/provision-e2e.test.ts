@@ -134,7 +134,7 @@ describe('the whole provisioning flow against the sandbox', () => {
     const get = await spawnCli(['number', 'get', '+15551230001', '--json'], { env: env() });
     expect(JSON.parse(get.stdout)).toMatchObject({ phoneNumber: '+15551230001', status: 'Active', email: 'ops@example.com', description: 'Front desk' });
 
-    const release = await spawnCli(['number', 'unprovision', '+15551230002', '--tenant', tenantId, '--wait', '--json'], { env: env() });
+    const release = await spawnCli(['number', 'unprovision', '+15551230002', '--tenant', tenantId, '--wait', '--json', '--yes'], { env: env() });
     expect(release.code).toBe(0);
     expect(JSON.parse(release.stdout)).toMatchObject({ action: 'Unprovision', status: 'Completed', phoneNumbers: [{ number: '+15551230002', status: 'Released' }] });
   });

@@ -127,7 +127,7 @@ describe('svc number provision: validation before any request (exit 2)', () => {
   it('refuses when no tenant is known, saying how to give one', async () => {
     const result = await refused(['+15551230001', ...base], { SVC_TENANT: '' });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('A tenant is needed');
+    expect(result.stderr).toContain('The tenant is missing: give --tenant GUID or set SVC_TENANT');
   });
 
   it('refuses a bad SVC_TENANT naming its source', async () => {

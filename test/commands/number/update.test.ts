@@ -119,7 +119,8 @@ describe('svc number update: refusals before any request (exit 2)', () => {
   });
 
   it('refuses unknown fields and wrong types in the file, bad booleans, bad links, and an empty update', async () => {
-    expect(await refused(['--file', files.write('u1.json', '{"colour": "red"}')])).toContain('"colour" is not an updatable field');
+    expect(await refused(['--file', files.write('u1.json', '{"colour": "red"}')])).toMatch(/u1\.json:1: unknown key "colour"/);
+    expect(await refused(['--file', files.write('u1b.json', '{\n  "description": "x",\n  "extrnalId": "y"\n}')])).toMatch(/u1b\.json:3: unknown key "extrnalId"; did you mean "externalId"\?/);
     expect(await refused(['--file', files.write('u2.json', '{"isActivated": "yes"}')])).toContain('"isActivated" must be true or false');
     expect(await refused(['--file', files.write('u3.json', '{"settings": {"rateLimit": "5"}}')])).toContain('settings.rateLimit takes an integer of at least 0, not "5"');
     expect(await refused(['--file', files.write('u4.json', '{"billingPlanName": "Gold"}')])).toContain('billingPlanName must be one of');

@@ -148,7 +148,7 @@ describe.each([
   it('journals every POST before it left, never resends a journaled acceptance, reports the in-flight ones unknown, loses nobody', async () => {
     server = await startCountingServer();
     const { file, journal, env, list } = setup();
-    const args = ['send', '--from', FROM, '--to-file', file, '--body', 'Hello {{name}}', '--async', '--concurrency', '16', '--journal', journal, '-o', 'ndjson'];
+    const args = ['send', '--from', FROM, '--to-file', file, '--body', 'Hello {{name}}', '--async', '--concurrency', '16', '--journal', journal, '-o', 'ndjson', '--yes'];
     const killAt = 200 + Math.floor(Math.random() * 1300);
 
     const first = startCli(args, env);

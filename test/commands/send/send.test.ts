@@ -349,10 +349,10 @@ describe('svc send --to-file', () => {
   it('draws a progress line on a terminal and offers --async beyond 100 recipients', async () => {
     mock = mockSends(accepted);
     const file = dir().file('to.txt', numbers(150).join('\n'));
-    const prompter = scriptedPrompter({ asynchronously: true });
+    const prompter = scriptedPrompter({ asynchronously: true, 'send to 150 recipients': true });
     const result = await run(['send', '--from', FROM, '--to-file', file, '--body', 'x'], { tty: true, prompter, env: { NO_COLOR: '1' } });
     expect(result.code).toBe(0);
-    expect(prompter.asked).toHaveLength(1);
+    expect(prompter.asked).toHaveLength(2);
     expect(mock.sends.every((s) => s.query === 'isAsync=true')).toBe(true);
     expect(result.stderr).toMatch(/\r\d+\/150 sent \(\d+ accepted\), \d+\/s, \S+ left/);
     expect(result.stderr).toContain('150/150');
@@ -363,7 +363,7 @@ describe('svc send --to-file', () => {
   it('advises --async without asking when nobody can answer', async () => {
     mock = mockSends(accepted);
     const file = dir().file('to.txt', numbers(101).join('\n'));
-    const result = await run(['send', '--from', FROM, '--to-file', file, '--body', 'x', '-o', 'ndjson']);
+    const result = await run(['send', '--from', FROM, '--to-file', file, '--body', 'x', '-o', 'ndjson', '--yes']);
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('--async is advised beyond 100 recipients (101 here)');
     expect(mock.sends.every((s) => s.query === 'isAsync=false')).toBe(true);
@@ -375,7 +375,9 @@ describe('svc send on a terminal: the cost of a long or UCS-2 message first', ()
     mock = mockSends(accepted);
     const prompter = scriptedPrompter({ 'send it': false });
     const result = await run(['send', '--from', FROM, '--to', A, B, '--body', 'Grüße ☀'], { tty: true, prompter, env: { NO_COLOR: '1' } });
-    expect(result.code).toBe(130);
+    // Declining is not an interruption (130): nothing was done, exit 2.
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('Nothing was done.');
     expect(result.stderr).toContain('This message is 7 characters, 1 segment per message in UCS-2 (because of "☀"); 2 segments in total for 2 recipients.');
     expect(mock.sends).toHaveLength(0);
   });
@@ -555,7 +557,7 @@ describe('svc send --journal and --resume', () => {
       })
       .delay(2)
       .persist();
-    const result = await runCli(['send', '--from', FROM, '--to-file', file, '--body', 'x', '--async', '--concurrency', '4', '--journal', journal, '-o', 'ndjson'], {
+    const result = await runCli(['send', '--from', FROM, '--to-file', file, '--body', 'x', '--async', '--concurrency', '4', '--journal', journal, '-o', 'ndjson', '--yes'], {
       env: MOCK_ENV,
       dispatcher: agent,
       signal: controller.signal,

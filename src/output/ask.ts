@@ -1,0 +1,89 @@
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+
+// Asking for what is missing, and confirming what cannot be undone, only when a person is at a
+// terminal: stdin, stdout and stderr are terminals, CI is not set and the output is for people
+// (not --json or ndjson). Anywhere else the command fails at once with a message naming the flag
+// (and the environment variable) that supplies the value, or --yes for a confirmation.
+
+/** What a missing value is called and how it is given without a terminal. */
+export interface MissingValue {
+  /** What it is, for the message: "the tenant", "the message body". */
+  what: string;
+  /** How to give it: "--tenant GUID", "NUMBER". */
+  flag: string;
+  /** The environment variable that also supplies it, if any. */
+  env?: string;
+  /** One more line of advice. */
+  hint?: string;
+  /** False when nothing would ask for it on a terminal either. */
+  asked?: boolean;
+}
+
+export interface Choice {
+  name: string;
+  value: string;
+  description?: string;
+}
+
+/** A person is there to be asked. */
+export function canAsk(ctx: Context): boolean {
+  return ctx.io.canPrompt && ctx.io.stdinIsTTY && ctx.io.stdoutIsTTY && ctx.globals.output === 'table';
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** The one wording of a missing value, everywhere. */
+export function missingValueError(missing: MissingValue, why = ''): UsageError {
+  const how = missing.env ? `give ${missing.flag} or set ${missing.env}` : `give ${missing.flag}`;
+  const hints = [...(missing.hint ? [missing.hint] : []), ...(missing.asked === false ? [] : ['On a terminal, svc asks for it.'])];
+  return new UsageError(`${capitalize(missing.what)} is missing${why}: ${how}`, hints);
+}
+
+/** Why a prompt was not shown, appended to the message so that a user at a terminal sees why. */
+export function whyNotAsked(ctx: Context): string {
+  if (ctx.globals.output !== 'table') return ` (not asked with --${ctx.globals.output === 'json' ? 'json' : 'output ndjson'})`;
+  return '';
+}
+
+/** A value chosen from a list looked up for the purpose; fails naming the flag without a terminal. */
+export async function askChoice(ctx: Context, missing: MissingValue, message: string, load: () => Promise<Choice[]>): Promise<string> {
+  if (!canAsk(ctx)) throw missingValueError(missing, whyNotAsked(ctx));
+  const choices = await load();
+  if (choices.length === 0) throw missingValueError(missing, ' and there is nothing to choose from');
+  const prompter = await ctx.prompter();
+  if (prompter.select) return prompter.select(message, choices);
+  const listed = choices.map((c) => c.value).join(', ');
+  return prompter.input(`${message} (${listed})`, {
+    validate: (value) => (choices.some((c) => c.value === value.trim()) ? true : `one of ${listed}`),
+  });
+}
+
+/** A value typed in; fails naming the flag without a terminal. */
+export async function askText(ctx: Context, missing: MissingValue, message: string, validate?: (value: string) => true | string): Promise<string> {
+  if (!canAsk(ctx)) throw missingValueError(missing, whyNotAsked(ctx));
+  const prompter = await ctx.prompter();
+  return (await prompter.input(message, validate ? { validate } : {})).trim();
+}
+
+/** Declining is not an interruption: nothing was done, exit 2. */
+export class DeclinedError extends UsageError {
+  constructor() {
+    super('Nothing was done.');
+  }
+}
+
+/**
+ * Confirms an action that cannot be undone. `action` says what will happen ("release 3 numbers of
+ * tenant X"). --yes skips the question; without a terminal --yes is required.
+ */
+export async function confirmAction(ctx: Context, action: string, options: { yes?: boolean } = {}): Promise<void> {
+  if (options.yes === true || ctx.globals.yes === true) return;
+  if (!canAsk(ctx)) {
+    throw new UsageError(`This would ${action}, which cannot be undone: give --yes (-y) to do it without being asked${whyNotAsked(ctx)}`);
+  }
+  const prompter = await ctx.prompter();
+  if (!(await prompter.confirm(`${capitalize(action)}?`, false))) throw new DeclinedError();
+}
