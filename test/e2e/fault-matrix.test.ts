@@ -178,7 +178,7 @@ const CALLS: Call[] = [
   { name: 'number list', route: ROUTES.listNumbers!, argv: ['number', 'list'] },
   { name: 'number get', route: ROUTES.getNumber!, argv: ['number', 'get', NUMBER] },
   { name: 'number provision', route: ROUTES.provision!, argv: ['number', 'provision', NUMBER, '--tenant', TENANT, '--type', 'SMS', '--class', 'P2P'] },
-  { name: 'number unprovision', route: ROUTES.provision!, argv: ['number', 'unprovision', NUMBER, '--tenant', TENANT] },
+  { name: 'number unprovision', route: ROUTES.provision!, argv: ['number', 'unprovision', NUMBER, '--tenant', TENANT, '--yes'] },
   { name: 'number update (the PUT)', route: ROUTES.updateNumber!, argv: ['number', 'update', NUMBER, '--description', 'd'] },
   { name: 'number update (the read-back)', route: ROUTES.getNumber!, argv: ['number', 'update', NUMBER, '--description', 'd'] },
   { name: 'number loa upload', route: ROUTES.loa!, argv: ['number', 'loa', 'upload', PDF] },

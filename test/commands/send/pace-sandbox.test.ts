@@ -31,7 +31,7 @@ describe('bulk send against the rate-limited sandbox', () => {
     const file = d.file('to.txt', `${recipients.join('\n')}\n`);
     const journal = `${d.dir}/run.jsonl`;
     const result = await runCli(
-      ['send', '--from', FROM, '--to-file', file, '--body', 'Hello', '--async', '--concurrency', '16', '--journal', journal, '-o', 'ndjson'],
+      ['send', '--from', FROM, '--to-file', file, '--body', 'Hello', '--async', '--concurrency', '16', '--journal', journal, '-o', 'ndjson', '--yes'],
       { env: { SVC_BASE_URL: h.sandbox.url, SVC_USERNAME: 'sandbox@example.com', SVC_PASSWORD: 'sandbox' } },
     );
     expect(result.code, result.stderr).toBe(0);

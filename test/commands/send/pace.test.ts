@@ -313,7 +313,7 @@ describe('--exclude-file and --shard', () => {
     const recipients = numbers(200);
     const file = d.file('to.txt', `${recipients.join('\n')}\n`);
     for (let k = 1; k <= 4; k++) {
-      const result = await run(['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--async', '--shard', `${k}/4`, '--journal', `${d.dir}/shard-${k}.jsonl`, '-o', 'ndjson'], clock);
+      const result = await run(['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--async', '--shard', `${k}/4`, '--journal', `${d.dir}/shard-${k}.jsonl`, '-o', 'ndjson', '--yes'], clock);
       expect(result.code).toBe(0);
       expect(journalLines(`${d.dir}/shard-${k}.jsonl`)[0]!.shard).toEqual({ k, n: 4 });
     }

@@ -596,6 +596,10 @@ describe('svc send --journal and --resume', () => {
     const controller = new AbortController();
     const server = await startTestServer();
     let held = 0;
+    // A bulk send reads its from-number's rateLimit first.
+    server.on('GET', `/api/v1/phone-numbers/${encodeURIComponent(FROM)}`, (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ number: FROM, status: 'Active' }));
+    });
     server.on('POST', '/api/v1/messages', (_req, res) => {
       held++;
       // Never answered: only the grace period ends these.
