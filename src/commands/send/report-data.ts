@@ -116,7 +116,14 @@ export async function readReportJournal(path: string, index: number, into: Repor
         });
         break;
       }
+      case 'throttled':
+        // Refused unprocessed (429/503): closed with no outcome, so not yet sent unless an
+        // earlier request said otherwise.
+        open.delete(record.seq);
+        for (const to of record.to) if (recipients.get(to)?.bits === 0) recipients.delete(to);
+        break;
       case 'resume':
+      case 'pause':
         break;
     }
   }

@@ -162,3 +162,22 @@ describe('svc send report, journal side', () => {
     expect((await runCli(['send', 'report', '--journal', bad, '--timeout', '5'], { env: MOCK_ENV })).stderr).toMatch(/--timeout goes with --watch/);
   });
 });
+
+describe('a journal with throttled requests', () => {
+  it('counts a recipient refused unprocessed (429) as not yet sent, not as rejected', async () => {
+    const { JournalWriter } = await import('../../../src/send/journal.js');
+    const { readReportJournal } = await import('../../../src/commands/send/report-data.js');
+    const path = join(work, 'throttled.jsonl');
+    const run = { from: FROM, body: 'sha256:ab', recipients: 'sha256:cd', recipientCount: 3, media: [] };
+    const journal = JournalWriter.create(path, run);
+    const [a, b, c] = journal.launch([{ to: ['+15557770001'] }, { to: ['+15557770002'] }, { to: ['+15557770003'] }]);
+    journal.result(a!, { to: ['+15557770001'], outcome: 'accepted', messageId: 'm-1' });
+    journal.throttled(b!, { to: ['+15557770002'], outcome: 'rejected', error: { message: 'slow down', status: 429 } });
+    journal.result(c!, { to: ['+15557770003'], outcome: 'rejected', error: { message: 'bad', status: 400 } });
+    await journal.close();
+    const into: Parameters<typeof readReportJournal>[2] = [];
+    const report = await readReportJournal(path, 0, into);
+    expect(report.counts).toMatchObject({ recipients: 3, accepted: 1, rejected: 1, unknown: 0, notYetSent: 1 });
+    expect(into.map((r) => r.to).sort()).toEqual(['+15557770001', '+15557770003']);
+  });
+});
