@@ -89,13 +89,18 @@ const hooks = `data:text/javascript,${encodeURIComponent(
 )}`;
 const probe = `data:text/javascript,${encodeURIComponent(
   `import { register } from 'node:module'; register(${JSON.stringify(hooks)});
-   process.on('exit', () => process.stderr.write('BUILTINS ' + process.moduleLoadList.filter((m) => /NativeModule (http2|tls|_tls_wrap|https)$|wasm/.test(m)).join(', ') + '\\n'));`,
+   process.on('exit', () => process.stderr.write('BUILTINS ' + process.moduleLoadList.filter((m) => /NativeModule (http2|tls|_tls_wrap|https)$/.test(m)).join(', ') + '\\n'));`,
 )}`;
 const traced = spawnSync(process.execPath, ['--import', probe, bin, 'tenant', 'list', '--json'], { env, encoding: 'utf8' });
 const distFiles = new Set(traced.stderr.split('\n').filter((l) => l.startsWith('DIST ')));
-const builtins = traced.stderr.split('\n').find((l) => l.startsWith('BUILTINS '))?.slice(9) ?? '';
+const builtins = [
+  traced.stderr.split('\n').find((l) => l.startsWith('BUILTINS '))?.slice(9) ?? '',
+  [...distFiles].some((f) => /undici/.test(f)) ? 'undici (and its WebAssembly parser)' : '',
+]
+  .filter(Boolean)
+  .join(', ');
 
 worker.postMessage('stop');
 console.log(`node ${process.version}, ${runs} alternating runs per case, medians`);
 console.table(rows);
-console.log(`svc tenant list --json (loopback) loaded ${distFiles.size} dist files; HTTP/2, TLS, https or WebAssembly: ${builtins || 'none'}`);
+console.log(`svc tenant list --json (loopback) loaded ${distFiles.size} dist files; node:http2, node:tls, node:https or undici: ${builtins || 'none'}`);

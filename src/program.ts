@@ -28,6 +28,7 @@ export async function runMain(argv: readonly string[], resolved: MainDeps): Prom
   const state: RunState = { exitCode: ExitCode.Ok, ctx: undefined, secrets };
   const wantsJson = argv.includes('--json') || argv.some((a, i) => (a === '-o' || a === '--output') && argv[i + 1] === 'json') || argv.includes('--output=json');
   const io = createIOStreams(ioInit(resolved, argv.includes('--no-color'), secrets));
+  prefetchCommand(argv);
   try {
     const program = await buildProgram(argv, resolved, state, wantsJson);
     await program.parseAsync([...argv], { from: 'user' });
@@ -187,6 +188,27 @@ export function selectedBranch(argv: readonly string[]): string | undefined {
     if (arg !== 'help') break;
   }
   return words[0] === 'help' ? words[1] : words[0];
+}
+
+/**
+ * Starts loading the body of the command the line names while commander loads, so that reading
+ * their files overlaps (start-up, issue 12). The load is the one the action awaits later (an
+ * import is done once); a failure shows there, not here.
+ */
+function prefetchCommand(argv: readonly string[]): void {
+  if (argv.includes('--help') || argv.includes('-h')) return;
+  const words: string[] = [];
+  for (let i = 0; i < argv.length && words.length < 3; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') break;
+    if (arg.startsWith('-')) {
+      if (!arg.includes('=') && GLOBALS_WITH_VALUES.has(arg)) i++;
+      continue;
+    }
+    words.push(arg);
+  }
+  const spec = COMMANDS.filter((c) => c.path.every((part, i) => words[i] === part)).sort((a, b) => b.path.length - a.path.length)[0];
+  spec?.load().catch(() => undefined);
 }
 
 async function buildProgram(argv: readonly string[], deps: MainDeps, state: RunState, wantsJson: boolean): Promise<CommanderCommand> {
