@@ -253,7 +253,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     bySize.set(r.segments.length, list);
   }
 
-  async function handleApi(req: IncomingMessage, res: ServerResponse, rest: string, query: string): Promise<void> {
+  // handle() and handleApi() return the handler's promise only when it has one: reads answer
+  // synchronously, with no promise or microtask of their own on the hot path.
+  function handleApi(req: IncomingMessage, res: ServerResponse, rest: string, query: string): Promise<void> | void {
     const owner = auth.authenticate(req.headers.authorization);
     const parts = rest.split('/').filter(Boolean);
     let pathMatched = false;
@@ -281,8 +283,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
           throw new ApiError(400, 'VALIDATION_ERROR', `The path segment "${p}" is not valid URL encoding`);
         }
       });
-      await r.handler(new ApiCall(req, res, engine, owner, decoded, query));
-      return;
+      return r.handler(new ApiCall(req, res, engine, owner, decoded, query));
     }
     if (pathMatched) {
       const allowed = routes
@@ -295,7 +296,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     throw new ApiError(404, 'NOT_FOUND', `No endpoint ${req.method ?? ''} ${API_PREFIX}${rest}`);
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  function handle(req: IncomingMessage, res: ServerResponse): Promise<void> | void {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     let path = q < 0 ? url : url.slice(0, q);
@@ -320,7 +321,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     }
     // The sandbox's own control endpoints stay reliable so that tests and the CLI can drive it.
     if (!rest.startsWith('/sandbox/') && injectFault(req, res)) return;
-    await handleApi(req, res, rest, query);
+    return handleApi(req, res, rest, query);
   }
 
   function watch(req: IncomingMessage, res: ServerResponse, observe: (exchange: HttpExchange) => void): void {
@@ -371,7 +372,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
         log(`${req.method ?? ''} ${path} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`);
       });
     }
-    handle(req, res).catch((error: unknown) => {
+    const fail = (error: unknown): void => {
       if (res.headersSent || res.destroyed) {
         res.destroy();
         return;
@@ -382,7 +383,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       }
       log?.(`internal error on ${req.method ?? ''} ${(req.url ?? '').split('?')[0]}: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
       sendError(res, new ApiError(500, 'INTERNAL_ERROR', 'Internal error in the sandbox'));
-    });
+    };
+    try {
+      const pending = handle(req, res);
+      if (pending !== undefined) pending.catch(fail);
+    } catch (error) {
+      fail(error);
+    }
   });
   server.keepAliveTimeout = 65_000;
 
