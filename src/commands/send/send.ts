@@ -7,7 +7,7 @@ import { uploadMedia } from '../../api/media.js';
 import { runBulk, type BulkRequest, type BulkSummary } from '../../bulk/engine.js';
 import { formatDuration } from '../../bulk/progress.js';
 import { Pacer, type PaceEvent } from '../../send/pace/pacer.js';
-import { createSendProgress, type SendProgress } from '../../send/pace/progress.js';
+import { createSendProgress, describeWait, type SendProgress } from '../../send/pace/progress.js';
 import { RecipientFilter } from '../../send/pace/filter.js';
 import { readNumberRateLimit } from '../../send/pace/number-rate.js';
 import { effectiveRate } from '../../send/pace/token-bucket.js';
@@ -94,18 +94,19 @@ async function sendPlanned(plan: SendPlan, ctx: Context): Promise<number> {
     // Journaled, so that the journal shows why the run went quiet; nothing is in flight across
     // the pause but what was launched before it, and that is journaled as it ends.
     if (event.type === 'window-closed') journal?.pause('window', { window: event.windowText, until: new Date(event.opensAt) });
-    progress?.event(event);
+    if (progress !== undefined) progress.event(event);
+    else ctx.io.stderr.write(`${describeWait(event)}\n`);
   };
-  const pacer = bulk
-    ? new Pacer({
-        clock: ctx.clock,
-        concurrency: plan.concurrency,
-        ratePerSecond: effectiveRate(plan.pace.rate, numberRate),
-        maxStallMs: plan.pace.maxStallMs,
-        window: plan.pace.window,
-        onEvent: onPaceEvent,
-      })
-    : undefined;
+  // A single --to request is paced too: a throttle to it is waited out, not a failure (the
+  // contract's `svc send`), within the same --max-stall.
+  const pacer = new Pacer({
+    clock: ctx.clock,
+    concurrency: bulk ? plan.concurrency : 1,
+    ratePerSecond: effectiveRate(plan.pace.rate, numberRate),
+    maxStallMs: plan.pace.maxStallMs,
+    window: plan.pace.window,
+    onEvent: onPaceEvent,
+  });
   const printer = createResultPrinter(ctx, { bulk, beforeTerminalLine: () => progress?.clear() });
   const counts = { accepted: 0, failed: 0, skipped: 0 };
   let recipientsAccepted = 0;
@@ -168,7 +169,7 @@ async function sendPlanned(plan: SendPlan, ctx: Context): Promise<number> {
         progress?.update(counts);
       },
       ready: () => printer.ready(),
-      pace: pacer !== undefined ? { pacer, throttleOf } : undefined,
+      pace: { pacer, throttleOf },
     });
   } finally {
     progress?.clear();

@@ -326,3 +326,17 @@ describe('--exclude-file and --shard', () => {
     expect(svc.posts).toHaveLength(200);
   });
 });
+
+describe('a single --to send', () => {
+  it('waits out a throttle and sends again, saying so', async () => {
+    const clock = fakeClock();
+    svc = service(clock, (to, attempt) => (attempt === 1 ? throttled(429, '3') : queued(to)));
+    const result = await run(['send', '--from', FROM, '--to', '+15557650001', '--body', 'Hi', '--json'], clock);
+    expect(result.code, result.stderr).toBe(0);
+    expect(svc.posts.map((p) => p.to)).toEqual(['+15557650001', '+15557650001']);
+    expect(result.stderr).toContain('throttled by the service (429): waiting 3 s');
+    expect(clock.sleeps).toContain(3000);
+    // The from-number is read only for a bulk send.
+    expect(svc.numberReads).toBe(0);
+  });
+});
