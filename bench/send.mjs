@@ -1,13 +1,14 @@
 // Bulk send benchmark (`npm run bench:send`): the built CLI sends to 10,000 recipients of a CSV
 // file through a loopback server, and a bare undici loop posts the same requests at the same
 // concurrency to the same server, in the same run, alternated so that a noisy machine hurts both
-// alike. Prints both throughputs and their ratio (target >= 0.8), then the CLI's peak RSS for
+// alike. Prints both throughputs and their ratio (target >= 0.8), the cost of the write-ahead
+// journal (the same send without --journal), then the CLI's peak RSS for
 // 10,000 and 100,000 recipients (target: within 20%).
 //
 // The server and the bare loop each run in their own process, as the CLI does, so that no client
 // shares an event loop with the server. Everything is on 127.0.0.1 and bounded in count and time.
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -98,9 +99,9 @@ function writeRecipients(dir, count) {
 }
 
 /** Runs the CLI send; wall time of the whole process (start-up and the file check included), and its peak RSS. */
-async function cliSend(url, file, concurrency, dir) {
+async function cliSend(url, file, concurrency, dir, withJournal = true) {
   const journal = join(dir, `journal-${Date.now()}-${Math.random().toString(36).slice(2)}.jsonl`);
-  const args = ['send', '--from', FROM, '--to-file', file, '--body', BODY, '--async', '--concurrency', String(concurrency), '--journal', journal, '-o', 'ndjson'];
+  const args = ['send', '--from', FROM, '--to-file', file, '--body', BODY, '--async', '--concurrency', String(concurrency), ...(withJournal ? ['--journal', journal] : []), '-o', 'ndjson'];
   const env = { PATH: process.env.PATH, HOME: process.env.HOME, SVC_BASE_URL: url, SVC_USERNAME: USER, SVC_PASSWORD: PASSWORD, SVC_CONFIG_DIR: dir };
   const useTime = existsSync('/usr/bin/time');
   // The results go to a file, as a user who keeps them would send them: read through a pipe by
@@ -118,8 +119,9 @@ async function cliSend(url, file, concurrency, dir) {
   const lines = readFileSync(outPath, 'utf8').trim().split('\n').length;
   rmSync(outPath, { force: true });
   const rss = /PEAK_RSS_KB=(\d+)/.exec(result.stderr);
+  const journalBytes = withJournal && existsSync(journal) ? statSync(journal).size : 0;
   rmSync(journal, { force: true });
-  return { ok: lines, ms, peakRssKb: rss ? Number(rss[1]) : null };
+  return { ok: lines, ms, peakRssKb: rss ? Number(rss[1]) : null, journalBytes };
 }
 
 async function main() {
@@ -136,6 +138,7 @@ async function main() {
     // Warm-up of both clients (and the server's JIT), not counted.
     await run(process.execPath, [self, '--bare', url, file, String(concurrency)]);
     const cli = [];
+    const noJournal = [];
     const bare = [];
     for (let round = 0; round < rounds; round++) {
       const bareStarted = performance.now();
@@ -145,7 +148,10 @@ async function main() {
       bare.push({ rate: (b.ok * 1000) / bareWallMs, loopRate: (b.ok * 1000) / b.ms });
       const c = await cliSend(url, file, concurrency, dir);
       if (c.ok !== small) throw new Error(`the CLI printed ${c.ok} results of ${small}`);
-      cli.push({ rate: (c.ok * 1000) / c.ms, rss: c.peakRssKb });
+      cli.push({ rate: (c.ok * 1000) / c.ms, rss: c.peakRssKb, journalBytes: c.journalBytes });
+      const n = await cliSend(url, file, concurrency, dir, false);
+      if (n.ok !== small) throw new Error(`the CLI printed ${n.ok} results of ${small}`);
+      noJournal.push({ rate: (n.ok * 1000) / n.ms });
     }
     const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
     const cliRate = median(cli.map((c) => c.rate));
@@ -159,6 +165,11 @@ async function main() {
     console.log(`  bare undici loop  ${bareRate.toFixed(0)} requests/s (whole process; ${bareLoopRate.toFixed(0)} requests/s counting its loop alone)`);
     console.log(`  svc send          ${cliRate.toFixed(0)} requests/s (whole process: start-up, file check, journal, output)`);
     console.log(`  ratio             ${ratio.toFixed(2)} (target >= 0.80) ${ratio >= 0.8 ? 'OK' : 'BELOW TARGET'}; against the loop alone ${(cliRate / bareLoopRate).toFixed(2)}`);
+    // The write-ahead journal: a launch record before each request leaves (one write per launch
+    // window) and a result record after its answer, each with its CRC-32.
+    const noJournalRate = median(noJournal.map((n) => n.rate));
+    const journalBytes = median(cli.map((c) => c.journalBytes));
+    console.log(`  without --journal ${noJournalRate.toFixed(0)} requests/s: the write-ahead journal costs ${((1 - cliRate / noJournalRate) * 100).toFixed(1)}% of throughput (${(journalBytes / small).toFixed(0)} bytes a recipient)`);
 
     const largeFile = writeRecipients(dir, large);
     const big = await cliSend(url, largeFile, concurrency, dir);

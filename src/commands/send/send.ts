@@ -237,6 +237,12 @@ async function loadJournal(plan: SendPlan, journalRun: JournalRun, ctx: Context)
     if (plan.resume) ctx.warn(`${path} does not exist yet: nothing to resume, every recipient is sent to`);
     return { state, unknown: undefined, skip: undefined };
   }
+  if (state.lastSeq === 0) {
+    // A header and nothing else: that run stopped before its first request (a failed upload, a
+    // declined question). Nothing was sent under it, so it is started afresh.
+    if (plan.resume) ctx.warn(`${path} records no request yet: nothing to resume, every recipient is sent to`);
+    return { state: { ...state, exists: false }, unknown: undefined, skip: undefined };
+  }
   if (!plan.resume) {
     throw new UsageError(`${path} already holds the journal of a run: continue it with --resume, or give a new --journal file`);
   }

@@ -103,7 +103,7 @@ function startCli(args: string[], env: Record<string, string>, options: { shell?
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
   child.stdin!.end();
   // A generous deadline: only a hung process ever reaches it.
-  const deadline = setTimeout(() => child.kill('SIGKILL'), 25_000);
+  const deadline = setTimeout(() => child.kill('SIGKILL'), 40_000);
   const done = new Promise<Finished>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code, signal) => {
@@ -207,7 +207,7 @@ describe.each([
     for (const to of list) expect(server.accepted.get(to) ?? 0, to).toBeGreaterThanOrEqual(1);
     const twice = list.filter((to) => (server!.accepted.get(to) ?? 0) > 1);
     for (const to of twice) expect(unknownNow.has(to) || unknown.includes(to), `${to} was sent twice without a choice`).toBe(true);
-  }, 60_000);
+  }, 120_000);
 });
 
 /** 30 numbers the server answers plainly (no 500, no dropped connection). */

@@ -127,6 +127,8 @@ describe('svc send: checks before anything is sent (exit 2)', () => {
     [['--from', FROM, '--to', A, '--body-file', '/nonexistent/body.txt'], /Cannot read --body-file \/nonexistent\/body\.txt: no such file/],
     [['--from', FROM, '--to', A, '--body-file', '/dev/zero'], /--body-file \/dev\/zero is a device, not a file/],
     [['--from', FROM, '--to', A, '--body-file', '/'], /--body-file \/ is a directory, not a file/],
+    [['--from', FROM, '--to-file', '/dev/zero', '--body', 'x'], /--to-file \/dev\/zero is a device, not a file/],
+    [['--from', FROM, '--to-file', '/', '--body', 'x'], /--to-file \/ is a directory, not a file/],
     [['--from', FROM, '--to', A, '--body', 'x', '--media', 'https://e.com/a.png\nX-Injected: 1'], /--media "https:\/\/e\.com\/a\.png\\nX-Injected: 1": a link may not hold white space, line breaks or control characters/],
     [['--from', FROM, '--to', A, '--body', 'x', '--media', 'https://e.com/a b.png'], /--media "https:\/\/e\.com\/a b\.png": a link may not hold/],
     [['--from', FROM, '--to', A, '--body', 'x', '--media', 'https://e.com/a\u0007.png'], /--media "https:\/\/e\.com\/a\\u0007\.png"/],
@@ -492,6 +494,18 @@ describe('svc send --journal and --resume', () => {
     expect(JSON.parse(fourth.stdout)).toEqual([]);
     expect(fourth.stderr).toContain('Nothing left to send');
     expect(mock.sends).toHaveLength(4);
+  });
+
+  it('starts afresh over a journal that records no request (its run stopped before sending)', async () => {
+    const d = dir();
+    const journal = `${d.dir}/run.jsonl`;
+    const { JournalWriter } = await import('../../../src/send/journal.js');
+    await JournalWriter.create(journal, { from: FROM, body: 'sha256:other', recipients: 'sha256:other', recipientCount: 1, media: [] }).close();
+    mock = mockSends(accepted);
+    const result = await run(['send', '--from', FROM, '--to', A, '--body', 'x', '--journal', journal, '--json']);
+    expect(result.code).toBe(0);
+    const records = await journalRecords(journal);
+    expect(records.map((r) => r.type)).toEqual(['header', 'launch', 'result']);
   });
 
   it('asks on a terminal what to do with unknown recipients', async () => {
