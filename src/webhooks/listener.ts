@@ -197,46 +197,43 @@ function formatBytes(bytes: number): string {
   return `${bytes} bytes`;
 }
 
-/** Collects the body up to the limit; past it, stops collecting and rejects with 413. */
+/**
+ * Collects the body up to the limit; past it, stops collecting and rejects with 413. The
+ * listeners stay on the request (a settled flag silences them): adding and removing five
+ * listeners per request was a measurable share of a busy listener's time.
+ */
 function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let total = 0;
-    const cleanup = (): void => {
-      request.off('data', onData);
-      request.off('end', onEnd);
-      request.off('error', onError);
-      request.off('aborted', onAborted);
-      request.off('close', onClose);
-    };
-    const onData = (chunk: Buffer): void => {
+    let settled = false;
+    request.on('data', (chunk: Buffer) => {
+      if (settled) return;
       total += chunk.length;
       if (total > limit) {
-        cleanup();
+        settled = true;
         chunks.length = 0;
         reject(tooLarge(limit));
         return;
       }
       chunks.push(chunk);
-    };
-    const onEnd = (): void => {
-      cleanup();
-      resolve(Buffer.concat(chunks, total));
-    };
-    const onError = (error: Error): void => {
-      cleanup();
-      reject(error);
-    };
-    const onAborted = (): void => onError(new Error('request aborted by the client'));
+    });
+    request.on('end', () => {
+      if (settled) return;
+      settled = true;
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total));
+    });
+    request.on('error', (error: NodeJS.ErrnoException) => {
+      if (settled) return;
+      settled = true;
+      reject(error.code === 'ECONNRESET' && !request.complete ? new Error('request aborted by the client') : error);
+    });
     // A connection cut before the end (the client left, or close() ran out of patience).
-    const onClose = (): void => {
-      if (!request.complete) onAborted();
-    };
-    request.on('data', onData);
-    request.on('close', onClose);
-    request.on('end', onEnd);
-    request.on('error', onError);
-    request.on('aborted', onAborted);
+    request.on('close', () => {
+      if (settled || request.complete) return;
+      settled = true;
+      reject(new Error('request aborted by the client'));
+    });
   });
 }
 
