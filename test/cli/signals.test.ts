@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/spawn.js';
+import { testDataDir } from '../helpers/spawn.js';
 
 // Every termination signal is a Ctrl-C (cli-contract.md, exit codes): the long-running commands
 // stop cleanly on SIGINT, SIGTERM and SIGHUP and exit 130, 143 and 129. The signal is sent once
@@ -17,7 +18,7 @@ afterEach(() => {
 
 function runUntil(args: string[], ready: RegExp, signal: NodeJS.Signals, env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
   const child = spawn(process.execPath, [BIN, ...args], {
-    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env },
+    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', SVC_DATA_DIR: testDataDir(), ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stderr = '';

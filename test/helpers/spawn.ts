@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,7 +41,11 @@ export function spawnCli(
 
 let dataDir: string | undefined;
 /** Sends record what they sent in the event store: never in the developer's own data directory. */
-function testDataDir(): string {
-  dataDir ??= mkdtempSync(join(tmpdir(), 'svc-test-data-'));
+export function testDataDir(): string {
+  if (dataDir === undefined) {
+    const made = mkdtempSync(join(tmpdir(), 'svc-test-data-'));
+    process.once('exit', () => rmSync(made, { recursive: true, force: true }));
+    dataDir = made;
+  }
   return dataDir;
 }

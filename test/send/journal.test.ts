@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { runBulk, type BulkRequest } from '../../src/bulk/engine.js';
 import { ApiError, NetworkError } from '../../src/errors.js';
 import {
@@ -409,6 +409,10 @@ describe('a writer killed with SIGKILL', () => {
       ],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
+    // The child writes for ever: it must not outlive a test that fails or times out.
+    onTestFinished(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    });
     let acknowledged = -1;
     let buffered = '';
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));

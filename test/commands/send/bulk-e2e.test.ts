@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readJournal, type JournalState } from '../../../src/send/journal.js';
 import { BIN } from '../../helpers/spawn.js';
+import { testDataDir } from '../../helpers/spawn.js';
 
 // End to end: the built CLI sends to 2,000 recipients through a live loopback server that counts
 // every POST, fails some first attempts (500), and drops some connections after accepting (the
@@ -92,7 +93,7 @@ interface Finished {
 }
 
 function startCli(args: string[], env: Record<string, string>, options: { shell?: string } = {}): { child: ChildProcess; done: Promise<Finished> } {
-  const base = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env };
+  const base = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', SVC_DATA_DIR: testDataDir(), ...env };
   const child =
     options.shell !== undefined
       ? spawn('bash', ['-c', options.shell], { env: { ...base, NODE: process.execPath, SVC_BIN: BIN }, stdio: ['pipe', 'pipe', 'pipe'] })
