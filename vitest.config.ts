@@ -5,6 +5,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // Fails a test whose fake transport saw an unexpected request or kept an unused stub.
     setupFiles: ['test/helpers/request-checks.ts'],
+    // A temporary data directory for the event store of every test and the processes it starts.
+    globalSetup: ['test/helpers/global-setup.ts'],
     // The deadline that ends a hung test, not a speed target (no test asserts on time). On a
     // 2-core machine shared with other work the end-to-end and load tests take several times
     // their idle time (the sandbox load test about 30 s at a load average of 20), so it is generous.

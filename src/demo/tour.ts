@@ -126,7 +126,8 @@ export async function runTour(options: TourOptions): Promise<void> {
 
   // A terminal that reports no width (a pty of size 0) must not make tables divide by zero.
   const columns = options.columns > 0 ? options.columns : 80;
-  const env: Record<string, string> = { SVC_CONFIG_DIR: configDir, [DEMO_SECRET_ENV]: secret };
+  // The tour's sends are recorded in its own event store, not in the user's.
+  const env: Record<string, string> = { SVC_CONFIG_DIR: configDir, SVC_DATA_DIR: join(workDir, 'data'), [DEMO_SECRET_ENV]: secret };
   if (!options.color) env['NO_COLOR'] = '1';
 
   /** Runs one command through main(), printed first as typed; a non-zero exit fails the step. Returns its stdout. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -28,8 +28,19 @@ describe('svc demo', () => {
   it('walks through every step with real commands, shows the webhooks arriving, exits 0 and leaves the user\'s profiles alone', async () => {
     const userConfig = mkdtempSync(join(tmpdir(), 'svc-demo-user-'));
     try {
-      const result = await runCli(['demo', '--time-scale', '20'], { env: { SVC_CONFIG_DIR: userConfig } });
+      // The tour's commands see only the environment it gives them; where it gives no data
+      // directory they would fall back to the home directory's: point that at a scratch one.
+      const home = process.env['HOME'];
+      process.env['HOME'] = userConfig;
+      let result: Awaited<ReturnType<typeof runCli>>;
+      try {
+        result = await runCli(['demo', '--time-scale', '20'], { env: { SVC_CONFIG_DIR: userConfig } });
+      } finally {
+        process.env['HOME'] = home;
+      }
       expect(result.code, result.stderr).toBe(0);
+      // The tour's sends go to its own event store, not into the user's.
+      expect(existsSync(join(userConfig, '.local', 'share', 'svc'))).toBe(false);
       const out = result.stdout;
       const order = [
         /1\. Start a local sandbox/,
