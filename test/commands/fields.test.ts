@@ -126,6 +126,22 @@ describe('--fields on svc api', () => {
   });
 });
 
+describe('--fields on sandbox outputs', () => {
+  it('webhooks list and failed select from each row, in --json and as piped rows', async () => {
+    apiMock = createMockApi();
+    const rows = [{ at: '2026-03-01T09:00:00Z', deliveryId: 'dlv-1', event: 'DeliveryReceipt', attempt: 1, status: 500, error: 'HTTP 500', url: 'http://127.0.0.1:9/hook' }];
+    apiMock.expect('GET', 'sandbox/webhooks/deliveries', { status: 200, body: rows });
+    apiMock.expect('GET', 'sandbox/webhooks/failed', { status: 200, body: rows });
+    const run = (argv: string[]) => runCli(argv, { env: MOCK_ENV, dispatcher: apiMock!.agent });
+    const list = await run(['sandbox', 'webhooks', 'list', '--json', '--fields', 'deliveryId,status']);
+    expect(list.code).toBe(0);
+    expect(JSON.parse(list.stdout)).toEqual([{ deliveryId: 'dlv-1', status: 500 }]);
+    const failed = await run(['sandbox', 'webhooks', 'failed', '--fields', 'deliveryId,error']);
+    expect(failed.stdout).toBe('dlv-1\tHTTP 500\n');
+    apiMock.verify();
+  });
+});
+
 describe('--fields on the event store', () => {
   it('events list --json, ndjson and a table of the JSON fields', async () => {
     const path = store();
