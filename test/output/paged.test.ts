@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,9 +10,11 @@ import { startPty } from './pty.js';
 
 // Finished documents go through the pager when taller than the terminal (issue 11, item 3):
 // order get, message get, events list/show, thread and sandbox webhooks list, on a real
-// pseudo-terminal with SVC_PAGER a filter that marks every line it pages.
+// pseudo-terminal with SVC_PAGER a filter that marks every line it pages. And the tenant of a
+// media upload, asked for there (issue 11, item 1).
 
 const TENANT = '3f2504e0-4f89-11d3-9a0c-0305e82c3301';
+const OTHER_TENANT = '7c9e6679-7425-40de-944b-e07fc1f90ae7';
 const US = '+15557770100';
 const ANN = '+14155551001';
 const T0 = Date.parse('2026-03-01T09:00:00Z');
@@ -34,7 +36,10 @@ beforeAll(async () => {
     '/api/v1/sandbox/webhooks/deliveries',
     json(200, Array.from({ length: 12 }, (_, i) => ({ at: `2026-03-01T09:00:${String(i).padStart(2, '0')}Z`, deliveryId: `dlv-${i}`, event: 'DeliveryReceipt', attempt: 1, status: 200, url: 'http://127.0.0.1:9/hook' }))),
   );
+  server.on('GET', '/api/v1/tenants', json(200, [{ tenantId: TENANT, domain: 'a.example' }, { tenantId: OTHER_TENANT, domain: 'b.example' }]));
+  server.on('POST', '/api/v1/media', json(201, { uri: 'https://media.test/photo.png', fileName: 'photo.png' }));
   dir = mkdtempSync(join(tmpdir(), 'svc-paged-'));
+  writeFileSync(join(dir, 'photo.png'), Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(64, 7)]));
   store = join(dir, 'events');
   const records = [];
   for (let i = 0; i < 6; i++) {
@@ -97,5 +102,26 @@ describe('paged on a terminal when taller than it', () => {
     const unpaged = startPty(process.execPath, [BIN, ...argv, '--no-pager'], { env: env(), rows: 6, cols: 160 });
     expect(await unpaged.exited).toBe(0);
     expect(unpaged.text()).not.toContain('PAGED|');
+  }, 60_000);
+});
+
+describe('the tenant of a media upload, on a real terminal', () => {
+  it('is chosen among the account\'s tenants (arrow keys, Enter) when none is given', async () => {
+    const run = startPty(process.execPath, [BIN, 'media', 'upload', join(dir, 'photo.png'), '--number', US, '--shape', 'a'], { env: env({ SVC_TENANT: '' }) });
+    await run.waitFor(/Which tenant\?[\s\S]*b\.example/);
+    run.write('\u001b[B');
+    run.write('\r');
+    await run.waitFor(/media\.test\/photo\.png/);
+    expect(await run.exited).toBe(0);
+    const upload = server.requests.find((r) => r.method === 'POST' && r.url === '/api/v1/media');
+    expect(JSON.parse(upload!.body)).toMatchObject({ tenantId: OTHER_TENANT, phoneNumber: US });
+  }, 60_000);
+
+  it('is never asked with CI set: the error names --tenant, SVC_TENANT and svc tenant use', async () => {
+    const before = server.requests.length;
+    const run = startPty(process.execPath, [BIN, 'media', 'upload', join(dir, 'photo.png'), '--number', US], { env: env({ SVC_TENANT: '', CI: 'true' }) });
+    await run.waitFor(/tenant of the upload is missing: give --tenant GUID or set SVC_TENANT[\s\S]*svc tenant use GUID/);
+    expect(await run.exited).toBe(2);
+    expect(server.requests.length).toBe(before);
   }, 60_000);
 });
