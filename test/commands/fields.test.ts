@@ -124,6 +124,16 @@ describe('--fields on svc api', () => {
     expect(result.stderr).toContain('Available: tenantId, domain');
     expect(result.stdout).toBe('');
   });
+
+  it('after a call that changed something, an unknown field still prints the whole answer', async () => {
+    apiMock = createMockApi();
+    apiMock.expect('POST', 'tenants', { status: 201, body: { tenantId: 't2', domain: 'y.com' } });
+    const result = await runCli(['api', 'POST', '/tenants', '--data', '{"domain":"y.com"}', '--fields', 'id'], { env: MOCK_ENV, dispatcher: apiMock.agent });
+    expect(result.code).toBe(2);
+    expect(JSON.parse(result.stdout)).toEqual({ tenantId: 't2', domain: 'y.com' });
+    expect(result.stderr).toContain('"id" is not a field');
+    expect(result.stderr).toContain('The POST was made: its whole answer is on stdout.');
+  });
 });
 
 describe('--fields on sandbox outputs', () => {

@@ -50,8 +50,17 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
     ctx.io.stderr.write('\n');
   }
   if (response.data !== undefined) {
-    // --fields selects from the answer (each element of an array), checked against it.
-    const data = projectFields(ctx, response.data);
+    // --fields selects from the answer (each element of an array), checked against it. A field
+    // that is not there is exit 2; after a call that changed something, the whole answer is
+    // still printed, so that what the call did is not lost.
+    let data: unknown;
+    try {
+      data = projectFields(ctx, response.data);
+    } catch (error) {
+      if (!(error instanceof UsageError) || method === 'GET' || method === 'HEAD') throw error;
+      ctx.io.stdout.write(`${JSON.stringify(response.data, null, ctx.globals.output === 'ndjson' ? undefined : 2)}\n`);
+      throw new UsageError(error.message, [...error.hints, `The ${method} was made: its whole answer is on stdout.`]);
+    }
     const pretty = ctx.globals.output === 'ndjson' ? JSON.stringify(data) : JSON.stringify(data, null, 2);
     ctx.io.stdout.write(`${pretty}\n`);
   } else if (response.text !== '') {
