@@ -36,6 +36,23 @@ export interface FailureContext {
   timedOut: boolean;
   /** The proxy the exchange went through, as it may be shown. */
   proxy: string | undefined;
+  /** The API root (--base-url), to suggest its http:// form when the server spoke plain HTTP. */
+  base?: URL;
+}
+
+/** OpenSSL's words when the bytes that came back were not TLS at all (an HTTP answer). */
+const PLAIN_HTTP_CODES = new Set(['ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_PACKET_LENGTH_TOO_LONG', 'ERR_SSL_HTTP_REQUEST']);
+const PLAIN_HTTP_WORDS = /wrong version number|packet length too long|http request/i;
+
+/** The base URL as given (without the /api/v1 the CLI appends), http:// and no credentials. */
+function asPlainHttp(url: URL): string {
+  const shown = new URL(url.href);
+  shown.username = '';
+  shown.password = '';
+  shown.search = '';
+  shown.hash = '';
+  shown.pathname = shown.pathname.replace(/\/+$/, '').replace(/\/api\/v1$/, '');
+  return `http://${shown.href.slice('https://'.length).replace(/\/$/, '')}`;
 }
 
 export function describeTransportFailure(failure: TransportFailure, context: FailureContext): NetworkError {
@@ -52,6 +69,11 @@ export function describeTransportFailure(failure: TransportFailure, context: Fai
   }
   if (code === 'ERR_SVC_NOT_LOOPBACK') {
     return new NetworkError(`Refused to connect to ${host}: ${error instanceof Error ? error.message : String(error)}`, false, error, { permanent: true });
+  }
+  if (url.protocol === 'https:' && code !== undefined && TLS_CODE.test(code) && (PLAIN_HTTP_CODES.has(code) || (error instanceof Error && PLAIN_HTTP_WORDS.test(error.message)))) {
+    // An https:// URL pointed at a plain-HTTP port: OpenSSL's own text means nothing to a user.
+    const shown = asPlainHttp(context.base?.protocol === 'https:' ? context.base : new URL(url.origin));
+    return new NetworkError(`${host} answered in plain HTTP, not HTTPS: is the URL ${shown}? (${code})`, false, error, { permanent: true });
   }
   if (code !== undefined && TLS_CODE.test(code)) {
     const cause = TLS_CAUSES[code];

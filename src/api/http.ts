@@ -276,7 +276,7 @@ export class ApiClient {
       if (error instanceof CliError) return { kind: 'error', error };
       if (!timedOut && outer.some((s) => s.aborted)) return { kind: 'error', error: new InterruptedError() };
       const failure = error instanceof TransportFailure ? error : new TransportFailure('sent', error);
-      const networkError = describeTransportFailure(failure, { url, timeoutMs, timedOut, proxy: transport?.proxy });
+      const networkError = describeTransportFailure(failure, { url, timeoutMs, timedOut, proxy: transport?.proxy, base: this.options.root });
       this.trace(`< ${networkError.message} (${Math.round(performance.now() - started)} ms)`);
       return { kind: 'error', error: networkError };
     } finally {

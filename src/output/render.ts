@@ -193,11 +193,16 @@ export async function renderTable<T>(ctx: Context, items: readonly T[], allColum
 }
 
 /** One object: JSON as is, or a readable key/value view with nested objects flattened by path. */
-export async function writeObject(ctx: Context, value: unknown, options: { title?: string } = {}): Promise<void> {
+export async function writeObject(ctx: Context, value: unknown, options: { title?: string; fieldsChecked?: boolean } = {}): Promise<void> {
   const format = ctx.globals.output;
+  // fieldsChecked: the caller checked --fields before acting and passes the selection itself.
+  if (options.fieldsChecked && format !== 'table') {
+    ctx.io.stdout.write(format === 'json' ? `${JSON.stringify(value ?? null, null, 2)}\n` : `${JSON.stringify(value ?? null)}\n`);
+    return;
+  }
   if (format === 'json') return writeJson(ctx, value);
   if (format === 'ndjson') return writeNdjson(ctx, value);
-  const rows = flattenForView(projectFields(ctx, value));
+  const rows = flattenForView(options.fieldsChecked ? value : projectFields(ctx, value));
   if (!ctx.io.stdoutIsTTY) {
     for (const [key, text] of rows) ctx.io.stdout.write(`${key}\t${text.replace(/[\t\r\n]+/g, ' ')}\n`);
     return;

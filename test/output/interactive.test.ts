@@ -1,6 +1,7 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Prompter } from '../../src/context.js';
 import { runCli, tempConfigDir, type RunOptions } from '../helpers/cli.js';
 import { createMockApi, MOCK_ENV, MOCK_ORIGIN, type MockApi } from '../helpers/mock-api.js';
@@ -12,6 +13,13 @@ import { memorySecretStore } from '../config/memory-secrets.js';
 const TENANT = '3f2504e0-4f89-11d3-9a0c-0305e82c3301';
 const OTHER_TENANT = '7c9e6679-7425-40de-944b-e07fc1f90ae7';
 const env = { ...MOCK_ENV, SVC_TENANT: TENANT };
+
+// A picture for --media-file and media upload, which need a tenant to go up for.
+const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(64, 7)]);
+const mediaDir = mkdtempSync(join(tmpdir(), 'svc-interactive-'));
+const PHOTO = join(mediaDir, 'photo.png');
+writeFileSync(PHOTO, PNG);
+afterAll(() => rmSync(mediaDir, { recursive: true, force: true }));
 
 let mock: MockApi | undefined;
 let cleanups: (() => void)[] = [];
@@ -65,6 +73,8 @@ const PROMPTS: { name: string; argv: string[]; names: RegExp; env?: Record<strin
   { name: 'number unprovision without --yes', argv: ['number', 'unprovision', '+15551234567'], names: /release number \+15551234567 of tenant .*give --yes \(-y\)/ },
   { name: 'send without --from', argv: ['send', '--to', '+15557650001', '--body', 'hi'], names: /--from/ },
   { name: 'send without recipients', argv: ['send', '--from', '+15551230000', '--body', 'hi'], names: /--to NUMBER\.\.\. or --to-file FILE/ },
+  { name: 'send --media-file without a tenant', argv: ['send', '--from', '+15551230000', '--to', '+15557650001', '--media-file', PHOTO], names: /tenant of the --media-file upload is missing.*--tenant GUID or set SVC_TENANT/, env: { SVC_TENANT: '' } },
+  { name: 'media upload without a tenant', argv: ['media', 'upload', PHOTO, '--number', '+15551230000'], names: /tenant of the upload is missing.*--tenant GUID or set SVC_TENANT/, env: { SVC_TENANT: '' } },
   { name: 'a big send without --yes', argv: ['send', '--from', '+15551230000', '--to', '+15557650001', '--body', 'x'.repeat(160 * 260)], names: /send 2\d\d segments to 1 recipient from \+15551230000.*--yes/ },
 ];
 
@@ -159,6 +169,33 @@ describe('asking on a terminal', () => {
     const result = await runCli(['number', 'provision', '+15551234567'], { tty: true, env: { ...MOCK_ENV }, prompter, dispatcher: api.agent });
     expect(result.code).toBe(0);
     expect(api.seen[1]!.body).toMatchObject({ action: 'Provision', tenantId: TENANT, phoneNumbers: [{ number: '+15551234567', messagingFeature: { provisionType: 'SMSMMS', provisionClass: 'P2P' } }] });
+    api.verify();
+  });
+
+  it('media upload offers the account\'s tenants when none is given', async () => {
+    mock = createMockApi();
+    const api = mock;
+    api.expect('GET', 'tenants', { status: 200, body: [{ tenantId: TENANT, domain: 'a.example' }, { tenantId: OTHER_TENANT }] });
+    api.expect('POST', 'media', { status: 201, body: { uri: 'https://media.test/p', fileName: 'photo.png' } }, { body: (b) => expect(b).toMatchObject({ tenantId: OTHER_TENANT, phoneNumber: '+15551230000' }) });
+    const prompter = answering({ 'which tenant': OTHER_TENANT });
+    const result = await runCli(['media', 'upload', PHOTO, '--number', '+15551230000', '--shape', 'a'], { tty: true, env: { ...MOCK_ENV, SVC_TENANT: '' }, prompter, dispatcher: api.agent });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(prompter.asked).toEqual(['Which tenant?']);
+    api.verify();
+  });
+
+  it('send --media-file offers the account\'s tenants when none is given, and uploads for the one chosen', async () => {
+    mock = createMockApi();
+    const api = mock;
+    api.expect('GET', 'tenants', { status: 200, body: [{ tenantId: TENANT }] });
+    api.expect('POST', 'media', { status: 201, body: { uri: 'https://media.test/p', fileName: 'photo.png' } }, { body: (b) => expect(b).toMatchObject({ tenantId: TENANT }) });
+    api.expect('POST', 'messages?isAsync=false', { status: 200, body: { messageId: 'm1', status: 'sent' } }, { body: (b) => expect(b).toMatchObject({ mediaUrls: ['https://media.test/p'] }) });
+    const prompter = answering({ 'which tenant': TENANT });
+    const result = await runCli(['send', '--from', '+15551230000', '--to', '+15557650001', '--media-file', PHOTO], { tty: true, env: { ...MOCK_ENV, SVC_TENANT: '' }, prompter, dispatcher: api.agent });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(prompter.asked).toEqual(['Which tenant?']);
     api.verify();
   });
 

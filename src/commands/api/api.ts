@@ -4,6 +4,7 @@ import { UsageError } from '../../errors.js';
 import type { ApiRequest, QueryValue } from '../../api/http.js';
 import { parseJsonText, readTextFile } from '../shared/input.js';
 import { API_METHODS } from '../defaults.js';
+import { projectFields } from '../../output/render.js';
 
 export async function run(input: CommandInput, ctx: Context): Promise<number> {
   const methodText = input.arg(0) ?? '';
@@ -49,7 +50,18 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
     ctx.io.stderr.write('\n');
   }
   if (response.data !== undefined) {
-    const pretty = ctx.globals.output === 'ndjson' ? JSON.stringify(response.data) : JSON.stringify(response.data, null, 2);
+    // --fields selects from the answer (each element of an array), checked against it. A field
+    // that is not there is exit 2; after a call that changed something, the whole answer is
+    // still printed, so that what the call did is not lost.
+    let data: unknown;
+    try {
+      data = projectFields(ctx, response.data);
+    } catch (error) {
+      if (!(error instanceof UsageError) || method === 'GET' || method === 'HEAD') throw error;
+      ctx.io.stdout.write(`${JSON.stringify(response.data, null, ctx.globals.output === 'ndjson' ? undefined : 2)}\n`);
+      throw new UsageError(error.message, [...error.hints, `The ${method} was made: its whole answer is on stdout.`]);
+    }
+    const pretty = ctx.globals.output === 'ndjson' ? JSON.stringify(data) : JSON.stringify(data, null, 2);
     ctx.io.stdout.write(`${pretty}\n`);
   } else if (response.text !== '') {
     ctx.io.stdout.write(response.text.endsWith('\n') ? response.text : `${response.text}\n`);

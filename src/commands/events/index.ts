@@ -32,6 +32,7 @@ export const eventsCommands: CommandSpec[] = [
       'svc events list --type DeliveryReceipt --number +14155551001 --json',
       'svc events list --message 0b0a6c8e-2f7a-4a55-9b1e-3d7c2a1f9e10 -o ndjson',
     ],
+    paged: true,
     load: () => import('./list.js'),
   },
   {
@@ -40,6 +41,7 @@ export const eventsCommands: CommandSpec[] = [
     args: [{ name: 'ID', description: 'the delivery id (X-Svc-Delivery)', required: true }],
     options: [storeOption],
     examples: ['svc events show dlv-8f14e45f', 'svc events show dlv-8f14e45f --json | jq .payload'],
+    paged: true,
     load: () => import('./show.js'),
   },
   {

@@ -43,7 +43,8 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
       })
     : [];
   if (!exists && ctx.globals.output === 'table') ctx.io.stderr.write(`No event store at ${dir} yet: svc webhook listen creates it.\n`);
-  if (ctx.globals.output === 'table') {
+  // With --fields, the fields are those of the JSON form, in a table too.
+  if (ctx.globals.output === 'table' && (ctx.globals.fields === undefined || ctx.globals.fields.length === 0)) {
     await writeList(ctx, records, COLUMNS);
     return 0;
   }

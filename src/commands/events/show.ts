@@ -1,6 +1,6 @@
 import type { Context } from '../../context.js';
 import { eventJson } from '../../events/view.js';
-import { writeJson, writeNdjson, paint } from '../../output/render.js';
+import { writeJson, writeNdjson, writeObject, paint } from '../../output/render.js';
 import { terminalSafe } from '../../webhooks/format.js';
 import type { CommandInput } from '../spec.js';
 import { findEvent, openReader, requireId } from './shared.js';
@@ -16,6 +16,10 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
   }
   if (ctx.globals.output === 'ndjson') {
     writeNdjson(ctx, json);
+    return 0;
+  }
+  if (ctx.globals.fields !== undefined && ctx.globals.fields.length > 0) {
+    await writeObject(ctx, json);
     return 0;
   }
   const label = async (text: string): Promise<string> => paint(ctx, 'stdout', 'dim', text.padEnd(12));

@@ -3,7 +3,8 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { uploadMedia, type UploadShape } from '../../api/media.js';
 import { writeObject } from '../../output/render.js';
-import { requireE164, requireTenant } from '../shared/input.js';
+import { requireE164 } from '../shared/input.js';
+import { TENANT_MISSING, tenantOrAsk } from '../tenant/choose.js';
 import { readMediaFile } from './media-file.js';
 
 export async function run(input: CommandInput, ctx: Context): Promise<number> {
@@ -14,7 +15,8 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
   const shape = (input.string('shape') ?? 'auto') as UploadShape;
   const file = await readMediaFile(path);
   // Shape B names the number by its id, so only shapes that may send A need the tenant.
-  const tenantId = shape === 'b' ? undefined : requireTenant(ctx, input.string('tenant'));
+  // On a terminal, a missing tenant is chosen among the account's tenants.
+  const tenantId = shape === 'b' ? undefined : await tenantOrAsk(ctx, input.string('tenant'), { ...TENANT_MISSING, what: 'the tenant of the upload' });
   const api = await ctx.api();
   const uploaded = await uploadMedia(api, file, { number, tenantId }, shape, (why) => ctx.debug(`media upload: ${why}`));
   await writeObject(ctx, uploaded, { title: 'Uploaded' });

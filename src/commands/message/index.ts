@@ -8,6 +8,7 @@ export const messageCommands: CommandSpec[] = [
     summary: 'show a message and its status',
     args: [{ name: 'MESSAGE_ID', description: 'the messageId a send returned', required: true }],
     examples: ['svc message get 0b0a6c8e-2f7a-4a55-9b1e-3d7c2a1f9e10', 'svc message get 0b0a6c8e-2f7a-4a55-9b1e-3d7c2a1f9e10 --json | jq -r .status'],
+    paged: true,
     load: () => import('./get.js'),
   },
   {

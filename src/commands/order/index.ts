@@ -8,6 +8,7 @@ export const orderCommands: CommandSpec[] = [
     summary: 'show a provisioning order and the status of each of its numbers',
     args: [{ name: 'ORDER_ID', description: 'the orderId a provision or unprovision answered with', required: true }],
     examples: ['svc order get 1042', 'svc order get 1042 --json | jq -r .status'],
+    paged: true,
     load: () => import('./get.js'),
   },
   {

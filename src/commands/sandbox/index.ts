@@ -126,6 +126,7 @@ export const sandboxCommands: CommandSpec[] = [
     path: ['sandbox', 'webhooks', 'list'],
     summary: 'webhook attempts to your tenants, oldest first (the last 1,000)',
     examples: ['svc sandbox webhooks list', 'svc sandbox webhooks list --json | jq \'.[] | select(.status != 200)\''],
+    paged: true,
     load: () => import('./webhooks-list.js'),
   },
   {

@@ -1,5 +1,6 @@
 import type { Context } from '../../context.js';
 import type { BulkResult } from '../../bulk/engine.js';
+import { checkFields, selectFields, valueAt } from '../../output/fields.js';
 
 // The results of a send as they arrive. --json: one array, one element per request,
 // `{"to": [...], ...answer}` or `{"to": [...], "error": {...}}`, streamed so that a long run holds
@@ -17,6 +18,23 @@ export function elementFor(result: BulkResult): SendElement {
   return element;
 }
 
+/**
+ * What --fields may name in a send's results, checked before anything is sent (an answer that
+ * arrives later cannot make a run that already sent fail on a misspelt field). Names from the
+ * document's answer (messageId, status, queuedAt) and the error element.
+ */
+const SEND_ELEMENT_SAMPLE: SendElement = {
+  to: [],
+  messageId: '',
+  status: '',
+  queuedAt: '',
+  error: { status: null, message: '', title: null, errorCode: null },
+};
+
+export function checkSendFields(fields: readonly string[] | undefined): void {
+  if (fields && fields.length > 0) checkFields([SEND_ELEMENT_SAMPLE], fields);
+}
+
 export interface ResultPrinter {
   add(result: BulkResult): void;
   end(): Promise<void>;
@@ -29,6 +47,9 @@ export interface ResultPrinter {
 export function createResultPrinter(ctx: Context, options: { bulk: boolean; beforeTerminalLine?: () => void }): ResultPrinter {
   const format = ctx.globals.output;
   const out = ctx.io.stdout;
+  const fields = ctx.globals.fields !== undefined && ctx.globals.fields.length > 0 ? ctx.globals.fields : undefined;
+  // --fields was checked before the first request (checkSendFields): here it only selects.
+  const shown = (element: SendElement): unknown => (fields ? selectFields(element, fields) : element);
   let count = 0;
   let single: BulkResult | undefined;
   // Answers arrive many to an event-loop turn; one write per turn instead of one per result
@@ -54,11 +75,13 @@ export function createResultPrinter(ctx: Context, options: { bulk: boolean; befo
     add(result) {
       const element = elementFor(result);
       if (format === 'json') {
-        write(`${count === 0 ? '[\n  ' : ',\n  '}${JSON.stringify(element, null, 2).replace(/\n/g, '\n  ')}`);
+        write(`${count === 0 ? '[\n  ' : ',\n  '}${JSON.stringify(shown(element), null, 2).replace(/\n/g, '\n  ')}`);
       } else if (format === 'ndjson') {
-        write(`${JSON.stringify(element)}\n`);
+        write(`${JSON.stringify(shown(element))}\n`);
       } else if (!options.bulk) {
         single = result;
+      } else if (!ctx.io.stdoutIsTTY && fields) {
+        write(`${fields.map((field) => fieldText(valueAt(element, field))).join('\t')}\n`);
       } else if (!ctx.io.stdoutIsTTY) {
         const to = result.to.join(',');
         if (result.outcome === 'accepted') {
@@ -78,7 +101,7 @@ export function createResultPrinter(ctx: Context, options: { bulk: boolean; befo
       if (format !== 'table') return;
       if (single !== undefined && single.outcome === 'accepted') {
         const { writeObject } = await import('../../output/render.js');
-        await writeObject(ctx, elementFor(single), { title: 'Sent' });
+        await writeObject(ctx, shown(elementFor(single)), { title: 'Sent', fieldsChecked: true });
       }
     },
     ready() {
@@ -86,4 +109,11 @@ export function createResultPrinter(ctx: Context, options: { bulk: boolean; befo
       return new Promise<void>((resolve) => out.once('drain', resolve));
     },
   };
+}
+
+/** A piped --fields cell: one line, objects as JSON. */
+function fieldText(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  const text = typeof value === 'string' ? value : Array.isArray(value) && value.every((v) => typeof v === 'string') ? value.join(',') : JSON.stringify(value);
+  return text.replace(/[\t\r\n]+/g, ' ');
 }

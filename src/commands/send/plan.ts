@@ -9,7 +9,8 @@ import { checkRecipientsFile, RecipientsFileError, type RecipientsCheck } from '
 import { InputFileError, MAX_BODY_BYTES, MAX_RECIPIENTS_BYTES, openInput, readInputBytes, type InputSource } from '../../send/input-source.js';
 import type { UnknownChoice } from '../../send/journal.js';
 import { compileTemplate, TemplateError, type CompiledTemplate } from '../../send/template.js';
-import { requireE164, requireTenant } from '../shared/input.js';
+import { requireE164 } from '../shared/input.js';
+import { TENANT_MISSING, tenantOrAsk } from '../tenant/choose.js';
 import { checkMessageMedia, readMediaFile, type MediaFile } from '../media/media-file.js';
 import { DEFAULT_CONCURRENCY } from '../defaults.js';
 import { readPaceFlags, type PaceFlags } from '../../send/pace/options.js';
@@ -233,7 +234,8 @@ export async function planSend(input: CommandInput, ctx: Context): Promise<SendP
     throw new UsageError('A message needs a body or media: --body TEXT, --body-file FILE, text on standard input, --media or --media-file');
   }
 
-  const tenant = mediaFiles.length > 0 ? requireTenant(ctx, input.string('tenant')) : undefined;
+  // --media-file goes up for a tenant: on a terminal a missing one is chosen among the account's.
+  const tenant = mediaFiles.length > 0 ? await tenantOrAsk(ctx, input.string('tenant'), { ...TENANT_MISSING, what: 'the tenant of the --media-file upload' }) : undefined;
   const pace = await readPaceFlags(input, toFilePath !== undefined, (path) =>
     openOrRefuse(path, inputOptions(ctx, '--exclude-file', MAX_RECIPIENTS_BYTES, false)),
   );

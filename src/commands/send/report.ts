@@ -7,6 +7,8 @@ import type { Readable } from 'node:stream';
 import { MAX_RECIPIENTS_BYTES, openInput } from '../../send/input-source.js';
 import { readRecipientBatches } from '../../send/recipients.js';
 import type { CommandInput } from '../spec.js';
+import { checkFields, selectFields } from '../../output/fields.js';
+import { writeObject } from '../../output/render.js';
 import {
   appendCache,
   FUNNEL,
@@ -209,7 +211,7 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
     const written = await writeFailedTo(failedTo, failed, toFile, ctx.io.stdin as Readable);
     ctx.io.stderr.write(`Wrote ${written} failed recipient${written === 1 ? '' : 's'} to ${failedTo} (svc send --to-file takes it).\n`);
   }
-  writeReport(ctx, document, recipients, statuses, paths, journals);
+  await writeReport(ctx, document, recipients, statuses, paths, journals);
   if (timedOut) {
     const left = ids.filter((id) => !isFinal(statuses.get(id)?.status ?? 'unknown')).length;
     throw new CliError(`--watch timed out: ${left} message${left === 1 ? '' : 's'} not yet delivered or failed`, ExitCode.Timeout);
@@ -268,24 +270,33 @@ function seconds(ms: number | null): string {
   return ms < 1000 ? `${ms} ms` : ms < 120_000 ? `${(ms / 1000).toFixed(1)} s` : `${(ms / 60_000).toFixed(1)} min`;
 }
 
-function writeReport(
+async function writeReport(
   ctx: Context,
   document: ReportDocument,
   recipients: readonly ReportRecipient[],
   statuses: ReadonlyMap<string, MessageStatus>,
   paths: readonly string[],
   journals: readonly ReportJournal[],
-): void {
-  if (ctx.globals.output === 'json') {
-    ctx.io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+): Promise<void> {
+  const fields = ctx.globals.fields !== undefined && ctx.globals.fields.length > 0 ? ctx.globals.fields : undefined;
+  if (ctx.globals.output === 'json' || (ctx.globals.output === 'table' && fields)) {
+    // --fields selects from the report document (in a table: its fields, one a line).
+    await writeObject(ctx, document);
     return;
   }
   if (ctx.globals.output === 'ndjson') {
     const lines: string[] = [];
+    let checked = false;
+    const select = (line: Record<string, unknown>): unknown => {
+      if (!fields) return line;
+      if (!checked) checkFields([line], fields);
+      checked = true;
+      return selectFields(line, fields);
+    };
     for (const recipient of recipients) {
       const status = recipient.messageId === undefined ? undefined : statuses.get(recipient.messageId);
       lines.push(
-        `${JSON.stringify({
+        `${JSON.stringify(select({
           to: recipient.to,
           journal: paths[recipient.journal],
           shard: journals[recipient.journal]!.shard,
@@ -296,7 +307,7 @@ function writeReport(
           errorMessage: status?.errorMessage ?? recipient.error?.message ?? null,
           answeredAt: recipient.answeredAt ?? null,
           deliveredAt: status?.deliveredAt ?? null,
-        })}\n`,
+        }))}\n`,
       );
       if (lines.length >= 1000) ctx.io.stdout.write(lines.splice(0).join(''));
     }

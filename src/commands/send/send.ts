@@ -26,7 +26,8 @@ import { VERSION } from '../../version.js';
 import { describeSize } from '../media/media-file.js';
 import { planSend, type SendPlan } from './plan.js';
 import { bodyStats, type BodyStats, type SkipRecipient } from './stats.js';
-import { createResultPrinter } from './output.js';
+import { checkSendFields, createResultPrinter } from './output.js';
+import { writeObject } from '../../output/render.js';
 import { sentRecorderFor } from '../../events/records.js';
 
 /** Bytes of the recipients file read per batch of requests (see requests()). */
@@ -38,6 +39,8 @@ import { DeclinedError } from '../../output/ask.js';
 export const ASYNC_ADVISED_ABOVE = 100;
 
 export async function run(given: CommandInput, ctx: Context): Promise<number> {
+  // A misspelt --fields is exit 2 before any question or request (a dry run checks its own document).
+  if (!given.flag('dryRun')) checkSendFields(ctx.globals.fields);
   const input = await askSendInputs(given, ctx);
   const plan = await planSend(input, ctx);
   try {
@@ -397,8 +400,10 @@ async function writeDryRun(ctx: Context, plan: SendPlan, stats: BodyStats, resum
     ...(plan.pace.exclude !== undefined ? { excluded: stats.excluded } : {}),
     ...(plan.pace.shard !== undefined ? { shard: { k: plan.pace.shard.k, n: plan.pace.shard.n }, otherShards: stats.otherShards } : {}),
   };
-  if (ctx.globals.output !== 'table') {
-    ctx.io.stdout.write(ctx.globals.output === 'json' ? `${JSON.stringify(document, null, 2)}\n` : `${JSON.stringify(document)}\n`);
+  if (ctx.globals.output !== 'table' || (ctx.globals.fields !== undefined && ctx.globals.fields.length > 0)) {
+    // With --fields, the table is the selected fields of the same document.
+    if (ctx.globals.output === 'table') ctx.io.stderr.write('Dry run: nothing was sent.\n');
+    await writeObject(ctx, document);
     return;
   }
   const lines = [

@@ -1,6 +1,6 @@
 import type { Context } from '../../context.js';
 import { listTenants } from '../../api/tenants.js';
-import { askChoice, canAsk, missingValueError, type MissingValue } from '../../output/ask.js';
+import { askChoice, canAsk, missingValueError, whyNotAsked, type MissingValue } from '../../output/ask.js';
 import { requireGuid } from '../shared/input.js';
 import { CliError, ExitCode, NotFoundError } from '../../errors.js';
 
@@ -24,14 +24,14 @@ export async function chooseTenant(ctx: Context, missing: MissingValue = TENANT_
 }
 
 /** The tenant from the flag, SVC_TENANT or the profile, checked; or asked for; or the error. */
-export async function tenantOrAsk(ctx: Context, flag: string | undefined): Promise<string> {
+export async function tenantOrAsk(ctx: Context, flag: string | undefined, missing: MissingValue = TENANT_MISSING): Promise<string> {
   const settings = ctx.settings({ tenant: flag });
   if (settings.tenant) {
     const source = settings.tenantSource === 'flag' ? '--tenant' : settings.tenantSource === 'env' ? 'SVC_TENANT' : `the default tenant of profile "${settings.profileName}"`;
     return requireGuid(settings.tenant, source);
   }
-  if (!canAsk(ctx)) throw missingValueError(TENANT_MISSING);
-  return chooseTenant(ctx);
+  if (!canAsk(ctx)) throw missingValueError(missing, whyNotAsked(ctx));
+  return chooseTenant(ctx, missing);
 }
 
 /**

@@ -15,6 +15,7 @@ export const threadCommands: CommandSpec[] = [
       { flags: '--store <dir>', description: 'the event store (default: events/ in the user data directory)', complete: 'file' },
     ],
     examples: ['svc thread +14155551001', 'svc thread +14155551001 --since 7d | jq -c .'],
+    paged: true,
     load: () => import('./thread.js'),
   },
 ];

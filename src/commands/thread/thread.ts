@@ -1,6 +1,6 @@
 import type { Context } from '../../context.js';
 import type { StoredRecord } from '../../events/store.js';
-import { paint, statusTone, writeJson } from '../../output/render.js';
+import { paint, projectFields, statusTone, writeJson, writeList } from '../../output/render.js';
 import { terminalSafe } from '../../webhooks/format.js';
 import { numberArg, openReader, timeRange } from '../events/shared.js';
 import type { CommandInput } from '../spec.js';
@@ -135,10 +135,16 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
     writeJson(ctx, items);
     return 0;
   }
+  if (ctx.globals.fields !== undefined && ctx.globals.fields.length > 0 && ctx.globals.output === 'table') {
+    // With --fields, a table of those fields (tab-separated when piped) instead of the chat.
+    await writeList(ctx, items, []);
+    return 0;
+  }
   if (ctx.globals.output === 'table' && ctx.io.stdoutIsTTY) {
     ctx.io.stdout.write(`${await renderChat(ctx, number, items)}\n`);
     return 0;
   }
-  ctx.io.stdout.write(items.map((item) => `${JSON.stringify(item)}\n`).join(''));
+  const shown = projectFields(ctx, items) as unknown[];
+  ctx.io.stdout.write(shown.map((item) => `${JSON.stringify(item)}\n`).join(''));
   return 0;
 }

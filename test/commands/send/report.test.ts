@@ -150,6 +150,29 @@ describe('svc send report, journal side', () => {
     await agent.close();
   });
 
+  it('--fields selects from the report in --json, from each recipient in ndjson, and refuses an unknown one', async () => {
+    const journal = join(work, 'fields.jsonl');
+    writeFileSync(journal, header(2) + launch(1, '+14155550001') + result(1, '+14155550001', 'accepted', { messageId: 'm1' }) + launch(2, '+14155550002') + result(2, '+14155550002', 'rejected', { error: { message: 'bad number', status: 400 } }));
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    agent
+      .get(MOCK_ORIGIN)
+      .intercept({ path: '/api/v1/messages/m1', method: 'GET' })
+      .reply(200, { messageId: 'm1', status: 'delivered', queuedAt: '2026-01-01T00:00:00Z', deliveredAt: '2026-01-01T00:00:02Z' })
+      .persist();
+    const options = { env: { ...MOCK_ENV, SVC_DATA_DIR: join(work, 'd-fields') }, dispatcher: agent };
+    const json = await runCli(['send', 'report', '--journal', journal, '--json', '--fields', 'total.accepted,statuses.delivered'], options);
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual({ total: { accepted: 1 }, statuses: { delivered: 1 } });
+    const ndjson = await runCli(['send', 'report', '--journal', journal, '-o', 'ndjson', '--fields', 'to,outcome,status'], options);
+    expect(ndjson.stdout).toBe('{"to":"+14155550001","outcome":"accepted","status":"delivered"}\n{"to":"+14155550002","outcome":"rejected","status":null}\n');
+    const bad = await runCli(['send', 'report', '--journal', journal, '-o', 'ndjson', '--fields', 'outcomes'], options);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/"outcomes" is not a field[\s\S]*Available: to, journal, shard, outcome/);
+    expect(bad.stdout).toBe('');
+    await agent.close();
+  });
+
   it('refuses a damaged journal with its line, and a missing one (exit 2)', async () => {
     const bad = join(work, 'bad.jsonl');
     writeFileSync(bad, header(1) + launch(1, '+14155550001').replace('"seq":1', '"seq":7'));

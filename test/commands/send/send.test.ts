@@ -169,7 +169,7 @@ describe('svc send: checks before anything is sent (exit 2)', () => {
     });
     it('needs a tenant to upload', async () => {
       const file = dir().file('photo.png', PNG_BYTES);
-      await refused(['send', '--from', FROM, '--to', A, '--media-file', file], /A tenant is needed/);
+      await refused(['send', '--from', FROM, '--to', A, '--media-file', file], /tenant of the --media-file upload is missing: give --tenant GUID or set SVC_TENANT[\s\S]*svc tenant use GUID/);
     });
     it('counts --media and --media-file together against the limit of 10', async () => {
       const file = dir().file('photo.png', PNG_BYTES);
