@@ -58,18 +58,6 @@ export function requireE164(value: string, what: string): string {
   return value.trim();
 }
 
-/** The tenant from --tenant, SVC_TENANT or the profile, checked; a usage error says how to give one. */
-export function requireTenant(ctx: Context, flag: string | undefined): string {
-  const settings = ctx.settings({ tenant: flag });
-  if (!settings.tenant) {
-    throw new UsageError('A tenant is needed', [
-      'Give --tenant GUID, set SVC_TENANT, or make one the default of this profile: svc tenant use GUID',
-    ]);
-  }
-  const source = settings.tenantSource === 'flag' ? '--tenant' : settings.tenantSource === 'env' ? 'SVC_TENANT' : `the tenant of profile "${settings.profileName}"`;
-  return requireGuid(settings.tenant, source);
-}
-
 /** A secret from stdin (one trailing newline dropped), or from a prompt when a person is there. */
 export async function readSecretFromStdin(ctx: Context, flag: string): Promise<string> {
   if (ctx.io.stdinIsTTY && ctx.io.canPrompt) {
