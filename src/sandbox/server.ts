@@ -345,21 +345,25 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       keep(args[0]);
       return write(...args);
     }) as ServerResponse['write'];
+    // Observed as the answer is handed over, not on 'finish': a process killed right after its
+    // client has read the answer has already reported it.
+    let seen = false;
     res.end = ((...args: unknown[]) => {
       if (typeof args[0] !== 'function') keep(args[0]);
+      if (!seen) {
+        seen = true;
+        observe({
+          method: req.method ?? '',
+          url: req.url ?? '',
+          requestHeaders: req.headers,
+          requestBody: observedBodies.get(req) ?? null,
+          status: res.statusCode,
+          responseHeaders: { ...res.getHeaders(), ...headers } as HttpExchange['responseHeaders'],
+          responseBody: Buffer.concat(chunks),
+        });
+      }
       return end(...args);
     }) as ServerResponse['end'];
-    res.on('finish', () =>
-      observe({
-        method: req.method ?? '',
-        url: req.url ?? '',
-        requestHeaders: req.headers,
-        requestBody: observedBodies.get(req) ?? null,
-        status: res.statusCode,
-        responseHeaders: { ...res.getHeaders(), ...headers } as HttpExchange['responseHeaders'],
-        responseBody: Buffer.concat(chunks),
-      }),
-    );
   }
 
   const server: Server = createServer((req, res) => {
