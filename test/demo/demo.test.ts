@@ -13,6 +13,7 @@ import { plainPalette } from '../../src/webhooks/format.js';
 import { drawDemoPng } from '../../src/demo/png.js';
 import { messageIdIn, runTour, shellQuote, TourStepError } from '../../src/demo/tour.js';
 import { InterruptedError } from '../../src/errors.js';
+import { ExchangeLogFiles } from '../sandbox/openapi-check.js';
 
 // The tour runs the real commands against a real in-process sandbox and listener; the sandbox is
 // sped up so that the whole walk takes a second or two.
@@ -28,8 +29,15 @@ describe('svc demo', () => {
   it('walks through every step with real commands, shows the webhooks arriving, exits 0 and leaves the user\'s profiles alone', async () => {
     const userConfig = mkdtempSync(join(tmpdir(), 'svc-demo-user-'));
     try {
-      const result = await runCli(['demo', '--time-scale', '20'], { env: { SVC_CONFIG_DIR: userConfig } });
+      const exchanges = new ExchangeLogFiles();
+      const result = await runCli(['demo', '--time-scale', '20'], { env: { SVC_CONFIG_DIR: userConfig, ...exchanges.env() } });
       expect(result.code, result.stderr).toBe(0);
+      // Every request the tour's commands sent to its sandbox, and every answer, as the OpenAPI document says.
+      try {
+        expect(exchanges.check()).toBeGreaterThan(5);
+      } finally {
+        exchanges.dispose();
+      }
       const out = result.stdout;
       const order = [
         /1\. Start a local sandbox/,
