@@ -278,7 +278,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 
   // Path matches by path, so that a read repeated on one resource (the common case) does no
   // splitting, matching or decoding. Bounded: message ids are endless, so it starts over when full.
+  // Long paths (no route has one) are matched each time, so that the cache stays small.
   const MATCH_CACHE_LIMIT = 4096;
+  const MATCH_KEY_LIMIT = 200;
   const matches = new Map<string, PathMatch>();
 
   // handle() and handleApi() return the handler's promise only when it has one: reads answer
@@ -288,8 +290,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     let found = matches.get(rest);
     if (found === undefined) {
       found = matchPath(rest);
-      if (matches.size >= MATCH_CACHE_LIMIT) matches.clear();
-      matches.set(rest, found);
+      if (rest.length <= MATCH_KEY_LIMIT) {
+        if (matches.size >= MATCH_CACHE_LIMIT) matches.clear();
+        matches.set(rest, found);
+      }
     }
     const method = req.method;
     for (let i = 0; i < found.length; i++) {
