@@ -12,6 +12,9 @@
 //   BENCH_REQUESTS   request limit of each measured closed-loop phase (default 60000)
 //   BENCH_STEADY_S   length of each steady 300 req/s phase (default 5)
 //   BENCH_ROUNDS     alternated rounds; each figure is the best (throughput) or median (p99) (default 3)
+//   BENCH_ONLY=get   only GET /phone-numbers/{n} against the floor
+//   BENCH_GET_FILL   messages sent to that sandbox first (default 120,000: past the retention cap)
+//   BENCH_CPU_PROF   a directory: the sandbox and the floor run with node --cpu-prof and write their profiles there
 import { fork, spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -53,6 +56,7 @@ function runFloor() {
   server.keepAliveTimeout = 65_000;
   server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
   process.on('disconnect', () => process.exit(0));
+  process.on('SIGINT', () => process.exit(0));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -161,7 +165,8 @@ async function cpuSeconds(pid) {
 }
 
 async function startFloor() {
-  const child = fork(fileURLToPath(import.meta.url), ['--floor'], { stdio: 'inherit' });
+  const execArgv = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF, '--cpu-prof-name', 'floor.cpuprofile'] : [];
+  const child = fork(fileURLToPath(import.meta.url), ['--floor'], { stdio: 'inherit', execArgv });
   const { port } = await new Promise((resolve, reject) => {
     child.once('message', resolve);
     child.once('error', reject);
@@ -171,7 +176,8 @@ async function startFloor() {
 
 async function startSandbox(extra = []) {
   const bin = fileURLToPath(new URL('../bin/svc.js', import.meta.url));
-  const child = spawn(process.execPath, [bin, 'sandbox', 'start', '--port', '0', '--json', '--order-delay', '20', ...extra], {
+  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
+  const child = spawn(process.execPath, [...prof, bin, 'sandbox', 'start', '--port', '0', '--json', '--order-delay', '20', ...extra], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
   });
@@ -299,6 +305,37 @@ async function runBenchmark() {
   console.log(`  closed-loop phases of ${SECONDS} s (after a warm-up of ${WARMUP} requests or ${WARMUP_S} s), best of ${ROUNDS} alternated rounds`);
 
   const floor = await startFloor();
+  if (process.env.BENCH_ONLY === 'get') {
+    const sandbox = await startSandbox();
+    try {
+      // Past the retention cap, as in the full run: a large heap makes each request's garbage dearer.
+      const fillTo = Number(process.env.BENCH_GET_FILL ?? RETENTION + 20_000);
+      await fill(sandbox.apiUrl, fillTo);
+      await settle(sandbox.apiUrl);
+      console.log(`  sandbox filled with ${fillTo} messages first (BENCH_GET_FILL)`);
+      const best = await alternate(
+        [
+          ['floor GET', () => closed(floor, 'GET', numberPath)],
+          ['sandbox GET', () => closed(sandbox, 'GET', numberPath)],
+        ],
+        check,
+      );
+      const floorGet = best.get('floor GET');
+      const get = best.get('sandbox GET');
+      console.log(`  floor: bare node:http handler, fixed JSON   GET ${rate(floorGet)}   (CPU ${floorGet.cpuUs.toFixed(0)} µs/request)`);
+      console.log(
+        `  GET /phone-numbers/{n}                      ${rate(get)}   ${(get.rps / floorGet.rps).toFixed(2)}x floor (target >= 0.8: ${verdict(get.rps >= 0.8 * floorGet.rps)}); CPU ${get.cpuUs.toFixed(0)} µs/request, floor/this ${(floorGet.cpuUs / get.cpuUs).toFixed(2)}`,
+      );
+    } finally {
+      floor.stop();
+      await sandbox.stop();
+    }
+    if (failures.length > 0) {
+      console.log(`  failures: ${failures.join('; ')}`);
+      process.exitCode = 1;
+    }
+    return;
+  }
   const started = [];
   const dir = await mkdtemp(join(tmpdir(), 'svc-bench-state-'));
   const boot = async (extra) => {

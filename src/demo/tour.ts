@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { CliError, ExitCode, InterruptedError } from '../errors.js';
-import { startSandbox, type RunningSandbox } from '../sandbox/index.js';
+import { startSandbox, type HttpExchange, type RunningSandbox } from '../sandbox/index.js';
 import { formatEventLine } from '../webhooks/format.js';
 import type { Palette } from '../output/palette.js';
 import { startWebhookListener, type AcceptedWebhookEvent, type WebhookListener } from '../webhooks/listener.js';
@@ -53,6 +53,8 @@ export interface TourOptions {
   timeScale: number;
   /** The number to provision (default DEMO_NUMBER); tests pick a failing one to see a step fail. */
   number?: string;
+  /** Sees the sandbox's every request and answer (tests validate them against its OpenAPI document). */
+  observe?: (exchange: HttpExchange) => void;
 }
 
 /** A step that did not work: the message names it. */
@@ -188,6 +190,7 @@ export async function runTour(options: TourOptions): Promise<void> {
       orderDelayMs: DEMO_ORDER_DELAY_MS,
       messageStepMs: DEMO_MESSAGE_STEP_MS,
       timeScale: options.timeScale,
+      ...(options.observe ? { observe: options.observe } : {}),
     });
     say(`Sandbox running at ${sandbox.url}, account sandbox@example.com / sandbox.`);
     say(palette.dim('(`svc sandbox start` runs the same server on its own; here it lives inside the demo.)'));

@@ -15,6 +15,7 @@ import type {
   TenantRecord,
 } from './state.js';
 import { ApiError, notFound } from './errors.js';
+import { cachedJson, type CachedJson } from './http-io.js';
 import { HIDDEN_SECRET } from '../domain/webhooks.js';
 import { RateLimiter } from './rate-limit.js';
 
@@ -89,16 +90,16 @@ export class SandboxEngine {
     this.journal.changed(change);
   }
 
-  private readonly numberJsonCache = new WeakMap<NumberRecord, string>();
+  private readonly numberJsonCache = new WeakMap<NumberRecord, CachedJson>();
 
-  /** A number's read answer as JSON text, kept until the record changes (reads far outnumber writes). */
-  numberJson(n: NumberRecord): string {
-    let text = this.numberJsonCache.get(n);
-    if (text === undefined) {
-      text = JSON.stringify(this.numberView(n));
-      this.numberJsonCache.set(n, text);
+  /** A number's read answer, serialized and encoded, kept until the record changes (reads far outnumber writes). */
+  numberJson(n: NumberRecord): CachedJson {
+    let answer = this.numberJsonCache.get(n);
+    if (answer === undefined) {
+      answer = cachedJson(JSON.stringify(this.numberView(n)));
+      this.numberJsonCache.set(n, answer);
     }
-    return text;
+    return answer;
   }
 
   /** True with --state: writes wait for persisted() before they answer. */

@@ -97,6 +97,24 @@ export function sendJsonText(res: ServerResponse, status: number, text: string, 
   res.end(text);
 }
 
+/** A JSON answer serialized once and sent many times: its bytes and its header list, ready. */
+export interface CachedJson {
+  readonly body: Buffer;
+  /** Flat [name, value, ...] list, as writeHead takes it. */
+  readonly head: readonly (string | number)[];
+}
+
+export function cachedJson(text: string): CachedJson {
+  const body = Buffer.from(text, 'utf8');
+  return { body, head: ['Content-Type', 'application/json; charset=utf-8', 'Content-Length', body.length] };
+}
+
+/** A cached answer: no serialisation, encoding or header object per request. */
+export function sendCachedJson(res: ServerResponse, status: number, answer: CachedJson): void {
+  res.writeHead(status, answer.head as (string | number)[]);
+  res.end(answer.body);
+}
+
 export function sendEmpty(res: ServerResponse, status: number): void {
   res.statusCode = status;
   res.end();

@@ -245,21 +245,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     return true;
   }
 
-  // Routes by segment count, so that a request looks only at the few that could match.
-  const bySize = new Map<number, Route[]>();
-  for (const r of routes) {
-    const list = bySize.get(r.segments.length) ?? [];
-    list.push(r);
-    bySize.set(r.segments.length, list);
-  }
+  /** The routes whose path matches one request path, each with its decoded parameters (null: bad URL encoding). */
+  type PathMatch = { route: Route; params: string[] | null }[];
 
-  // handle() and handleApi() return the handler's promise only when it has one: reads answer
-  // synchronously, with no promise or microtask of their own on the hot path.
-  function handleApi(req: IncomingMessage, res: ServerResponse, rest: string, query: string): Promise<void> | void {
-    const owner = auth.authenticate(req.headers.authorization);
+  function matchPath(rest: string): PathMatch {
     const parts = rest.split('/').filter(Boolean);
-    let pathMatched = false;
-    for (const r of bySize.get(parts.length) ?? []) {
+    const found: PathMatch = [];
+    for (const r of routes) {
       if (r.segments.length !== parts.length) continue;
       const params: string[] = [];
       let ok = true;
@@ -273,27 +265,59 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
         }
       }
       if (!ok) continue;
-      pathMatched = true;
-      if (r.method !== req.method && !(r.method === 'GET' && req.method === 'HEAD')) continue;
-      const decoded = params.map((p) => {
-        if (!p.includes('%')) return p;
-        try {
-          return decodeURIComponent(p);
-        } catch {
-          throw new ApiError(400, 'VALIDATION_ERROR', `The path segment "${p}" is not valid URL encoding`);
-        }
-      });
-      return r.handler(new ApiCall(req, res, engine, owner, decoded, query));
+      let decoded: string[] | null = params;
+      try {
+        decoded = params.map((p) => (p.includes('%') ? decodeURIComponent(p) : p));
+      } catch {
+        decoded = null;
+      }
+      found.push({ route: r, params: decoded });
     }
-    if (pathMatched) {
-      const allowed = routes
-        .filter((r) => r.segments.length === parts.length && r.segments.every((s, i) => s === null || s === parts[i]))
-        .map((r) => r.method);
-      throw new ApiError(405, 'METHOD_NOT_ALLOWED', `${req.method ?? ''} is not allowed on ${API_PREFIX}${rest}`, {
-        Allow: [...new Set(allowed)].join(', '),
+    return found;
+  }
+
+  // Path matches by path, so that a read repeated on one resource (the common case) does no
+  // splitting, matching or decoding. Bounded: message ids are endless, so it starts over when full.
+  // Long paths (no route has one) are matched each time, so that the cache stays small.
+  const MATCH_CACHE_LIMIT = 4096;
+  const MATCH_KEY_LIMIT = 200;
+  const matches = new Map<string, PathMatch>();
+
+  // handle() and handleApi() return the handler's promise only when it has one: reads answer
+  // synchronously, with no promise, closure or microtask of their own on the hot path.
+  function handleApi(req: IncomingMessage, res: ServerResponse, rest: string, query: string): Promise<void> | void {
+    const owner = auth.authenticate(req.headers.authorization);
+    let found = matches.get(rest);
+    if (found === undefined) {
+      found = matchPath(rest);
+      if (rest.length <= MATCH_KEY_LIMIT) {
+        if (matches.size >= MATCH_CACHE_LIMIT) matches.clear();
+        matches.set(rest, found);
+      }
+    }
+    const method = req.method;
+    for (let i = 0; i < found.length; i++) {
+      const m = found[i] as PathMatch[number];
+      if (m.route.method !== method && !(m.route.method === 'GET' && method === 'HEAD')) continue;
+      if (m.params === null) {
+        const bad = rest.split('/').find((p) => {
+          try {
+            decodeURIComponent(p);
+            return false;
+          } catch {
+            return true;
+          }
+        });
+        throw new ApiError(400, 'VALIDATION_ERROR', `The path segment "${bad ?? ''}" is not valid URL encoding`);
+      }
+      return m.route.handler(new ApiCall(req, res, engine, owner, m.params, query));
+    }
+    if (found.length > 0) {
+      throw new ApiError(405, 'METHOD_NOT_ALLOWED', `${method ?? ''} is not allowed on ${API_PREFIX}${rest}`, {
+        Allow: [...new Set(found.map((m) => m.route.method))].join(', '),
       });
     }
-    throw new ApiError(404, 'NOT_FOUND', `No endpoint ${req.method ?? ''} ${API_PREFIX}${rest}`);
+    throw new ApiError(404, 'NOT_FOUND', `No endpoint ${method ?? ''} ${API_PREFIX}${rest}`);
   }
 
   function handle(req: IncomingMessage, res: ServerResponse): Promise<void> | void {
@@ -335,8 +359,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     const headers: Record<string, unknown> = {};
     const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
     res.writeHead = ((...args: unknown[]) => {
-      const given = args.find((a) => typeof a === 'object' && a !== null && !Array.isArray(a));
-      if (given) for (const [k, v] of Object.entries(given)) headers[k.toLowerCase()] = v;
+      const given = args.find((a) => typeof a === 'object' && a !== null);
+      if (Array.isArray(given)) {
+        // The flat [name, value, ...] form of cached answers.
+        for (let i = 0; i + 1 < given.length; i += 2) headers[String(given[i]).toLowerCase()] = given[i + 1];
+      } else if (given) for (const [k, v] of Object.entries(given)) headers[k.toLowerCase()] = v;
       return writeHead(...args);
     }) as ServerResponse['writeHead'];
     const write = res.write.bind(res) as (...args: unknown[]) => boolean;
@@ -345,50 +372,58 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       keep(args[0]);
       return write(...args);
     }) as ServerResponse['write'];
+    // Observed as the answer is handed over, not on 'finish': a process killed right after its
+    // client has read the answer has already reported it.
+    let seen = false;
     res.end = ((...args: unknown[]) => {
       if (typeof args[0] !== 'function') keep(args[0]);
+      if (!seen) {
+        seen = true;
+        observe({
+          method: req.method ?? '',
+          url: req.url ?? '',
+          requestHeaders: req.headers,
+          requestBody: observedBodies.get(req) ?? null,
+          status: res.statusCode,
+          responseHeaders: { ...res.getHeaders(), ...headers } as HttpExchange['responseHeaders'],
+          responseBody: Buffer.concat(chunks),
+        });
+      }
       return end(...args);
     }) as ServerResponse['end'];
-    res.on('finish', () =>
-      observe({
-        method: req.method ?? '',
-        url: req.url ?? '',
-        requestHeaders: req.headers,
-        requestBody: observedBodies.get(req) ?? null,
-        status: res.statusCode,
-        responseHeaders: { ...res.getHeaders(), ...headers } as HttpExchange['responseHeaders'],
-        responseBody: Buffer.concat(chunks),
-      }),
-    );
   }
 
-  const server: Server = createServer((req, res) => {
-    if (options.observe) watch(req, res, options.observe);
-    const logThis = log !== undefined && options.logRequests === true;
-    const started = logThis ? performance.now() : 0;
-    if (logThis) {
-      res.on('finish', () => {
-        const path = (req.url ?? '').split('?')[0];
-        log(`${req.method ?? ''} ${path} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`);
-      });
+  function fail(req: IncomingMessage, res: ServerResponse, error: unknown): void {
+    if (res.headersSent || res.destroyed) {
+      res.destroy();
+      return;
     }
-    const fail = (error: unknown): void => {
-      if (res.headersSent || res.destroyed) {
-        res.destroy();
-        return;
-      }
-      if (error instanceof ApiError) {
-        sendError(res, error);
-        return;
-      }
-      log?.(`internal error on ${req.method ?? ''} ${(req.url ?? '').split('?')[0]}: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
-      sendError(res, new ApiError(500, 'INTERNAL_ERROR', 'Internal error in the sandbox'));
-    };
+    if (error instanceof ApiError) {
+      sendError(res, error);
+      return;
+    }
+    log?.(`internal error on ${req.method ?? ''} ${(req.url ?? '').split('?')[0]}: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+    sendError(res, new ApiError(500, 'INTERNAL_ERROR', 'Internal error in the sandbox'));
+  }
+
+  function logRequest(req: IncomingMessage, res: ServerResponse, write: (line: string) => void): void {
+    const started = performance.now();
+    res.on('finish', () => {
+      const path = (req.url ?? '').split('?')[0];
+      write(`${req.method ?? ''} ${path} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`);
+    });
+  }
+
+  const observe = options.observe;
+  const requestLog = options.logRequests === true ? log : undefined;
+  const server: Server = createServer((req, res) => {
+    if (observe !== undefined) watch(req, res, observe);
+    if (requestLog !== undefined) logRequest(req, res, requestLog);
     try {
       const pending = handle(req, res);
-      if (pending !== undefined) pending.catch(fail);
+      if (pending !== undefined) pending.catch((error: unknown) => fail(req, res, error));
     } catch (error) {
-      fail(error);
+      fail(req, res, error);
     }
   });
   server.keepAliveTimeout = 65_000;

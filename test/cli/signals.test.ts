@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/spawn.js';
 import { testDataDir } from '../helpers/spawn.js';
+import { ExchangeLogFiles } from '../sandbox/openapi-check.js';
 
 // Every termination signal is a Ctrl-C (cli-contract.md, exit codes): the long-running commands
 // stop cleanly on SIGINT, SIGTERM and SIGHUP and exit 130, 143 and 129. The signal is sent once
@@ -50,7 +51,10 @@ describe.each([
   it(`stops svc sandbox start, which saves its state and exits ${code}`, async () => {
     dir = mkdtempSync(join(tmpdir(), 'svc-signals-'));
     const state = join(dir, 'state.json');
-    const result = await runUntil(['sandbox', 'start', '--port', '0', '--state', state], /Ctrl-C to stop/, signal, { SVC_CONFIG_DIR: dir });
+    const exchanges = new ExchangeLogFiles();
+    const result = await runUntil(['sandbox', 'start', '--port', '0', '--state', state], /Ctrl-C to stop/, signal, { SVC_CONFIG_DIR: dir, ...exchanges.env() });
+    exchanges.check();
+    exchanges.dispose();
     expect(result.code, result.stderr).toBe(code);
     expect(result.stderr).toContain('state saved');
     expect(existsSync(state)).toBe(true);

@@ -13,6 +13,7 @@ import { plainPalette } from '../../src/webhooks/format.js';
 import { drawDemoPng } from '../../src/demo/png.js';
 import { messageIdIn, runTour, shellQuote, TourStepError } from '../../src/demo/tour.js';
 import { InterruptedError } from '../../src/errors.js';
+import { ExchangeLogFiles } from '../sandbox/openapi-check.js';
 
 // The tour runs the real commands against a real in-process sandbox and listener; the sandbox is
 // sped up so that the whole walk takes a second or two.
@@ -30,17 +31,24 @@ describe('svc demo', () => {
     try {
       // The tour's commands see only the environment it gives them; where it gives no data
       // directory they would fall back to the home directory's: point that at a scratch one.
+      const exchanges = new ExchangeLogFiles();
       const home = process.env['HOME'];
       process.env['HOME'] = userConfig;
       let result: Awaited<ReturnType<typeof runCli>>;
       try {
-        result = await runCli(['demo', '--time-scale', '20'], { env: { SVC_CONFIG_DIR: userConfig } });
+        result = await runCli(['demo', '--time-scale', '20'], { env: { SVC_CONFIG_DIR: userConfig, ...exchanges.env() } });
       } finally {
         process.env['HOME'] = home;
       }
       expect(result.code, result.stderr).toBe(0);
       // The tour's sends go to its own event store, not into the user's.
       expect(existsSync(join(userConfig, '.local', 'share', 'svc'))).toBe(false);
+      // Every request the tour's commands sent to its sandbox, and every answer, as the OpenAPI document says.
+      try {
+        expect(exchanges.check()).toBeGreaterThan(5);
+      } finally {
+        exchanges.dispose();
+      }
       const out = result.stdout;
       const order = [
         /1\. Start a local sandbox/,

@@ -82,6 +82,21 @@ describe('health and routing', () => {
     expect(obj(wrongMethod)['errorCode']).toBe('METHOD_NOT_ALLOWED');
   });
 
+  it('routes a path the same way every time it is asked (matches are cached by path)', async () => {
+    for (let round = 0; round < 3; round++) {
+      const wrongMethod = await h.api('DELETE', '/phone-numbers/active');
+      expect(wrongMethod.status).toBe(405);
+      expect(wrongMethod.headers.get('allow')).toBe('GET, PUT');
+      // PUT on the literal path goes to the {phoneNumber} route, which refuses "active" as a number.
+      expect((await h.api('PUT', '/phone-numbers/active', {})).status).toBe(400);
+      const badEncoding = await h.api('GET', '/phone-numbers/%E0%A4%A');
+      expect(badEncoding.status).toBe(400);
+      expect(obj(badEncoding)['message']).toBe('The path segment "%E0%A4%A" is not valid URL encoding');
+      expect((await h.api('HEAD', '/tenants')).status).toBe(200);
+      expect((await h.api('GET', `/no-such/${'x'.repeat(300)}`)).status).toBe(404);
+    }
+  });
+
   it('gives its base URL without /api/v1 and listens on loopback', () => {
     expect(h.sandbox.url).toBe(`http://127.0.0.1:${h.sandbox.port}`);
     expect(h.sandbox.apiUrl).toBe(`${h.sandbox.url}/api/v1`);

@@ -80,9 +80,7 @@ export async function startHarness(options: SandboxOptions = {}): Promise<Harnes
     api: (method, path, body, init) => request(sandbox.apiUrl, method, path, body, init),
     close: async () => {
       await sandbox.close();
-      if (exchanges.violations.length > 0) {
-        throw new Error(`${exchanges.violations.length} exchange(s) of ${exchanges.count} violate the OpenAPI document:\n${exchanges.violations.slice(0, 20).join('\n')}`);
-      }
+      exchanges.assertClean();
     },
   };
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { DEFAULT_AUTH, eventually, obj, request } from './helpers.js';
+import { ExchangeLog } from './openapi-check.js';
 
 // Bounded loopback load: 5,000 sends, 50 in flight, each message reaching a final state.
 const TOTAL = 5000;
@@ -8,9 +9,10 @@ const CONCURRENCY = 50;
 const FROM = '+14155550600';
 
 let sandbox: RunningSandbox;
+const exchanges = new ExchangeLog();
 beforeAll(async () => {
   // The real dispatcher (no webhook URI configured, so it delivers nothing) and a high time scale.
-  sandbox = await startSandbox({ port: 0, timeScale: 100 });
+  sandbox = await startSandbox({ port: 0, timeScale: 100, observe: exchanges.observe });
   const tenant = obj(await request(sandbox.apiUrl, 'POST', '/tenants', {}));
   await request(sandbox.apiUrl, 'POST', '/phone-numbers/provision', {
     action: 'Provision',
@@ -21,6 +23,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await sandbox.close();
+  exchanges.assertClean();
 });
 
 async function inBatches<T>(items: T[], work: (item: T) => Promise<void>): Promise<void> {

@@ -1,11 +1,17 @@
 // Checks requests and answers against the sandbox's own OpenAPI document, with Ajv (JSON Schema
 // 2020-12, the dialect of OpenAPI 3.1) and a small path matcher. Every sandbox the tests start
-// in-process passes each exchange through it (helpers.ts): an answer that the document does not
-// describe, or a 2xx to a request the document does not allow, is a violation.
+// in-process passes each exchange through it (helpers.ts and the CLI suites' own `observe`), and
+// every `svc sandbox start` a test runs logs its exchanges to a file (SVC_SANDBOX_EXCHANGE_LOG)
+// that ExchangeLogFiles validates: an answer that the document does not describe, or a 2xx to a
+// request the document does not allow, is a violation.
 
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { HttpExchange } from '../../src/sandbox/index.js';
+import { EXCHANGE_LOG_ENV, type LoggedExchange } from '../../src/sandbox/exchange-log.js';
 import { openApiDocument } from '../../src/sandbox/openapi.js';
 
 type Json = Record<string, unknown>;
@@ -118,7 +124,7 @@ function checkError(x: HttpExchange, where: string): string[] {
   }
 }
 
-/** Every violation seen by sandboxes started with `observeAll` (checked when each closes). */
+/** The exchanges of one or more sandboxes and their violations; assertClean() when they have closed. */
 export class ExchangeLog {
   readonly violations: string[] = [];
   count = 0;
@@ -126,6 +132,67 @@ export class ExchangeLog {
     this.count++;
     this.violations.push(...checkExchange(x));
   };
+
+  /** Validates every exchange a spawned `svc sandbox start` wrote to its SVC_SANDBOX_EXCHANGE_LOG file. */
+  addFile(file: string): void {
+    const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+    for (const line of text.split('\n')) {
+      if (line === '') continue;
+      const logged = JSON.parse(line) as LoggedExchange;
+      this.observe({
+        method: logged.method,
+        url: logged.url,
+        requestHeaders: logged.requestContentType === null ? {} : { 'content-type': logged.requestContentType },
+        requestBody: logged.requestBody === null ? null : Buffer.from(logged.requestBody, 'base64'),
+        status: logged.status,
+        responseHeaders: logged.responseHeaders,
+        responseBody: Buffer.from(logged.responseBody, 'base64'),
+      });
+    }
+  }
+
+  /**
+   * Fails on any violation; otherwise adds this log's count to the file named by
+   * SVC_TEST_OPENAPI_TALLY (when set), so that a full run can say how many exchanges it validated.
+   */
+  assertClean(): void {
+    if (this.violations.length > 0) {
+      throw new Error(`${this.violations.length} exchange(s) of ${this.count} violate the OpenAPI document:\n${this.violations.slice(0, 20).join('\n')}`);
+    }
+    const tally = process.env['SVC_TEST_OPENAPI_TALLY'];
+    if (tally && this.count > 0) appendFileSync(tally, `${this.count}\n`);
+    this.count = 0;
+  }
+}
+
+/**
+ * Exchange logs of sandboxes in other processes (`svc sandbox start`, spawned or run through
+ * main()): env() names a fresh file for one sandbox; check() validates everything written so far.
+ */
+export class ExchangeLogFiles {
+  private readonly dir = mkdtempSync(join(tmpdir(), 'svc-exchanges-'));
+  private readonly files: string[] = [];
+  private readonly log = new ExchangeLog();
+  private made = 0;
+
+  /** The environment entry that makes one `svc sandbox start` log its exchanges. */
+  env(): Record<string, string> {
+    const file = join(this.dir, `${this.made++}.ndjson`);
+    this.files.push(file);
+    return { [EXCHANGE_LOG_ENV]: file };
+  }
+
+  /** Validates every file written so far (after their processes ended); fails on a violation; returns how many. */
+  check(): number {
+    for (const file of this.files.splice(0)) this.log.addFile(file);
+    const count = this.log.count;
+    this.log.assertClean();
+    return count;
+  }
+
+  dispose(): void {
+    rmSync(this.dir, { recursive: true, force: true });
+  }
 }
 
 /** A webhook payload checked against the document's `webhooks` entry for its event. */

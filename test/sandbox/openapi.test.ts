@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { openApiDocument } from '../../src/sandbox/openapi.js';
 import type { HttpExchange } from '../../src/sandbox/index.js';
@@ -98,5 +99,25 @@ describe('the OpenAPI document', () => {
     expect(checkExchange(exchange({ method: 'PUT', url: read.url, status: 204, answer: {} }))[0]).toMatch(/no body/);
     // A literal path wins over a template: /phone-numbers/active is the list, not a number.
     expect(checkExchange(exchange({ url: '/api/v1/phone-numbers/active', answer: { items: [], page: 1, limit: 20, total: 0 } }))).toEqual([]);
+  });
+});
+
+describe('exchange logs of sandboxes in other processes', () => {
+  it('validates each logged line, and fails on a logged answer the document refuses', async () => {
+    const { ExchangeLogFiles } = await import('./openapi-check.js');
+    const { exchangeLogWriter, EXCHANGE_LOG_ENV } = await import('../../src/sandbox/exchange-log.js');
+    const files = new ExchangeLogFiles();
+    try {
+      const write = exchangeLogWriter(files.env()[EXCHANGE_LOG_ENV] as string);
+      write(exchange({ answer: { status: 'Healthy', totalDuration: '00:00:00.0012345', entries: [] }, requestHeaders: { authorization: 'Basic c2VjcmV0OnNlY3JldA==' } }));
+      expect(files.check()).toBe(1);
+      const bad = files.env()[EXCHANGE_LOG_ENV] as string;
+      exchangeLogWriter(bad)(exchange({ answer: { status: 'Healthy', totalDuration: 5, entries: [] }, requestHeaders: { authorization: 'Basic c2VjcmV0OnNlY3JldA==' } }));
+      // The request's headers (credentials) are never written.
+      expect(readFileSync(bad, 'utf8')).not.toContain('c2VjcmV0');
+      expect(() => files.check()).toThrow(/violate the OpenAPI document/);
+    } finally {
+      files.dispose();
+    }
   });
 });

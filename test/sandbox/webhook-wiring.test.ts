@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { verifySignature } from '../../src/webhooks/signature.js';
 import { eventually, obj, request } from './helpers.js';
+import { ExchangeLog } from './openapi-check.js';
 
 // The API wired to the real dispatcher: events reach a local listener, signed, with Basic auth.
 
@@ -16,6 +17,7 @@ let listener: Server;
 let listenerUrl: string;
 const received: Received[] = [];
 let sandbox: RunningSandbox;
+const exchanges = new ExchangeLog();
 
 beforeAll(async () => {
   listener = createServer((req, res) => {
@@ -29,10 +31,11 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
   listenerUrl = `http://127.0.0.1:${(listener.address() as AddressInfo).port}/hook`;
-  sandbox = await startSandbox({ port: 0, timeScale: 50 });
+  sandbox = await startSandbox({ port: 0, timeScale: 50, observe: exchanges.observe });
 });
 afterAll(async () => {
   await sandbox.close();
+  exchanges.assertClean();
   listener.closeAllConnections();
   await new Promise<void>((resolve) => listener.close(() => resolve()));
 });

@@ -2,6 +2,7 @@ import type { Context } from '../../context.js';
 import { ReportedInterruption, runTour } from '../../demo/tour.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import type { CommandInput } from '../spec.js';
+import { EXCHANGE_LOG_ENV, exchangeLogWriter } from '../../sandbox/exchange-log.js';
 import { terminalPalette } from '../../output/palette.js';
 
 export async function run(input: CommandInput, ctx: Context): Promise<number> {
@@ -19,6 +20,8 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
       palette: await terminalPalette(ctx.io.colorStdout),
       signal: ctx.signal,
       timeScale,
+      // Test-only, as for `svc sandbox start` (README, sandbox section).
+      ...(ctx.env[EXCHANGE_LOG_ENV] ? { observe: exchangeLogWriter(ctx.env[EXCHANGE_LOG_ENV]) } : {}),
     });
   } catch (error) {
     // Said once, by the interrupted step's command, not again here.

@@ -16,6 +16,7 @@ import {
   type SandboxOptions,
   type SandboxUser,
 } from '../../sandbox/index.js';
+import { EXCHANGE_LOG_ENV, exchangeLogWriter } from '../../sandbox/exchange-log.js';
 import type { CommandInput } from '../spec.js';
 
 export interface SandboxStartOptions {
@@ -164,6 +165,9 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
     users: options.users,
     ...(options.stateFile ? { stateFile: options.stateFile } : {}),
     logRequests: debug,
+    // Test-only (README, sandbox section): every exchange appended to this file, for the
+    // spawning test to validate against the OpenAPI document.
+    ...(ctx.env[EXCHANGE_LOG_ENV] ? { observe: exchangeLogWriter(ctx.env[EXCHANGE_LOG_ENV]) } : {}),
     // Request lines only with --debug; the sandbox's own problems (a state file it cannot write,
     // an internal error) always, since the person running it would otherwise never know.
     log: (line) => {

@@ -23,7 +23,7 @@ import {
   requiredGuid,
   type JsonObject,
 } from '../fields.js';
-import { sendEmpty, sendJson, sendJsonText } from '../http-io.js';
+import { sendCachedJson, sendEmpty, sendJson } from '../http-io.js';
 import { mergeNumberSettings } from '../number-settings.js';
 import type { NumberRecord, OrderEntry, OrderRecord } from '../state.js';
 
@@ -272,7 +272,7 @@ function pathNumber(call: ApiCall): string {
 
 export function getNumber(call: ApiCall): void {
   const record = call.engine.ownNumber(call.owner, pathNumber(call));
-  sendJsonText(call.res, 200, call.engine.numberJson(record));
+  sendCachedJson(call.res, 200, call.engine.numberJson(record));
 }
 
 const IMMUTABLE_FIELDS = ['owner', 'billableOwner', 'provider', 'number', 'phoneNumber'];

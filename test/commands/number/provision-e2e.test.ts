@@ -4,6 +4,7 @@ import { json, startTestServer, type TestServer } from '../../helpers/http-serve
 import { tempConfigDir } from '../../helpers/cli.js';
 import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
 import { fileDir, order, TENANT } from './helpers.js';
+import { ExchangeLog } from '../../sandbox/openapi-check.js';
 
 // The built CLI as a script would run it: against a local server that plays an order through its
 // states, and against the sandbox.
@@ -80,6 +81,7 @@ describe('provision --wait against a server that plays the order', () => {
 
 describe('the whole provisioning flow against the sandbox', () => {
   let sandbox: RunningSandbox;
+  const exchanges = new ExchangeLog();
   const env = (): Record<string, string> => ({
     SVC_BASE_URL: sandbox.url,
     SVC_USERNAME: 'sandbox@example.com',
@@ -90,12 +92,16 @@ describe('the whole provisioning flow against the sandbox', () => {
   let tenantId = '';
 
   beforeAll(async () => {
-    sandbox = await startSandbox({ port: 0, orderDelayMs: 200 });
+    sandbox = await startSandbox({ port: 0, orderDelayMs: 200, observe: exchanges.observe });
     const created = await spawnCli(['tenant', 'create', '--domain', 'example.com', '--json'], { env: env() });
     expect(created.code).toBe(0);
     tenantId = (JSON.parse(created.stdout) as { tenantId: string }).tenantId;
   });
-  afterAll(() => sandbox.close());
+  afterAll(async () => {
+    await sandbox.close();
+    // Every request the CLI sent and every answer, as the sandbox's OpenAPI document says.
+    exchanges.assertClean();
+  });
 
   it('uploads an LOA, provisions from a CSV file with --wait, lists, reads, updates and releases', async () => {
     const pdf = files.write('loa.pdf', Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.from([0, 1, 2, 0xff, 0xfe]), Buffer.from('\n%%EOF\n')]));

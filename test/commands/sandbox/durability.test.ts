@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN } from '../../helpers/spawn.js';
 import { basicAuth } from '../../helpers/live.js';
+import { ExchangeLogFiles } from '../../sandbox/openapi-check.js';
 
 // `svc sandbox start --state FILE` as users run it, killed with SIGKILL right after each kind of
 // 2xx write: every answered write is there after a restart (20 trials, 0 lost).
@@ -19,7 +20,13 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'svc-durable-'));
   stateFile = join(dir, 'state.json');
 });
+// Every request and answer, up to each SIGKILL, is validated against the OpenAPI document.
+const exchanges = new ExchangeLogFiles();
+
 afterAll(async () => {
+  const validated = exchanges.check();
+  exchanges.dispose();
+  expect(validated).toBeGreaterThan(0);
   await rm(dir, { recursive: true, force: true });
 });
 afterEach(() => {
@@ -35,7 +42,7 @@ interface Running {
 /** Starts the sandbox on the state file and resolves with its API URL once it prints it. */
 async function start(): Promise<Running> {
   const child = spawn(process.execPath, [BIN, 'sandbox', 'start', '--port', '0', '--json', '--state', stateFile, '--order-delay', '20'], {
-    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '' },
+    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...exchanges.env() },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   children.push(child);

@@ -1,14 +1,22 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { BIN } from '../../helpers/spawn.js';
 import { basicAuth } from '../../helpers/live.js';
+import { ExchangeLogFiles } from '../../sandbox/openapi-check.js';
 
 // The built CLI as a person runs it: `svc sandbox start --port 0` must say which port it got,
 // serve on it, and stop cleanly on Ctrl-C (SIGINT).
 
 const children: ChildProcessWithoutNullStreams[] = [];
+// Every request and answer of these sandboxes is validated against the OpenAPI document.
+const exchanges = new ExchangeLogFiles();
 afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+afterAll(() => {
+  const validated = exchanges.check();
+  exchanges.dispose();
+  expect(validated).toBeGreaterThan(0);
 });
 
 interface Spawned {
@@ -22,7 +30,7 @@ interface Spawned {
 
 function spawnSvc(args: string[]): Spawned {
   const child = spawn(process.execPath, [BIN, ...args], {
-    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '' },
+    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...exchanges.env() },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   children.push(child);

@@ -96,6 +96,7 @@ afterAll(async () => {
   await sandbox?.close();
   await listener?.close();
   expect(exchanges.violations).toEqual([]);
+  exchanges.assertClean();
 });
 
 describe('svc sandbox inbound: input checks (exit 2, nothing sent)', () => {

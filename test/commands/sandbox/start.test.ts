@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
@@ -6,19 +6,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli, tempConfigDir } from '../../helpers/cli.js';
 import { basicAuth, startCommand, type RunningCommand } from '../../helpers/live.js';
+import { ExchangeLogFiles } from '../../sandbox/openapi-check.js';
 
 const DEFAULT_AUTH = basicAuth('sandbox@example.com', 'sandbox');
 const running: RunningCommand[] = [];
 const cleanups: Array<() => void | Promise<void>> = [];
 
+// Every request and answer of these sandboxes is validated against the OpenAPI document.
+const exchanges = new ExchangeLogFiles();
+
 afterEach(async () => {
   for (const command of running.splice(0)) await command.interrupt();
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  exchanges.check();
 });
+afterAll(() => exchanges.dispose());
 
 /** Starts `svc sandbox start --port 0 ...` and waits for its banner; returns its URL. */
 async function startSandboxCommand(args: string[]): Promise<{ command: RunningCommand; url: string }> {
-  const command = startCommand(['sandbox', 'start', '--port', '0', ...args]);
+  const command = startCommand(['sandbox', 'start', '--port', '0', ...args], exchanges.env());
   running.push(command);
   const banner = await command.stderr.waitFor(/Sandbox running at (http:\/\/127\.0\.0\.1:(\d+))/, command.done);
   if (banner === null) throw new Error(`the sandbox did not start: exit ${await command.done}\n${command.stderr.text}`);

@@ -115,6 +115,7 @@ afterAll(async () => {
   // Every request and answer of this suite, CLI calls included, is what the OpenAPI document says.
   expect(exchanges.violations).toEqual([]);
   expect(exchanges.count).toBeGreaterThan(10);
+  exchanges.assertClean();
 });
 
 async function trigger(args: string[]): Promise<{ deliveryId: string; payload: Record<string, unknown>; arrived: Received }> {
