@@ -326,7 +326,8 @@ async function ratedSandbox(dir) {
     const file = writeRecipients(dir, count);
     const journal = join(dir, 'rated.jsonl');
     const env = { PATH: process.env.PATH, HOME: process.env.HOME, SVC_BASE_URL: new URL(apiUrl).origin, SVC_USERNAME: 'sandbox@example.com', SVC_PASSWORD: 'sandbox', SVC_CONFIG_DIR: dir };
-    const result = await run(process.execPath, [bin, 'send', '--from', from, '--to-file', file, '--body', BODY, '--async', '--concurrency', '16', '--journal', journal, '-o', 'ndjson'], { env });
+    const result = await run(process.execPath, [bin, 'send', '--from', from, '--to-file', file, '--body', BODY, '--async', '--concurrency', '16', '--journal', journal, '-o', 'ndjson', '--yes'], { env });
+    if (!existsSync(journal)) throw new Error(`the rated send exited ${result.code} without a journal: ${result.stderr.slice(-2000)}`);
     const answers = readFileSync(journal, 'utf8')
       .split('\n')
       .filter((line) => line.trim() !== '')
