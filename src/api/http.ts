@@ -156,8 +156,19 @@ export class ApiClient {
     return this.transportPromise;
   }
 
+  /** The last `where`, reused while requests keep going to the same place (a bulk send). */
+  private lastWhere: { method: string; url: URL; text: string } | undefined;
+
   /** `GET /tenants`: a request as the user knows it, relative to the API root. */
   private where(method: string, url: URL): string {
+    const last = this.lastWhere;
+    if (last !== undefined && last.url === url && last.method === method) return last.text;
+    const text = this.describeWhere(method, url);
+    this.lastWhere = { method, url, text };
+    return text;
+  }
+
+  private describeWhere(method: string, url: URL): string {
     const rootPath = this.options.root.pathname;
     const path = url.pathname.startsWith(rootPath) ? `/${url.pathname.slice(rootPath.length)}` : url.pathname;
     return `${method} ${safeDecode(path)}`;

@@ -269,7 +269,7 @@ export async function undiciTransport(options: UndiciTransportOptions): Promise<
     },
     exchange: (x) =>
       new Promise<RawAnswer>((resolve, reject) => {
-        const handler = new AnswerHandler(x.cancel, resolve, reject);
+        const handler = new AnswerHandler(x.cancel, resolve, reject, undici.headerNameToString);
         if (x.cancel.cancelled) return handler.onError(x.cancel.reason);
         x.cancel.onCancel = handler.cancel;
         dispatcher.dispatch(
@@ -307,6 +307,7 @@ class AnswerHandler implements Dispatcher.DispatchHandler {
     private readonly stop: Cancel,
     private readonly resolve: (answer: RawAnswer) => void,
     private readonly reject: (failure: TransportFailure) => void,
+    private readonly headerName: (name: Buffer | string) => string,
   ) {}
 
   /** The caller's deadline or Ctrl-C: settles now, and stops the request wherever it is. */
@@ -329,7 +330,7 @@ class AnswerHandler implements Dispatcher.DispatchHandler {
     if (statusCode < 200) return true;
     this.answered = true;
     this.status = statusCode;
-    this.headers = rawHeadersToRecord(rawHeaders);
+    this.headers = rawHeadersToRecord(rawHeaders, this.headerName);
     return true;
   }
 
@@ -356,10 +357,10 @@ class AnswerHandler implements Dispatcher.DispatchHandler {
 }
 
 /** undici's raw header list (name, value, name, value...) as one lower-case record; repeats joined with ", ". */
-function rawHeadersToRecord(raw: Buffer[] | string[]): Record<string, string> {
+function rawHeadersToRecord(raw: Buffer[] | string[], headerName: (name: Buffer | string) => string): Record<string, string> {
   const headers: Record<string, string> = {};
   for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = raw[i]!.toString().toLowerCase();
+    const name = headerName(raw[i]!);
     const value = raw[i + 1]!.toString();
     const seen = headers[name];
     headers[name] = seen === undefined ? value : `${seen}, ${value}`;
