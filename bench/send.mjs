@@ -7,6 +7,8 @@
 // the cost of the write-ahead journal at 10,000 (the same send without --journal), and, when the
 // sandbox has --rate-limit, the rate a send achieves under --rate-limit 2000 as a
 // share of it (target >= 0.95) with 0 rejected.
+// Each comparison also prints the CPU time (user + system, from /usr/bin/time) of both whole
+// processes and its ratio: steadier than wall time when other work loads the machine.
 //
 //   BENCH_ROUNDS (5), BENCH_RECIPIENTS (10000), BENCH_LARGE (100000), BENCH_HUGE (1000000; 0 skips),
 //   BENCH_CONCURRENCY (8), BENCH_RATE_LIMIT (2000), BENCH_RATED (5000 recipients under the limit)
@@ -133,7 +135,7 @@ async function cliSend(url, file, concurrency, dir, withJournal = true) {
   const stdio = ['ignore', out, 'pipe'];
   const started = performance.now();
   const result = useTime
-    ? await run('/usr/bin/time', ['-f', 'PEAK_RSS_KB=%M', process.execPath, bin, ...args], { env, stdio, timeoutMs: 1_800_000 })
+    ? await run('/usr/bin/time', ['-f', 'PEAK_RSS_KB=%M CPU_S=%U+%S', process.execPath, bin, ...args], { env, stdio, timeoutMs: 1_800_000 })
     : await run(process.execPath, [bin, ...args], { env, stdio, timeoutMs: 1_800_000 });
   const ms = performance.now() - started;
   closeSync(out);
@@ -141,9 +143,16 @@ async function cliSend(url, file, concurrency, dir, withJournal = true) {
   const lines = readFileSync(outPath, 'utf8').trim().split('\n').length;
   rmSync(outPath, { force: true });
   const rss = /PEAK_RSS_KB=(\d+)/.exec(result.stderr);
+  const cpu = cpuSeconds(result.stderr);
   const journalBytes = withJournal && existsSync(journal) ? statSync(journal).size : 0;
   rmSync(journal, { force: true });
-  return { ok: lines, ms, peakRssKb: rss ? Number(rss[1]) : null, journalBytes };
+  return { ok: lines, ms, peakRssKb: rss ? Number(rss[1]) : null, journalBytes, cpu };
+}
+
+/** user + system CPU seconds of a process run under /usr/bin/time (CPU_S=U+S); null without it. */
+function cpuSeconds(stderr) {
+  const m = /CPU_S=([\d.]+)\+([\d.]+)/.exec(stderr);
+  return m ? Number(m[1]) + Number(m[2]) : null;
 }
 
 function median(values) {
@@ -157,12 +166,15 @@ function mb(kb) {
 /** The bare loop, timed as a whole process from spawn to exit (as the CLI is). */
 async function bareSend(url, file, concurrency, expected) {
   const started = performance.now();
-  const result = await run(process.execPath, [self, '--bare', url, file, String(concurrency)]);
+  const args = [self, '--bare', url, file, String(concurrency)];
+  const result = existsSync('/usr/bin/time')
+    ? await run('/usr/bin/time', ['-f', 'CPU_S=%U+%S', process.execPath, ...args])
+    : await run(process.execPath, args);
   const wallMs = performance.now() - started;
   if (result.code !== 0) throw new Error(`the bare loop exited ${result.code}: ${result.stderr.slice(-2000)}`);
   const b = JSON.parse(result.stdout);
   if (b.ok !== expected) throw new Error(`the bare loop got ${b.ok} answers of ${expected}`);
-  return { rate: (b.ok * 1000) / wallMs, loopRate: (b.ok * 1000) / b.ms };
+  return { rate: (b.ok * 1000) / wallMs, loopRate: (b.ok * 1000) / b.ms, cpu: cpuSeconds(result.stderr) };
 }
 
 /** `rounds` alternations of the bare loop and the CLI on one file: median rates, ratio, CLI peak RSS. */
@@ -175,7 +187,7 @@ async function compare(url, count, concurrency, rounds, dir, journalCost = false
     bare.push(await bareSend(url, file, concurrency, count));
     const c = await cliSend(url, file, concurrency, dir);
     if (c.ok !== count) throw new Error(`the CLI printed ${c.ok} results of ${count}`);
-    cli.push({ rate: (c.ok * 1000) / c.ms, rss: c.peakRssKb, journalBytes: c.journalBytes });
+    cli.push({ rate: (c.ok * 1000) / c.ms, rss: c.peakRssKb, journalBytes: c.journalBytes, cpu: c.cpu });
     if (journalCost) {
       const n = await cliSend(url, file, concurrency, dir, false);
       if (n.ok !== count) throw new Error(`the CLI printed ${n.ok} results of ${count}`);
@@ -189,7 +201,10 @@ async function compare(url, count, concurrency, rounds, dir, journalCost = false
   const rss = cli.every((c) => c.rss !== null) ? median(cli.map((c) => c.rss)) : null;
   const noJournalRate = noJournal.length > 0 ? median(noJournal.map((n) => n.rate)) : undefined;
   const journalBytes = median(cli.map((c) => c.journalBytes));
-  return { count, rounds, cliRate, bareRate, bareLoopRate, ratio: cliRate / bareRate, rss, noJournalRate, journalBytes };
+  // CPU time (user + system) of each whole process: steadier than wall time on a loaded machine.
+  const cpuRatio = cli.every((c) => c.cpu !== null) && bare.every((b) => b.cpu !== null) ? median(bare.map((b) => b.cpu)) / median(cli.map((c) => c.cpu)) : null;
+  const cpu = cpuRatio === null ? null : { bare: median(bare.map((b) => b.cpu)), cli: median(cli.map((c) => c.cpu)), ratio: cpuRatio };
+  return { count, rounds, cliRate, bareRate, bareLoopRate, ratio: cliRate / bareRate, rss, noJournalRate, journalBytes, cpu };
 }
 
 function printComparison(c, concurrency) {
@@ -197,6 +212,9 @@ function printComparison(c, concurrency) {
   console.log(`  bare undici loop  ${c.bareRate.toFixed(0)} requests/s (whole process; ${c.bareLoopRate.toFixed(0)} requests/s counting its loop alone)`);
   console.log(`  svc send          ${c.cliRate.toFixed(0)} requests/s (whole process: start-up, file check, journal, output)`);
   console.log(`  ratio             ${c.ratio.toFixed(2)} (target >= 0.90) ${c.ratio >= 0.9 ? 'OK' : 'BELOW TARGET'}; against the loop alone ${(c.cliRate / c.bareLoopRate).toFixed(2)}`);
+  if (c.cpu !== null) {
+    console.log(`  CPU time          bare ${c.cpu.bare.toFixed(2)} s, svc send ${c.cpu.cli.toFixed(2)} s (user + system, whole processes): ratio ${c.cpu.ratio.toFixed(2)}`);
+  }
   if (c.noJournalRate !== undefined) {
     // The write-ahead journal: a launch record before each request leaves (one write per launch
     // window) and a result record after its answer, each with its CRC-32.
@@ -326,7 +344,8 @@ async function ratedSandbox(dir) {
     const file = writeRecipients(dir, count);
     const journal = join(dir, 'rated.jsonl');
     const env = { PATH: process.env.PATH, HOME: process.env.HOME, SVC_BASE_URL: new URL(apiUrl).origin, SVC_USERNAME: 'sandbox@example.com', SVC_PASSWORD: 'sandbox', SVC_CONFIG_DIR: dir };
-    const result = await run(process.execPath, [bin, 'send', '--from', from, '--to-file', file, '--body', BODY, '--async', '--concurrency', '16', '--journal', journal, '-o', 'ndjson'], { env });
+    const result = await run(process.execPath, [bin, 'send', '--from', from, '--to-file', file, '--body', BODY, '--async', '--concurrency', '16', '--journal', journal, '-o', 'ndjson', '--yes'], { env });
+    if (!existsSync(journal)) throw new Error(`the rated send exited ${result.code} without a journal: ${result.stderr.slice(-2000)}`);
     const answers = readFileSync(journal, 'utf8')
       .split('\n')
       .filter((line) => line.trim() !== '')

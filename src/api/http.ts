@@ -6,7 +6,7 @@ import { ANSWERS, checkAnswer, firstLine, safeLocation, type ApiCall } from './a
 import { chooseProxy } from './proxy.js';
 import { redactJsonText } from './redact.js';
 import { describeTransportFailure } from './failures.js';
-import { nodeHttpTransport, TransportFailure, undiciTransport, type Transport } from './transport.js';
+import { nodeHttpTransport, TransportFailure, undiciTransport, type Cancel, type Transport } from './transport.js';
 
 export { firstLine } from './answers.js';
 
@@ -83,6 +83,7 @@ export const MAX_RETRY_AFTER_MS = 30_000;
 export class ApiClient {
   private readonly authorization: string;
   private transportPromise: Promise<Transport> | undefined;
+  private readonly deadlines = new Deadlines();
   private ownTransport: Transport | undefined;
   private throughput = false;
 
@@ -155,8 +156,19 @@ export class ApiClient {
     return this.transportPromise;
   }
 
+  /** The last `where`, reused while requests keep going to the same place (a bulk send). */
+  private lastWhere: { method: string; url: URL; text: string } | undefined;
+
   /** `GET /tenants`: a request as the user knows it, relative to the API root. */
   private where(method: string, url: URL): string {
+    const last = this.lastWhere;
+    if (last !== undefined && last.url === url && last.method === method) return last.text;
+    const text = this.describeWhere(method, url);
+    this.lastWhere = { method, url, text };
+    return text;
+  }
+
+  private describeWhere(method: string, url: URL): string {
     const rootPath = this.options.root.pathname;
     const path = url.pathname.startsWith(rootPath) ? `/${url.pathname.slice(rootPath.length)}` : url.pathname;
     return `${method} ${safeDecode(path)}`;
@@ -231,20 +243,15 @@ export class ApiClient {
       headers['content-type'] = req.raw.contentType;
     }
     const timeoutMs = req.timeoutMs ?? this.options.timeoutMs;
-    // --timeout bounds the whole exchange, connect to last body byte: one plain timer and one
-    // controller per attempt (AbortSignal.timeout and AbortSignal.any cost weak timers and
-    // listeners that were a sixth of a bulk send's CPU time).
-    const controller = new AbortController();
-    let timedOut = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const outer = [this.options.signal && !req.finishOnInterrupt ? this.options.signal : undefined, req.signal].filter(
-      (s): s is AbortSignal => s !== undefined,
-    );
-    const forward = (): void => controller.abort(new InterruptedError());
-    for (const signal of outer) {
-      if (signal.aborted) forward();
-      else signal.addEventListener('abort', forward, { once: true });
-    }
+    // --timeout bounds the whole exchange, connect to last body byte. A bulk send makes tens of
+    // thousands of exchanges, so none of them gets its own timer or AbortController: one timer
+    // serves every deadline of the exchanges in flight, and each outer signal (Ctrl-C, a bulk
+    // send's cut-off) gets one listener for all of them.
+    const exchange = new Exchanging(timeoutMs);
+    const first = this.options.signal && !req.finishOnInterrupt ? this.options.signal : undefined;
+    const second = req.signal !== first ? req.signal : undefined;
+    if (first) watchSignal(first, exchange);
+    if (second) watchSignal(second, exchange);
     const started = performance.now();
     if (this.options.debug) {
       this.trace(`> ${req.method} ${url.href}${attempt > 1 ? ` (attempt ${attempt})` : ''}`);
@@ -255,11 +262,8 @@ export class ApiClient {
     try {
       transport = await this.transport();
       // The deadline starts when the request can leave: loading the transport is not the exchange.
-      timer = setTimeout(() => {
-        timedOut = true;
-        controller.abort(new Error(`no complete answer within ${timeoutMs / 1000} s`));
-      }, timeoutMs);
-      const answer = await transport.exchange({ method: req.method, url, headers, body, signal: controller.signal });
+      this.deadlines.add(exchange);
+      const answer = await transport.exchange({ method: req.method, url, headers, body, cancel: exchange });
       const response: ApiResponse = { status: answer.status, headers: answer.headers, data: undefined, text: answer.text };
       if (this.options.debug) {
         this.trace(`< ${answer.status} (${Math.round(performance.now() - started)} ms)`);
@@ -274,14 +278,16 @@ export class ApiClient {
       return { kind: 'answer', response, invalidJson: parsed.invalid };
     } catch (error) {
       if (error instanceof CliError) return { kind: 'error', error };
-      if (!timedOut && outer.some((s) => s.aborted)) return { kind: 'error', error: new InterruptedError() };
+      const timedOut = exchange.timedOut;
+      if (!timedOut && (first?.aborted === true || second?.aborted === true)) return { kind: 'error', error: new InterruptedError() };
       const failure = error instanceof TransportFailure ? error : new TransportFailure('sent', error);
       const networkError = describeTransportFailure(failure, { url, timeoutMs, timedOut, proxy: transport?.proxy, base: this.options.root });
       this.trace(`< ${networkError.message} (${Math.round(performance.now() - started)} ms)`);
       return { kind: 'error', error: networkError };
     } finally {
-      clearTimeout(timer);
-      for (const signal of outer) signal.removeEventListener('abort', forward);
+      this.deadlines.delete(exchange);
+      if (first) unwatchSignal(first, exchange);
+      if (second) unwatchSignal(second, exchange);
     }
   }
 
@@ -291,6 +297,104 @@ export class ApiClient {
     this.transportPromise = undefined;
     if (own) await own.close();
   }
+}
+
+/** One exchange under way: what its transport sees as its cancel, with the exchange's deadline. */
+class Exchanging implements Cancel {
+  cancelled = false;
+  reason: unknown = undefined;
+  onCancel: ((reason: unknown) => void) | undefined = undefined;
+  timedOut = false;
+  deadline = Infinity;
+
+  constructor(readonly timeoutMs: number) {}
+
+  cancel(reason: unknown): void {
+    if (this.cancelled) return;
+    this.cancelled = true;
+    this.reason = reason;
+    this.onCancel?.(reason);
+  }
+
+  expire(): void {
+    if (this.cancelled) return;
+    this.timedOut = true;
+    this.cancel(new Error(`no complete answer within ${this.timeoutMs / 1000} s`));
+  }
+}
+
+/**
+ * The deadlines of the exchanges in flight, on one timer armed for the earliest of them. Its
+ * exchanges start in deadline order when they share a timeout (a bulk send), so the timer is
+ * re-armed about once a timeout period rather than once a request; it is cleared when none is
+ * left in flight, so it never holds the process open.
+ */
+class Deadlines {
+  private readonly live = new Set<Exchanging>();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private armedFor = Infinity;
+
+  add(exchange: Exchanging): void {
+    exchange.deadline = performance.now() + exchange.timeoutMs;
+    this.live.add(exchange);
+    if (exchange.deadline < this.armedFor) this.arm(exchange.deadline);
+  }
+
+  delete(exchange: Exchanging): void {
+    if (!this.live.delete(exchange) || this.live.size > 0) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.armedFor = Infinity;
+  }
+
+  private arm(at: number): void {
+    clearTimeout(this.timer);
+    this.armedFor = at;
+    this.timer = setTimeout(() => this.expire(), Math.max(0, Math.ceil(at - performance.now())));
+  }
+
+  private expire(): void {
+    this.timer = undefined;
+    this.armedFor = Infinity;
+    const now = performance.now();
+    let next = Infinity;
+    for (const exchange of this.live) {
+      if (exchange.deadline <= now) {
+        this.live.delete(exchange);
+        exchange.expire();
+      } else if (exchange.deadline < next) next = exchange.deadline;
+    }
+    if (next !== Infinity) this.arm(next);
+  }
+}
+
+/** The exchanges in flight under each outer signal: one abort listener per signal, not per request. */
+const watched = new WeakMap<AbortSignal, Set<Exchanging>>();
+
+function watchSignal(signal: AbortSignal, exchange: Exchanging): void {
+  if (signal.aborted) {
+    exchange.cancel(new InterruptedError());
+    return;
+  }
+  let live = watched.get(signal);
+  if (live === undefined) {
+    const set = new Set<Exchanging>();
+    live = set;
+    watched.set(signal, set);
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const each of [...set]) each.cancel(new InterruptedError());
+        set.clear();
+      },
+      { once: true },
+    );
+  }
+  live.add(exchange);
+}
+
+function unwatchSignal(signal: AbortSignal, exchange: Exchanging): void {
+  watched.get(signal)?.delete(exchange);
 }
 
 /** Header values that carry credentials are never traced, whatever their name. */

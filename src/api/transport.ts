@@ -16,7 +16,19 @@ export interface Exchange {
   url: URL;
   headers: Record<string, string>;
   body: Uint8Array | string | undefined;
-  signal: AbortSignal;
+  /** How the caller stops the exchange (its whole-exchange deadline, Ctrl-C). */
+  cancel: Cancel;
+}
+
+/**
+ * The caller's way to stop an exchange, cheaper than an AbortController per request: the
+ * transport sets `onCancel` while the exchange is under way (and clears it when settled); once
+ * cancelled, `cancelled` is true and `reason` says why, for a transport that looks later.
+ */
+export interface Cancel {
+  readonly cancelled: boolean;
+  readonly reason: unknown;
+  onCancel: ((reason: unknown) => void) | undefined;
 }
 
 export interface RawAnswer {
@@ -136,11 +148,10 @@ export async function nodeHttpTransport(options: { connections?: number | undefi
         const fail = (error: unknown): void => {
           if (settled) return;
           settled = true;
-          x.signal.removeEventListener('abort', onAbort);
+          x.cancel.onCancel = undefined;
           request.destroy();
           reject(new TransportFailure(stage, error));
         };
-        const onAbort = (): void => fail(x.signal.reason ?? new Error('aborted'));
         const request = http.request(x.url, { method: x.method, headers: x.headers, agent });
         // Nothing is written until the socket's peer has passed the loopback check.
         request.on('socket', (socket) => {
@@ -159,7 +170,7 @@ export async function nodeHttpTransport(options: { connections?: number | undefi
           socket.destroy();
           if (settled) return;
           settled = true;
-          x.signal.removeEventListener('abort', onAbort);
+          x.cancel.onCancel = undefined;
           resolve({ status: response.statusCode ?? 101, headers: flattenHeaders(response.headers), text: '' });
         });
         request.on('response', (response) => {
@@ -175,12 +186,12 @@ export async function nodeHttpTransport(options: { connections?: number | undefi
             }
             if (settled) return;
             settled = true;
-            x.signal.removeEventListener('abort', onAbort);
+            x.cancel.onCancel = undefined;
             resolve({ status: response.statusCode ?? 0, headers: flattenHeaders(response.headers), text: Buffer.concat(chunks).toString('utf8') });
           });
         });
-        if (x.signal.aborted) return onAbort();
-        x.signal.addEventListener('abort', onAbort, { once: true });
+        if (x.cancel.cancelled) return fail(x.cancel.reason ?? new Error('aborted'));
+        x.cancel.onCancel = fail;
       }),
   };
 }
@@ -256,26 +267,103 @@ export async function undiciTransport(options: UndiciTransportOptions): Promise<
     close: async () => {
       if (own) await own.close().catch(() => undefined);
     },
-    async exchange(x) {
-      let answered = false;
-      try {
-        const answer = await undici.request(x.url, {
-          method: x.method as Dispatcher.HttpMethod,
-          headers: x.headers,
-          body: x.body,
-          dispatcher,
-          signal: x.signal,
-          // The whole-exchange deadline is the caller's signal; these only stop undici's own
-          // defaults (300 s) from being the bound.
-          headersTimeout: 0,
-          bodyTimeout: 0,
-        });
-        answered = true;
-        const text = await answer.body.text();
-        return { status: answer.statusCode, headers: flattenHeaders(answer.headers), text };
-      } catch (error) {
-        throw new TransportFailure(answered ? 'answer' : neverSent(error) ? 'connect' : 'sent', error);
-      }
-    },
+    exchange: (x) =>
+      new Promise<RawAnswer>((resolve, reject) => {
+        const handler = new AnswerHandler(x.cancel, resolve, reject, undici.headerNameToString);
+        if (x.cancel.cancelled) return handler.onError(x.cancel.reason);
+        x.cancel.onCancel = handler.cancel;
+        dispatcher.dispatch(
+          {
+            origin: x.url.origin,
+            path: `${x.url.pathname}${x.url.search}`,
+            method: x.method as Dispatcher.HttpMethod,
+            headers: x.headers,
+            body: x.body ?? null,
+            // The whole-exchange deadline is the caller's cancel; these only stop undici's own
+            // defaults (300 s) from being the bound.
+            headersTimeout: 0,
+            bodyTimeout: 0,
+          },
+          handler,
+        );
+      }),
   };
+}
+
+/**
+ * undici's dispatch handler for one exchange: collects the answer's chunks and settles once.
+ * (undici's request() wraps every answer in a Readable stream, a cost per request that a bulk
+ * send paid ten thousand times over; the answers here are small JSON documents read whole.)
+ */
+class AnswerHandler implements Dispatcher.DispatchHandler {
+  private abort: ((reason?: Error) => void) | undefined;
+  private answered = false;
+  private settled = false;
+  private status = 0;
+  private headers: Record<string, string> = {};
+  private readonly chunks: Buffer[] = [];
+
+  constructor(
+    private readonly stop: Cancel,
+    private readonly resolve: (answer: RawAnswer) => void,
+    private readonly reject: (failure: TransportFailure) => void,
+    private readonly headerName: (name: Buffer | string) => string,
+  ) {}
+
+  /** The caller's deadline or Ctrl-C: settles now, and stops the request wherever it is. */
+  readonly cancel = (reason: unknown): void => {
+    const error = reason instanceof Error ? reason : new Error(String(reason));
+    this.abort?.(error);
+    this.onError(error);
+  };
+
+  onConnect(abort: (reason?: Error) => void): void {
+    if (this.settled) {
+      abort(this.stop.reason instanceof Error ? this.stop.reason : new Error('aborted'));
+      return;
+    }
+    this.abort = abort;
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[], _resume: () => void, _statusText: string): boolean {
+    // 1xx interim answers are not the answer.
+    if (statusCode < 200) return true;
+    this.answered = true;
+    this.status = statusCode;
+    this.headers = rawHeadersToRecord(rawHeaders, this.headerName);
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    this.chunks.push(chunk);
+    return true;
+  }
+
+  onComplete(): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.stop.onCancel = undefined;
+    const { chunks } = this;
+    const text = chunks.length === 0 ? '' : chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+    this.resolve({ status: this.status, headers: this.headers, text });
+  }
+
+  onError(error: unknown): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.stop.onCancel = undefined;
+    this.reject(new TransportFailure(this.answered ? 'answer' : neverSent(error) ? 'connect' : 'sent', error));
+  }
+}
+
+/** undici's raw header list (name, value, name, value...) as one lower-case record; repeats joined with ", ". */
+function rawHeadersToRecord(raw: Buffer[] | string[], headerName: (name: Buffer | string) => string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = headerName(raw[i]!);
+    const value = raw[i + 1]!.toString();
+    const seen = headers[name];
+    headers[name] = seen === undefined ? value : `${seen}, ${value}`;
+  }
+  return headers;
 }

@@ -23,3 +23,7 @@ declare module 'undici/lib/dispatcher/dispatcher.js' {
   import { Dispatcher } from 'undici';
   export default Dispatcher;
 }
+declare module 'undici/lib/core/util.js' {
+  const util: { headerNameToString(name: Buffer | string): string };
+  export default util;
+}

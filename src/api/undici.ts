@@ -5,6 +5,7 @@ import buildConnectorFunction from 'undici/lib/core/connect.js';
 import requestOnDispatcher from 'undici/lib/api/api-request.js';
 import dispatcherApi from 'undici/lib/api/index.js';
 import DispatcherClass from 'undici/lib/dispatcher/dispatcher.js';
+import undiciUtil from 'undici/lib/core/util.js';
 
 // The pieces of undici the transport uses, imported from their own modules rather than from
 // undici's index: the index also loads fetch, WebSocket, caches and cookies (which pull in
@@ -20,6 +21,8 @@ Object.assign(DispatcherClass.prototype, dispatcherApi);
 export const Agent = AgentClass;
 export const ProxyAgent = ProxyAgentClass;
 export const buildConnector = buildConnectorFunction;
+/** A raw header name as lower-case text; the common names come from a lookup table, not a copy and a toLowerCase. */
+export const headerNameToString: (name: Buffer | string) => string = undiciUtil.headerNameToString;
 
 export interface RequestInput extends Omit<Dispatcher.RequestOptions, 'origin' | 'path'> {
   dispatcher: Dispatcher;

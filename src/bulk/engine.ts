@@ -188,11 +188,22 @@ export async function runBulk<P>(options: BulkOptions<P>): Promise<BulkSummary> 
     options.onResult(result);
   };
 
-  const settled = (): void => {
-    inFlight--;
+  // The launcher is woken at the end of the event-loop turn rather than by each answer: the
+  // answers that arrive in one turn free their slots together, so their successors go out in one
+  // launch window (one journal write for all their launch records, with the turn's results ahead
+  // of them) instead of one write per answer.
+  let wakeScheduled = false;
+  const wakeLauncher = (): void => {
+    wakeScheduled = false;
     const resolve = wake;
     wake = undefined;
     resolve?.();
+  };
+  const settled = (): void => {
+    inFlight--;
+    if (wake === undefined || wakeScheduled) return;
+    wakeScheduled = true;
+    setImmediate(wakeLauncher);
   };
 
   const launchWindow = (window: readonly BulkRequest<P>[]): void => {

@@ -38,7 +38,9 @@ function gatedSend(): { send: (r: BulkRequest<number>) => Promise<Record<string,
   };
 }
 
-const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
+// Two turns of the event loop: the engine wakes its launcher at the end of the turn in which
+// answers arrive (so that they launch together), and the launches follow in the next.
+const tick = () => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
 
 describe('runBulk', () => {
   it('never has more than `concurrency` requests in flight, and pulls lazily from the stream', async () => {
