@@ -31,13 +31,15 @@ interface CountingServer {
   runPosts: string[];
   /** Called with the running total after each POST arrives. */
   onPost: ((total: number) => void) | undefined;
+  /** Whether first attempts may fail (a 500, or accepted and then dropped). */
+  faults: boolean;
   total: number;
   close(): Promise<void>;
 }
 
 async function startCountingServer(): Promise<CountingServer> {
   const sockets = new Set<Socket>();
-  const state: CountingServer = { url: '', posts: new Map(), accepted: new Map(), runPosts: [], onPost: undefined, total: 0, close: async () => {} };
+  const state: CountingServer = { url: '', posts: new Map(), accepted: new Map(), runPosts: [], onPost: undefined, faults: true, total: 0, close: async () => {} };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -53,12 +55,12 @@ async function startCountingServer(): Promise<CountingServer> {
       state.total++;
       const n = Number(to.slice(-4));
       const respond = (): void => {
-        if (attempt === 1 && n % 41 === 7) {
+        if (state.faults && attempt === 1 && n % 41 === 7) {
           res.writeHead(500, { 'content-type': 'application/json' }).end('{"message":"internal error"}');
           return;
         }
         state.accepted.set(to, (state.accepted.get(to) ?? 0) + 1);
-        if (attempt === 1 && n % 47 === 13) {
+        if (state.faults && attempt === 1 && n % 47 === 13) {
           // Accepted, then the connection dropped: the client cannot know.
           req.socket.destroy();
           return;
@@ -103,8 +105,9 @@ function startCli(args: string[], env: Record<string, string>, options: { shell?
   child.stdout!.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
   child.stdin!.end();
-  // A generous deadline: only a hung process ever reaches it.
-  const deadline = setTimeout(() => child.kill('SIGKILL'), 40_000);
+  // A generous deadline: only a hung process ever reaches it. (The four runs of the SIGKILL case
+  // took 44 s together in a full run at a load average over 20; one run is bounded well apart.)
+  const deadline = setTimeout(() => child.kill('SIGKILL'), 100_000);
   const done = new Promise<Finished>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code, signal) => {
@@ -197,6 +200,11 @@ describe.each([
     const afterSkip = await readJournal(journal);
     const acceptedNow = acceptedIn(afterSkip, list);
     const unknownNow = new Set(list.filter((to) => afterSkip.stateOf(to) === 'unknown'));
+    // A recipient journaled in flight when SIGKILL came may never have reached the server: its
+    // first attempt then comes in this run, and a fault on it (a 500: rejected; a drop: unknown)
+    // would be a new, correctly reported failure, not a resend. So this run meets no faults, and
+    // everyone must end accepted.
+    server.faults = false;
     server.runPosts = [];
     const resent = await startCli([...args, '--resume', '--unknown', 'resend'], env).done;
     expect(resent.code, resent.stderr).toBe(0);
@@ -208,7 +216,7 @@ describe.each([
     for (const to of list) expect(server.accepted.get(to) ?? 0, to).toBeGreaterThanOrEqual(1);
     const twice = list.filter((to) => (server!.accepted.get(to) ?? 0) > 1);
     for (const to of twice) expect(unknownNow.has(to) || unknown.includes(to), `${to} was sent twice without a choice`).toBe(true);
-  }, 120_000);
+  }, 400_000);
 });
 
 /** 30 numbers the server answers plainly (no 500, no dropped connection). */

@@ -34,7 +34,10 @@ it('delivers 5,000 events over a few keep-alive connections', async () => {
 
 it('keeps one timer for 2,000 events waiting to be retried', async () => {
   const r = await receiver(() => ({ status: 503 }));
-  const d = dispatcher({ maxConcurrentAttempts: 32 });
+  // The dispatcher's clock stands still: the retries, 5 s after each first attempt, never come
+  // due however long the 2,000 first attempts take on a loaded machine (its one timer re-arms).
+  // The per-attempt timeout is far beyond any queue the receiver could build up.
+  const d = dispatcher({ maxConcurrentAttempts: 32, now: () => Date.UTC(2026, 0, 1), attemptTimeoutMs: 600_000 });
   const target = { tenantId: TENANT, primaryUri: r.url };
   for (let i = 0; i < 2_000; i += 1) d.dispatch(target, 'OrderStatus', { i });
   await r.waitForRequests(2_000);
@@ -43,7 +46,7 @@ it('keeps one timer for 2,000 events waiting to be retried', async () => {
   }
   expect(d.snapshot().pending).toHaveLength(2_000);
 
-  // Retries are 5 s away. Both counts are taken in one synchronous step (close() clears its
+  // Retries are 5 s of a frozen clock away. Both counts are taken in one synchronous step (close() clears its
   // timer before its first await), so that no timer of the test runner can come or go between.
   const timersWhileWaiting = timeoutCount();
   const closing = d.close();
