@@ -174,10 +174,10 @@ const GLOBALS_WITH_VALUES = new Set(
   GLOBAL_OPTIONS.filter((o) => /[<[]/.test(o.flags)).flatMap((o) => o.flags.split(/[ ,]+/).filter((f) => f.startsWith('-'))),
 );
 
-/** The top-level command the line names (`svc --json tenant list` -> `tenant`; `svc help number` -> `number`). */
-export function selectedBranch(argv: readonly string[]): string | undefined {
+/** The first `max` words of the line that are not options or the values of global options. */
+function leadingWords(argv: readonly string[], max: number): string[] {
   const words: string[] = [];
-  for (let i = 0; i < argv.length && words.length < 2; i++) {
+  for (let i = 0; i < argv.length && words.length < max; i++) {
     const arg = argv[i]!;
     if (arg === '--') break;
     if (arg.startsWith('-')) {
@@ -185,9 +185,14 @@ export function selectedBranch(argv: readonly string[]): string | undefined {
       continue;
     }
     words.push(arg);
-    if (arg !== 'help') break;
   }
-  return words[0] === 'help' ? words[1] : words[0];
+  return words;
+}
+
+/** The top-level command the line names (`svc --json tenant list` -> `tenant`; `svc help number` -> `number`). */
+export function selectedBranch(argv: readonly string[]): string | undefined {
+  const [first, second] = leadingWords(argv, 2);
+  return first === 'help' ? second : first;
 }
 
 /**
@@ -197,16 +202,7 @@ export function selectedBranch(argv: readonly string[]): string | undefined {
  */
 function prefetchCommand(argv: readonly string[]): void {
   if (argv.includes('--help') || argv.includes('-h')) return;
-  const words: string[] = [];
-  for (let i = 0; i < argv.length && words.length < 3; i++) {
-    const arg = argv[i]!;
-    if (arg === '--') break;
-    if (arg.startsWith('-')) {
-      if (!arg.includes('=') && GLOBALS_WITH_VALUES.has(arg)) i++;
-      continue;
-    }
-    words.push(arg);
-  }
+  const words = leadingWords(argv, 3);
   const spec = COMMANDS.filter((c) => c.path.every((part, i) => words[i] === part)).sort((a, b) => b.path.length - a.path.length)[0];
   spec?.load().catch(() => undefined);
 }
