@@ -3,8 +3,8 @@ import type { Context } from '../../context.js';
 import { isE164 } from '../../domain/validate.js';
 import { askText, canAsk, confirmAction } from '../../output/ask.js';
 import { chooseActiveNumber } from '../number/choose.js';
-import type { SendPlan } from './plan.js';
-import { bodyStats, type SkipRecipient } from './stats.js';
+import type { SendPlan } from '../../send/plan.js';
+import { bodyStats, type SkipRecipient } from '../../send/stats.js';
 
 // What `svc send` asks a person at a terminal: the number to send from (a choice among the
 // account's active numbers), the recipients and the body when they are missing; and, before a

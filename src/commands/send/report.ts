@@ -22,7 +22,7 @@ import {
   type OutcomeCounts,
   type ReportJournal,
   type ReportRecipient,
-} from './report-data.js';
+} from '../../send/report/data.js';
 
 const STATUS_CONCURRENCY = 8;
 const WATCH_INTERVAL_MS = 2000;

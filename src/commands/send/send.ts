@@ -4,10 +4,10 @@ import { createHash } from 'node:crypto';
 import { CliError, ExitCode, stopExitCode, UsageError } from '../../errors.js';
 import { messageOutcome, sendMessage, type SendAnswer, type SendMessageRequest } from '../../api/messages.js';
 import { uploadMedia } from '../../api/media.js';
-import { runBulk, type BulkRequest, type BulkSummary } from '../../bulk/engine.js';
-import { formatDuration } from '../../bulk/progress.js';
+import { runBulk, type BulkRequest, type BulkSummary } from '../../send/engine.js';
+import { formatDuration } from '../../send/progress-line.js';
 import { Pacer, type PaceEvent } from '../../send/pace/pacer.js';
-import { createSendProgress, describeWait, type SendProgress } from '../../send/pace/progress.js';
+import { createSendProgress, describeWait, type SendProgress } from '../../send/progress.js';
 import { RecipientFilter } from '../../send/pace/filter.js';
 import { readNumberRateLimit } from '../../send/pace/number-rate.js';
 import { effectiveRate } from '../../send/pace/token-bucket.js';
@@ -24,9 +24,9 @@ import {
 import { readRecipientBatches } from '../../send/recipients.js';
 import { VERSION } from '../../version.js';
 import { describeSize } from '../media/media-file.js';
-import { planSend, type SendPlan } from './plan.js';
-import { bodyStats, type BodyStats, type SkipRecipient } from './stats.js';
-import { checkSendFields, createResultPrinter } from './output.js';
+import { planSend, type SendPlan } from '../../send/plan.js';
+import { bodyStats, type BodyStats, type SkipRecipient } from '../../send/stats.js';
+import { checkSendFields, createResultPrinter } from '../../send/results.js';
 import { writeObject } from '../../output/render.js';
 import { sentRecorderFor } from '../../events/records.js';
 

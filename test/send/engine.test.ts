@@ -1,8 +1,8 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { runBulk, journalRecordFor, type BulkRequest, type BulkResult } from '../../src/bulk/engine.js';
-import { classifyFailure } from '../../src/bulk/outcome.js';
-import { createProgressLine, formatDuration, renderProgress } from '../../src/bulk/progress.js';
+import { runBulk, journalRecordFor, type BulkRequest, type BulkResult } from '../../src/send/engine.js';
+import { classifyFailure } from '../../src/send/outcome.js';
+import { createProgressLine, formatDuration, renderProgress } from '../../src/send/progress-line.js';
 import { ApiError, AuthError, InterruptedError, NetworkError } from '../../src/errors.js';
 import type { JournalRecord } from '../../src/send/journal.js';
 

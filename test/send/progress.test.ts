@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createSendProgress } from '../../../src/send/pace/progress.js';
+import { createSendProgress } from '../../src/send/progress.js';
 
 function capture(): { stream: PassThrough; text: () => string } {
   const stream = new PassThrough();

@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
-import { formatDuration } from '../../bulk/progress.js';
-import type { PaceEvent } from './pacer.js';
+import { formatDuration } from './progress-line.js';
+import type { PaceEvent } from './pace/pacer.js';
 
 // Progress that tells the truth (issue 10): done out of total, the rate now (over the last few
 // seconds, not since the start, so that a throttled or paused run does not promise the time it
