@@ -4,7 +4,7 @@ import { describeSize } from '../commands/media/media-file.js';
 import type { BulkSummary } from './engine.js';
 import type { RecipientFilter } from './pace/filter.js';
 import type { SendPlan } from './plan.js';
-import { formatDuration } from './progress-line.js';
+import { formatDuration } from './progress.js';
 import type { Resumed } from './resume.js';
 import type { BodyStats } from './stats.js';
 
