@@ -85,6 +85,32 @@ export async function startHarness(options: SandboxOptions = {}): Promise<Harnes
   };
 }
 
+/**
+ * The sandbox's clock in a test: it follows real time until frozen; frozen, only advance() moves
+ * it, so an order or a message stays in a state for exactly as long as the test wants it there.
+ * Released, it goes on from where it stood (it never runs backwards).
+ */
+export class TestClock {
+  private frozenAt: number | null = null;
+  private offset = 0;
+  readonly now = (): number => this.frozenAt ?? Date.now() + this.offset;
+
+  freeze(): void {
+    this.frozenAt = this.now();
+  }
+
+  advance(ms: number): void {
+    if (this.frozenAt === null) throw new Error('TestClock.advance: freeze the clock first');
+    this.frozenAt += ms;
+  }
+
+  release(): void {
+    if (this.frozenAt === null) return;
+    this.offset = this.frozenAt - Date.now();
+    this.frozenAt = null;
+  }
+}
+
 /** Polls until `check` returns a value that is not undefined; fails after `limitMs`. */
 export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, limitMs = 10_000): Promise<T> {
   const deadline = Date.now() + limitMs;
