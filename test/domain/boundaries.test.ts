@@ -56,6 +56,18 @@ describe('module boundaries', () => {
     expect(strayImports('domain', ['domain'])).toEqual([]);
   });
 
+  it('src/output/ stands below the Context: it imports no context, command, program or entry point', () => {
+    const upward = ['context.ts', 'program.ts', 'cli.ts', `commands${sep}`];
+    const stray = sourceFiles(join(SRC, 'output')).flatMap((file) =>
+      importedSpecifiers(readFileSync(file, 'utf8'))
+        .filter((specifier) => specifier.startsWith('.'))
+        .map((specifier) => relative(SRC, resolve(dirname(file), specifier)).replace(/\.js$/, '.ts'))
+        .filter((target) => upward.some((name) => target === name || target.startsWith(name)))
+        .map((target) => `${relative(ROOT, file)} -> ${target}`),
+    );
+    expect(stray).toEqual([]);
+  });
+
   it('sees every kind of import it checks', () => {
     const source = [
       "import { a } from '../x.js';",
