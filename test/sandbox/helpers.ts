@@ -150,6 +150,25 @@ export async function provisionAndWait(h: Harness, tenantId: string, numbers: st
   });
 }
 
+/** A sandbox API call that fails the test on any answer of 300 or above; the JSON object answered ({} when empty). */
+export type StrictApi = (method: string, path: string, body?: unknown) => Promise<Record<string, unknown>>;
+
+export function strictApi(apiUrl: string, auth: string = DEFAULT_AUTH): StrictApi {
+  return async (method, path, body) => {
+    const answer = await request(apiUrl, method, path, body, { auth });
+    if (answer.status >= 300) throw new Error(`${method} ${path}: ${answer.status} ${answer.text}`);
+    return answer.text === '' ? {} : obj(answer);
+  };
+}
+
+/** Provisions one number for the tenant and waits for its order to complete (failing after the deadline); the order id. */
+export async function provisionActiveNumber(api: StrictApi, tenantId: string, number: string): Promise<number> {
+  const order = await api('POST', '/phone-numbers/provision', provisionBody(tenantId, [number]));
+  const orderId = order['orderId'] as number;
+  await eventually(async () => ((await api('GET', `/phone-numbers/orders/${orderId}`))['status'] === 'Completed' ? true : undefined));
+  return orderId;
+}
+
 export function enc(number: string): string {
   return encodeURIComponent(number);
 }
