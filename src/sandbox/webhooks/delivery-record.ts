@@ -23,11 +23,6 @@ const TRANSITIONS: Readonly<Record<DeliveryPhase, Readonly<Partial<Record<Delive
   failed: { replay: 'ready' },
 };
 
-/** Phases in which an event is still the dispatcher's to deliver (saved by snapshot()). */
-export function isLive(phase: DeliveryPhase): boolean {
-  return phase === 'waiting' || phase === 'ready' || phase === 'in-flight';
-}
-
 /** A pending event in memory: its payload serialized once, as the bytes every attempt sends. */
 export interface DeliveryRecord extends Omit<PendingDelivery, 'body'> {
   phase: DeliveryPhase;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isLive, move, newDelivery, toFailedEvent, type DeliveryStep } from '../../../src/sandbox/webhooks/delivery-record.js';
+import { move, newDelivery, toFailedEvent, type DeliveryStep } from '../../../src/sandbox/webhooks/delivery-record.js';
 import { nextAttemptAt, retryWindowMs } from '../../../src/sandbox/webhooks/retry-schedule.js';
 
 const TARGET = { tenantId: 't1', primaryUri: 'https://hooks.example.com/a' };
@@ -29,10 +29,6 @@ describe('a delivery record moves only by the table', () => {
   ] as [DeliveryStep[], DeliveryStep][])('refuses %j then %s', (steps, step) => {
     const record = recordAfter(steps);
     expect(() => move(record, step)).toThrow(/no step/);
-  });
-
-  it('is live while waiting, ready or in flight', () => {
-    expect(['waiting', 'ready', 'in-flight', 'delivered', 'failed'].map((p) => isLive(p as never))).toEqual([true, true, true, false, false]);
   });
 
   it('becomes a failure-queue entry with its payload and times', () => {
