@@ -1,5 +1,6 @@
 import type { Writable } from 'node:stream';
 import type { ContextDeps } from './context.js';
+import type { PrompterFactory } from './output/prompts.js';
 import { ExitCode, InterruptedError, STOP_SIGNAL_EXIT, type StopSignal } from './errors.js';
 import { VERSION } from './version.js';
 
@@ -23,8 +24,11 @@ export async function main(argv: readonly string[], deps?: MainDeps): Promise<nu
     return ExitCode.Ok;
   }
   const { runMain } = await import('./program.js');
-  return runMain(argv, resolved);
+  return runMain(argv, { createPrompter: inquirerPrompter, ...resolved });
 }
+
+/** The interactive prompter (inquirer) for the Context that main builds; loaded on the first question only. */
+const inquirerPrompter: PrompterFactory = async (io, signal) => (await import('./output/prompter.js')).createInquirerPrompter(io, signal);
 
 function processDeps(): MainDeps {
   return { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };

@@ -6,11 +6,17 @@ import type { ResolvedSettings, resolveSettings } from './config/settings.js';
 import type { ProfileStore } from './config/store.js';
 import { AuthError, UsageError } from './errors.js';
 import { readAllText } from './output/io.js';
+import type { Asking } from './output/ask.js';
+import type { Output, OutputFormat } from './output/format.js';
+import type { Prompter, PrompterFactory } from './output/prompts.js';
+import type { SpinnerHost } from './output/spinner.js';
+
+export type { OutputFormat } from './output/format.js';
+export type { Prompter, PrompterFactory } from './output/prompts.js';
 
 // The Context handed to every command: streams, environment, clock, global options, and the
 // costly dependencies (settings, profile store, API client, prompts) built only when asked for.
 
-export type OutputFormat = 'table' | 'json' | 'ndjson';
 export type Env = Readonly<Record<string, string | undefined>>;
 
 export interface GlobalOptions {
@@ -27,15 +33,12 @@ export interface GlobalOptions {
   yes?: boolean | undefined;
 }
 
-export interface Prompter {
-  input(message: string, options?: { default?: string; validate?: (value: string) => true | string }): Promise<string>;
-  password(message: string): Promise<string>;
-  confirm(message: string, defaultValue?: boolean): Promise<boolean>;
-  /** One of a list; a prompter without it is asked with input(). */
-  select?(message: string, choices: readonly { name: string; value: string; description?: string }[]): Promise<string>;
-}
-
-export interface Context {
+/**
+ * A Context is also what the output layer asks for (Output, Asking, SpinnerHost: the streams, the
+ * format, --fields, --yes, a prompter), so commands hand it to renderers as it is, while
+ * src/output/ depends only on those small shapes of its own.
+ */
+export interface Context extends Output, Asking, SpinnerHost {
   readonly io: IOStreams;
   readonly env: Env;
   readonly clock: Clock;
@@ -72,6 +75,8 @@ export interface ContextDeps {
   dispatcher?: Dispatcher | undefined;
   /** Tests inject scripted answers here. */
   prompter?: Prompter | undefined;
+  /** Builds the prompter on the first question (the CLI: inquirer); ignored when `prompter` is given. */
+  createPrompter?: PrompterFactory | undefined;
   /** Tests inject a keychain here (the system keychain otherwise). */
   secretStore?: import('./config/secrets.js').SecretStore | undefined;
 }
@@ -81,6 +86,9 @@ export class CommandContext implements Context {
   readonly env: Env;
   readonly clock: Clock;
   readonly signal: AbortSignal;
+  readonly format: OutputFormat;
+  readonly fields: readonly string[] | undefined;
+  readonly assumeYes: boolean;
   private readonly closers: (() => Promise<void> | void)[] = [];
   private clientPromise: Promise<ApiClient> | undefined;
   private resolved: ResolvedSettings | undefined;
@@ -99,6 +107,9 @@ export class CommandContext implements Context {
     this.env = deps.env;
     this.clock = deps.clock ?? systemClock;
     this.signal = deps.signal ?? new AbortController().signal;
+    this.format = globals.output;
+    this.fields = globals.fields;
+    this.assumeYes = globals.yes === true;
   }
 
   settings(flags: { tenant?: string | undefined } = {}): ResolvedSettings {
@@ -160,8 +171,8 @@ export class CommandContext implements Context {
 
   async prompter(): Promise<Prompter> {
     if (this.deps.prompter) return this.deps.prompter;
-    const { createInquirerPrompter } = await import('./output/prompter.js');
-    return createInquirerPrompter(this.io, this.signal);
+    if (!this.deps.createPrompter) throw new Error('This context was built without a prompter (ContextDeps.prompter or createPrompter)');
+    return this.deps.createPrompter(this.io, this.signal);
   }
 
   debug(line: string): void {

@@ -1,14 +1,17 @@
 import type { Dispatcher } from 'undici';
-import { ApiError, AuthError, CliError, InterruptedError, NetworkError, NotFoundError, UsageError } from '../errors.js';
+import { CliError, InterruptedError, NetworkError, UsageError } from '../errors.js';
 import type { Clock } from '../clock.js';
 import type { SecretRegistry } from '../output/secrets.js';
-import { ANSWERS, checkAnswer, firstLine, safeLocation, type ApiCall } from './answers.js';
+import { ANSWERS, checkAnswer, safeLocation, type ApiCall } from './answers.js';
 import { chooseProxy } from './proxy.js';
 import { redactJsonText } from './redact.js';
 import { describeTransportFailure } from './failures.js';
+import { errorFromResponse, parseRetryAfter, readablePath } from './error-answers.js';
 import { nodeHttpTransport, TransportFailure, undiciTransport, type Cancel, type Transport } from './transport.js';
 
 export { firstLine } from './answers.js';
+// The error mapping lives in error-answers.ts; re-exported for the modules that import it from here.
+export { errorFromResponse, parseRetryAfter } from './error-answers.js';
 
 // The HTTP layer. It knows the base URL, Basic auth, JSON in and out, the whole-exchange
 // deadline (--timeout), retries (decisions.md, "CLI behaviour"), what a good answer is for each
@@ -171,7 +174,7 @@ export class ApiClient {
   private describeWhere(method: string, url: URL): string {
     const rootPath = this.options.root.pathname;
     const path = url.pathname.startsWith(rootPath) ? `/${url.pathname.slice(rootPath.length)}` : url.pathname;
-    return `${method} ${safeDecode(path)}`;
+    return `${method} ${readablePath(path)}`;
   }
 
   private trace(line: string): void {
@@ -437,61 +440,6 @@ function parseBody(text: string, contentType: string | undefined): { data: unkno
   } catch {
     return { data: undefined, invalid: true };
   }
-}
-
-function stringField(data: unknown, name: string): string | undefined {
-  if (typeof data !== 'object' || data === null) return undefined;
-  const value = (data as Record<string, unknown>)[name];
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}
-
-/** The one mapping from an error answer to a typed error, tolerant of any body. */
-export function errorFromResponse(response: ApiResponse, method: string, url: URL): CliError {
-  const { status, data, text } = response;
-  let message = stringField(data, 'message') ?? stringField(data, 'error') ?? stringField(data, 'detail');
-  const title = stringField(data, 'title');
-  const errorCode = stringField(data, 'errorCode') ?? stringField(data, 'code');
-  const errors = typeof data === 'object' && data !== null ? (data as Record<string, unknown>)['errors'] : undefined;
-  if (errors !== undefined && typeof errors === 'object' && errors !== null) {
-    // ASP.NET-style validation problems: {"errors": {"field": ["reason"]}}.
-    const details = Object.entries(errors as Record<string, unknown>)
-      .map(([field, reasons]) => `${field}: ${Array.isArray(reasons) ? reasons.join('; ') : String(reasons)}`)
-      .join(', ');
-    if (details) message = message ? `${message} (${details})` : details;
-  }
-  if (!message) message = title ?? (text.trim() ? firstLine(text) : `empty answer`);
-  const where = `${method} ${safeDecode(url.pathname)}`;
-  const extra = { status, ...(title ? { title } : {}), ...(errorCode ? { errorCode } : {}) };
-  if (status === 401) {
-    if (message === 'empty answer') message = 'The service refused the credentials (HTTP 401)';
-    return new AuthError(`${message}${errorCode ? ` (${errorCode})` : ''}`, {
-      ...extra,
-      hints: ['Check the username and password: `svc auth status` shows which ones are in use.'],
-    });
-  }
-  if (status === 403) return new AuthError(`Permission denied for ${where}: ${message}`, extra);
-  if (status === 404) return new NotFoundError(`Not found: ${where}${message !== 'empty answer' ? `: ${message}` : ''}`, extra);
-  if (status === 400 || status === 409 || status === 413 || status === 415 || status === 422) {
-    return new ApiError(`The server refused ${where} (${status}): ${message}`, extra);
-  }
-  return new ApiError(`${where} failed with HTTP ${status}: ${message}`, extra);
-}
-
-/** A path as the user would read it; a malformed escape (a path the user typed) is shown as sent. */
-function safeDecode(path: string): string {
-  try {
-    return decodeURIComponent(path);
-  } catch {
-    return path;
-  }
-}
-
-export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
-  if (value === undefined || value.trim() === '') return undefined;
-  if (/^\d+(\.\d+)?$/.test(value.trim())) return Number(value.trim()) * 1000;
-  const date = Date.parse(value);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - now);
 }
 
 /** The JSON object of an answer whose call promises one (answers.ts has checked it). */

@@ -1,10 +1,19 @@
-import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import type { Output } from './format.js';
+import type { Prompter } from './prompts.js';
 
 // Asking for what is missing, and confirming what cannot be undone, only when a person is at a
 // terminal: stdin, stdout and stderr are terminals, CI is not set and the output is for people
 // (not --json or ndjson). Anywhere else the command fails at once with a message naming the flag
 // (and the environment variable) that supplies the value, or --yes for a confirmation.
+
+/** What asking needs: the output (a terminal? for people?), whether --yes was given, and a prompter. */
+export interface Asking extends Output {
+  /** -y/--yes: do not ask for confirmation. */
+  readonly assumeYes: boolean;
+  /** Built on the first question only. */
+  prompter(): Promise<Prompter>;
+}
 
 /** What a missing value is called and how it is given without a terminal. */
 export interface MissingValue {
@@ -27,8 +36,8 @@ export interface Choice {
 }
 
 /** A person is there to be asked. */
-export function canAsk(ctx: Context): boolean {
-  return ctx.io.canPrompt && ctx.io.stdinIsTTY && ctx.io.stdoutIsTTY && ctx.globals.output === 'table';
+export function canAsk(out: Output): boolean {
+  return out.io.canPrompt && out.io.stdinIsTTY && out.io.stdoutIsTTY && out.format === 'table';
 }
 
 function capitalize(text: string): string {
@@ -43,13 +52,13 @@ export function missingValueError(missing: MissingValue, why = ''): UsageError {
 }
 
 /** Why a prompt was not shown, appended to the message so that a user at a terminal sees why. */
-export function whyNotAsked(ctx: Context): string {
-  if (ctx.globals.output !== 'table') return ` (not asked with --${ctx.globals.output === 'json' ? 'json' : 'output ndjson'})`;
+export function whyNotAsked(out: Output): string {
+  if (out.format !== 'table') return ` (not asked with --${out.format === 'json' ? 'json' : 'output ndjson'})`;
   return '';
 }
 
 /** A value chosen from a list looked up for the purpose; fails naming the flag without a terminal. */
-export async function askChoice(ctx: Context, missing: MissingValue, message: string, load: () => Promise<Choice[]>): Promise<string> {
+export async function askChoice(ctx: Asking, missing: MissingValue, message: string, load: () => Promise<Choice[]>): Promise<string> {
   if (!canAsk(ctx)) throw missingValueError(missing, whyNotAsked(ctx));
   const choices = await load();
   if (choices.length === 0) throw missingValueError(missing, ' and there is nothing to choose from');
@@ -62,7 +71,7 @@ export async function askChoice(ctx: Context, missing: MissingValue, message: st
 }
 
 /** A value typed in; fails naming the flag without a terminal. */
-export async function askText(ctx: Context, missing: MissingValue, message: string, validate?: (value: string) => true | string): Promise<string> {
+export async function askText(ctx: Asking, missing: MissingValue, message: string, validate?: (value: string) => true | string): Promise<string> {
   if (!canAsk(ctx)) throw missingValueError(missing, whyNotAsked(ctx));
   const prompter = await ctx.prompter();
   return (await prompter.input(message, validate ? { validate } : {})).trim();
@@ -79,8 +88,8 @@ export class DeclinedError extends UsageError {
  * Confirms an action that cannot be undone. `action` says what will happen ("release 3 numbers of
  * tenant X"). --yes skips the question; without a terminal --yes is required.
  */
-export async function confirmAction(ctx: Context, action: string, options: { yes?: boolean } = {}): Promise<void> {
-  if (options.yes === true || ctx.globals.yes === true) return;
+export async function confirmAction(ctx: Asking, action: string, options: { yes?: boolean } = {}): Promise<void> {
+  if (options.yes === true || ctx.assumeYes) return;
   if (!canAsk(ctx)) {
     throw new UsageError(`This would ${action}, which cannot be undone: give --yes (-y) to do it without being asked${whyNotAsked(ctx)}`);
   }

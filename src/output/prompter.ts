@@ -1,5 +1,5 @@
 import { confirm, input, password, select } from '@inquirer/prompts';
-import type { Prompter } from '../context.js';
+import type { Prompter } from './prompts.js';
 import type { IOStreams } from './io.js';
 import { InterruptedError } from '../errors.js';
 

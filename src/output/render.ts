@@ -1,4 +1,5 @@
-import type { Context } from '../context.js';
+import type { Output } from './format.js';
+import type { IOStreams } from './io.js';
 import { checkFields, selectFields } from './fields.js';
 import { fitColumns, truncateCell } from './fit.js';
 
@@ -28,24 +29,24 @@ function plainCell(value: unknown): string {
 }
 
 /** What --fields keeps of a document (all of it without --fields); an unknown field is exit 2. */
-export function projectFields(ctx: Context, value: unknown): unknown {
-  const fields = ctx.globals.fields;
+export function projectFields(out: Output, value: unknown): unknown {
+  const fields = out.fields;
   if (!fields || fields.length === 0) return value;
   checkFields(Array.isArray(value) ? value : [value], fields);
   return selectFields(value, fields);
 }
 
-export function writeJson(ctx: Context, value: unknown): void {
-  ctx.io.stdout.write(`${JSON.stringify(projectFields(ctx, value) ?? null, null, 2)}\n`);
+export function writeJson(out: Output, value: unknown): void {
+  out.io.stdout.write(`${JSON.stringify(projectFields(out, value) ?? null, null, 2)}\n`);
 }
 
-export function writeNdjson(ctx: Context, value: unknown): void {
-  ctx.io.stdout.write(`${JSON.stringify(projectFields(ctx, value) ?? null)}\n`);
+export function writeNdjson(out: Output, value: unknown): void {
+  out.io.stdout.write(`${JSON.stringify(projectFields(out, value) ?? null)}\n`);
 }
 
 /** With --fields, a table's columns are the fields, in the order given. */
-function fieldColumns<T>(ctx: Context, columns: readonly Column<T>[]): readonly Column<T>[] {
-  const fields = ctx.globals.fields;
+function fieldColumns<T>(out: Output, columns: readonly Column<T>[]): readonly Column<T>[] {
+  const fields = out.fields;
   if (!fields || fields.length === 0) return columns;
   return fields.map((field) => ({
     header: field.toUpperCase(),
@@ -68,8 +69,8 @@ export function statusTone(text: string): Tone | undefined {
   return undefined;
 }
 
-export async function paint(ctx: Context, stream: 'stdout' | 'stderr', tone: Tone, text: string): Promise<string> {
-  const enabled = stream === 'stdout' ? ctx.io.colorStdout : ctx.io.colorStderr;
+export async function paint(target: { readonly io: IOStreams }, stream: 'stdout' | 'stderr', tone: Tone, text: string): Promise<string> {
+  const enabled = stream === 'stdout' ? target.io.colorStdout : target.io.colorStderr;
   if (!enabled) return text;
   const { Chalk } = await import('chalk');
   const chalk = new Chalk({ level: 1 });
@@ -88,8 +89,8 @@ export async function paint(ctx: Context, stream: 'stdout' | 'stderr', tone: Ton
 }
 
 /** A list: a JSON array, an object a line, a table, or tab-separated rows. */
-export async function writeList<T>(ctx: Context, items: readonly T[], columns: readonly Column<T>[]): Promise<void> {
-  const printer = createListPrinter(ctx, columns);
+export async function writeList<T>(out: Output, items: readonly T[], columns: readonly Column<T>[]): Promise<void> {
+  const printer = createListPrinter(out, columns);
   await printer.add(items);
   await printer.end();
 }
@@ -103,10 +104,10 @@ export interface ListPrinter<T> {
  * A list printed as its pages arrive. JSON is streamed as one array; ndjson and piped rows are
  * written at once and never held; only a TTY table waits for all rows (it needs their widths).
  */
-export function createListPrinter<T>(ctx: Context, givenColumns: readonly Column<T>[], options: { empty?: string } = {}): ListPrinter<T> {
-  const format = ctx.globals.output;
-  const fields = ctx.globals.fields;
-  const columns = fieldColumns(ctx, givenColumns);
+export function createListPrinter<T>(out: Output, givenColumns: readonly Column<T>[], options: { empty?: string } = {}): ListPrinter<T> {
+  const format = out.format;
+  const fields = out.fields;
+  const columns = fieldColumns(out, givenColumns);
   let count = 0;
   let checked = false;
   const held: T[] = [];
@@ -121,28 +122,28 @@ export function createListPrinter<T>(ctx: Context, givenColumns: readonly Column
         const item = format !== 'table' && fields && fields.length > 0 ? (selectFields(raw, fields) as T) : raw;
         if (format === 'json') {
           const text = JSON.stringify(item, null, 2).replace(/\n/g, '\n  ');
-          ctx.io.stdout.write(`${count === 0 ? '[\n  ' : ',\n  '}${text}`);
+          out.io.stdout.write(`${count === 0 ? '[\n  ' : ',\n  '}${text}`);
         } else if (format === 'ndjson') {
-          ctx.io.stdout.write(`${JSON.stringify(item ?? null)}\n`);
-        } else if (ctx.io.stdoutIsTTY) {
+          out.io.stdout.write(`${JSON.stringify(item ?? null)}\n`);
+        } else if (out.io.stdoutIsTTY) {
           held.push(item);
         } else {
-          ctx.io.stdout.write(`${columns.map((c) => plainCell(c.value(item))).join('\t')}\n`);
+          out.io.stdout.write(`${columns.map((c) => plainCell(c.value(item))).join('\t')}\n`);
         }
         count++;
       }
     },
     async end() {
       if (format === 'json') {
-        ctx.io.stdout.write(count === 0 ? '[]\n' : '\n]\n');
+        out.io.stdout.write(count === 0 ? '[]\n' : '\n]\n');
         return;
       }
-      if (format !== 'table' || !ctx.io.stdoutIsTTY) return;
+      if (format !== 'table' || !out.io.stdoutIsTTY) return;
       if (held.length === 0) {
-        ctx.io.stderr.write(`${options.empty ?? 'Nothing to show.'}\n`);
+        out.io.stderr.write(`${options.empty ?? 'Nothing to show.'}\n`);
         return;
       }
-      ctx.io.stdout.write(`${await renderTable(ctx, held, columns)}\n`);
+      out.io.stdout.write(`${await renderTable(out, held, columns)}\n`);
     },
   };
 }
@@ -152,11 +153,11 @@ export function createListPrinter<T>(ctx: Context, givenColumns: readonly Column
  * columns give way and their long cells (GUIDs, URLs) end in an ellipsis. Only ever on a TTY:
  * --json and piped rows are never shortened.
  */
-export async function renderTable<T>(ctx: Context, items: readonly T[], allColumns: readonly Column<T>[]): Promise<string> {
+export async function renderTable<T>(out: Output, items: readonly T[], allColumns: readonly Column<T>[]): Promise<string> {
   let columns = allColumns;
   let texts = items.map((item) => columns.map((c) => cellText(c.value(item)).replace(/[\t\r\n]+/g, ' ')));
   const naturalWidth = columns.reduce((sum, c, i) => sum + Math.max(c.header.length, ...texts.map((row) => [...row[i]!].length)) + 2, -2);
-  if (naturalWidth > ctx.io.columns) {
+  if (naturalWidth > out.io.columns) {
     // Too wide: columns that are empty in every row go first, before any cell is shortened.
     const keep = columns.map((_, i) => i === 0 || texts.some((row) => row[i] !== ''));
     columns = columns.filter((_, i) => keep[i]);
@@ -165,7 +166,7 @@ export async function renderTable<T>(ctx: Context, items: readonly T[], allColum
   const widths = fitColumns(
     columns.map((c, i) => Math.max(c.header.length, ...texts.map((row) => [...row[i]!].length))),
     columns.map((c) => c.header.length),
-    ctx.io.columns,
+    out.io.columns,
   );
   const lines: string[] = [];
   const line = async (cells: string[], tones: ((text: string) => Promise<string>)[]): Promise<string> => {
@@ -177,14 +178,14 @@ export async function renderTable<T>(ctx: Context, items: readonly T[], allColum
     }
     return parts.join('').trimEnd();
   };
-  lines.push(await line(columns.map((c) => c.header), columns.map(() => (text: string) => paint(ctx, 'stdout', 'accent', text))));
+  lines.push(await line(columns.map((c) => c.header), columns.map(() => (text: string) => paint(out, 'stdout', 'accent', text))));
   for (const row of texts) {
     lines.push(
       await line(
         row,
         columns.map((c, i) => async (text: string) => {
           const tone = c.tone?.(row[i]!);
-          return tone ? paint(ctx, 'stdout', tone, text) : text;
+          return tone ? paint(out, 'stdout', tone, text) : text;
         }),
       ),
     );
@@ -193,31 +194,31 @@ export async function renderTable<T>(ctx: Context, items: readonly T[], allColum
 }
 
 /** One object: JSON as is, or a readable key/value view with nested objects flattened by path. */
-export async function writeObject(ctx: Context, value: unknown, options: { title?: string; fieldsChecked?: boolean } = {}): Promise<void> {
-  const format = ctx.globals.output;
+export async function writeObject(out: Output, value: unknown, options: { title?: string; fieldsChecked?: boolean } = {}): Promise<void> {
+  const format = out.format;
   // fieldsChecked: the caller checked --fields before acting and passes the selection itself.
   if (options.fieldsChecked && format !== 'table') {
-    ctx.io.stdout.write(format === 'json' ? `${JSON.stringify(value ?? null, null, 2)}\n` : `${JSON.stringify(value ?? null)}\n`);
+    out.io.stdout.write(format === 'json' ? `${JSON.stringify(value ?? null, null, 2)}\n` : `${JSON.stringify(value ?? null)}\n`);
     return;
   }
-  if (format === 'json') return writeJson(ctx, value);
-  if (format === 'ndjson') return writeNdjson(ctx, value);
-  const rows = flattenForView(options.fieldsChecked ? value : projectFields(ctx, value));
-  if (!ctx.io.stdoutIsTTY) {
-    for (const [key, text] of rows) ctx.io.stdout.write(`${key}\t${text.replace(/[\t\r\n]+/g, ' ')}\n`);
+  if (format === 'json') return writeJson(out, value);
+  if (format === 'ndjson') return writeNdjson(out, value);
+  const rows = flattenForView(options.fieldsChecked ? value : projectFields(out, value));
+  if (!out.io.stdoutIsTTY) {
+    for (const [key, text] of rows) out.io.stdout.write(`${key}\t${text.replace(/[\t\r\n]+/g, ' ')}\n`);
     return;
   }
   const lines: string[] = [];
-  if (options.title) lines.push(await paint(ctx, 'stdout', 'accent', options.title));
+  if (options.title) lines.push(await paint(out, 'stdout', 'accent', options.title));
   const width = Math.min(40, Math.max(0, ...rows.map(([k]) => k.length)));
   for (const [key, full] of rows) {
     // A value longer than the terminal is shortened on screen only; --json and pipes keep it whole.
-    const text = truncateCell(full.replace(/[\t\r\n]+/g, ' '), Math.max(12, ctx.io.columns - Math.max(width, key.length) - 2));
+    const text = truncateCell(full.replace(/[\t\r\n]+/g, ' '), Math.max(12, out.io.columns - Math.max(width, key.length) - 2));
     const tone = key.toLowerCase().endsWith('status') ? statusTone(text) : undefined;
-    const shown = tone ? await paint(ctx, 'stdout', tone, text) : text;
-    lines.push(`${await paint(ctx, 'stdout', 'dim', key.padEnd(width))}  ${shown}`);
+    const shown = tone ? await paint(out, 'stdout', tone, text) : text;
+    lines.push(`${await paint(out, 'stdout', 'dim', key.padEnd(width))}  ${shown}`);
   }
-  ctx.io.stdout.write(`${lines.join('\n')}\n`);
+  out.io.stdout.write(`${lines.join('\n')}\n`);
 }
 
 /** `{a: {b: 1}, c: [1, 2]}` becomes `[['a.b', '1'], ['c', '1, 2']]`; arrays of objects by index. */

@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import type { Ora } from 'ora';
-import type { Context } from '../context.js';
+import type { IOStreams } from './io.js';
 
 // Spinners on stderr, for the commands that wait (order watch, --wait, message watch). Only ever
 // started when stderr is a terminal; ora is loaded then and not before.
@@ -27,8 +27,14 @@ async function spinnerStream(stream: Writable): Promise<NodeJS.WritableStream> {
   return adapter as unknown as NodeJS.WritableStream;
 }
 
+/** What a spinner needs: stderr, and a way to be stopped when the command ends. */
+export interface SpinnerHost {
+  readonly io: IOStreams;
+  onClose(close: () => void): void;
+}
+
 /** A started spinner on stderr, stopped when the command ends if nobody stopped it before. */
-export async function startSpinner(ctx: Context, text: string): Promise<Ora> {
+export async function startSpinner(ctx: SpinnerHost, text: string): Promise<Ora> {
   const { default: ora } = await import('ora');
   const spinner = ora({
     stream: await spinnerStream(ctx.io.stderr),

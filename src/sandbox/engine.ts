@@ -1,6 +1,6 @@
 // The sandbox's behaviour behind the routes: orders and messages that progress on the one
-// scheduler, the events they hand to the webhook dispatcher, the public shapes of every
-// resource, and the signed links of hosted media.
+// scheduler, the events they hand to the webhook dispatcher, and the signed links of hosted
+// media. The public shapes of the records are in views.ts.
 
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { WebhookDispatcher, WebhookEventKind, WebhookTarget } from './webhooks/types.js';
@@ -16,7 +16,7 @@ import type {
 } from './state.js';
 import { ApiError, notFound } from './errors.js';
 import { cachedJson, type CachedJson } from './http-io.js';
-import { HIDDEN_SECRET } from '../domain/webhooks.js';
+import { numberView, orderView, receiptOf } from './views.js';
 import { RateLimiter } from './rate-limit.js';
 
 /** The fictional range whose numbers fail provisioning and whose recipients fail delivery. */
@@ -64,11 +64,6 @@ export const NO_JOURNAL: EngineJournal = {
   persisted: () => Promise.resolve(),
 };
 
-/** A set-valued field or nothing: answers leave unset optional fields out (the null policy). */
-function put(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (value !== null && value !== undefined) target[key] = value;
-}
-
 export class SandboxEngine {
   baseUrl = '';
   journal: EngineJournal = NO_JOURNAL;
@@ -96,7 +91,7 @@ export class SandboxEngine {
   numberJson(n: NumberRecord): CachedJson {
     let answer = this.numberJsonCache.get(n);
     if (answer === undefined) {
-      answer = cachedJson(JSON.stringify(this.numberView(n)));
+      answer = cachedJson(JSON.stringify(numberView(n)));
       this.numberJsonCache.set(n, answer);
     }
     return answer;
@@ -179,19 +174,6 @@ export class SandboxEngine {
     return id;
   }
 
-  /** The document's delivery receipt for a message as it is now. */
-  receiptOf(message: MessageRecord): Record<string, unknown> {
-    const receipt: Record<string, unknown> = {
-      messageId: message.messageId,
-      status: message.status,
-      statusReason: message.status === 'failed' ? 'Unreachable destination' : null,
-    };
-    put(receipt, 'deliveredAt', message.deliveredAt);
-    receipt['errorCode'] = message.errorCode;
-    receipt['errorMessage'] = message.errorMessage;
-    return receipt;
-  }
-
   // ---- throttling ----
 
   /** Takes `count` sends from the account's and the number's buckets, or throws a true 429. */
@@ -234,7 +216,7 @@ export class SandboxEngine {
       return;
     }
     this.changed({ kind: 'order', value: order });
-    this.emit(order.tenantId, 'OrderStatus', () => this.orderView(order));
+    this.emit(order.tenantId, 'OrderStatus', () => orderView(order));
   };
 
   private finishOrder(order: OrderRecord): void {
@@ -322,7 +304,7 @@ export class SandboxEngine {
       message.nextStepAt = this.now() + this.timing.messageStepMs;
       this.scheduler.at(message.nextStepAt, this.advanceMessage, message);
     }
-    if (this.wants(message.tenantId, 'DeliveryReceipt')) this.emit(message.tenantId, 'DeliveryReceipt', this.receiptOf(message));
+    if (this.wants(message.tenantId, 'DeliveryReceipt')) this.emit(message.tenantId, 'DeliveryReceipt', receiptOf(message));
   }
 
   /**
@@ -373,96 +355,6 @@ export class SandboxEngine {
     if (!url.startsWith(`${this.baseUrl}/media/`)) return undefined;
     const id = url.slice(this.baseUrl.length + '/media/'.length).split('/')[0] ?? '';
     return this.store.media.get(id);
-  }
-
-  // ---- public shapes ----
-
-  tenantView(tenant: TenantRecord): Record<string, unknown> {
-    const s = tenant.settings;
-    const settings: Record<string, unknown> = {};
-    put(settings, 'webhookPrimaryUri', s.webhookPrimaryUri);
-    put(settings, 'webhookSecondaryUri', s.webhookSecondaryUri);
-    if (s.webhookSecret !== undefined) settings['webhookSecret'] = HIDDEN_SECRET;
-    put(settings, 'webhookBasicAuthUsername', s.webhookBasicAuthUsername);
-    if (s.webhookBasicAuthPassword !== undefined) settings['webhookBasicAuthPassword'] = HIDDEN_SECRET;
-    settings['webhookEventType'] = s.webhookEventType ?? 'All';
-    const view: Record<string, unknown> = { tenantId: tenant.tenantId, owner: tenant.owner, billableOwner: tenant.billableOwner };
-    put(view, 'domain', tenant.domain);
-    view['createdDate'] = tenant.createdDate;
-    view['settings'] = settings;
-    return view;
-  }
-
-  numberView(n: NumberRecord): Record<string, unknown> {
-    const view: Record<string, unknown> = {
-      phoneNumberId: n.phoneNumberId,
-      phoneNumber: n.phoneNumber,
-      friendlyName: n.friendlyName,
-    };
-    put(view, 'email', n.email);
-    view['status'] = n.status;
-    view['provisionType'] = n.provisionType;
-    view['provisionClass'] = n.provisionClass;
-    view['capabilities'] = { sms: n.provisionType !== 'MMS', mms: n.provisionType !== 'SMS' };
-    view['createdAt'] = n.createdAt;
-    put(view, 'activatedAt', n.activatedAt);
-    view['tenantId'] = n.tenantId;
-    view['owner'] = n.owner;
-    view['billableOwner'] = n.billableOwner;
-    view['provider'] = n.provider;
-    put(view, 'description', n.description);
-    put(view, 'domain', n.domain);
-    put(view, 'platformType', n.platformType);
-    put(view, 'campaignId', n.campaignId);
-    put(view, 'brandId', n.brandId);
-    put(view, 'loaUrl', n.loaUrl);
-    put(view, 'billingPlan', n.billingPlan);
-    put(view, 'billingPlanName', n.billingPlanName);
-    put(view, 'userId', n.userId);
-    put(view, 'externalId', n.externalId);
-    view['isActivated'] = n.isActivated;
-    view['isMMSEnabled'] = n.isMMSEnabled;
-    view['settings'] = n.settings;
-    return view;
-  }
-
-  orderView(o: OrderRecord): Record<string, unknown> {
-    const view: Record<string, unknown> = {
-      orderId: o.orderId,
-      status: o.status,
-      action: o.action,
-      tenantId: o.tenantId,
-      provisionClass: o.provisionClass,
-      provisionType: o.provisionType,
-      createDate: o.createDate,
-    };
-    put(view, 'completionDate', o.completionDate);
-    view['phoneNumbers'] = o.phoneNumbers.map((e) => {
-      const entry: Record<string, unknown> = { number: e.number, phoneNumberId: e.phoneNumberId, status: e.status };
-      put(entry, 'email', e.email);
-      put(entry, 'errorMessage', e.errorMessage);
-      return entry;
-    });
-    return view;
-  }
-
-  messageView(m: MessageRecord): Record<string, unknown> {
-    const view: Record<string, unknown> = {
-      messageId: m.messageId,
-      from: m.from,
-      to: m.to,
-      body: m.body,
-      mediaUrls: m.mediaUrls,
-      status: m.status,
-      segmentCount: m.segmentCount,
-      encoding: m.encoding,
-      queuedAt: m.queuedAt,
-    };
-    put(view, 'sentAt', m.sentAt);
-    put(view, 'deliveredAt', m.deliveredAt);
-    view['errorCode'] = m.errorCode;
-    view['errorMessage'] = m.errorMessage;
-    return view;
   }
 
   newId(): string {

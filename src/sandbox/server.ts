@@ -187,7 +187,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
         store,
         dispatcher,
         (error) => log?.(`could not write the state file: ${error instanceof Error ? error.message : String(error)}`),
-        { retention: options.messageRetention ?? MESSAGE_RETENTION, ...(options.compactBytes ? { compactBytes: options.compactBytes } : {}) },
+        { retention: options.messageRetention ?? MESSAGE_RETENTION, now, ...(options.compactBytes ? { compactBytes: options.compactBytes } : {}) },
       ));
     } catch (error) {
       // A file of another version, or one damaged by hand, is a bad input (left untouched), not a crash.

@@ -287,6 +287,8 @@ export class DurableState implements EngineJournal {
     generation: number,
     snapshotBytes: number,
     private readonly compactBytes: number,
+    /** The sandbox's clock, the dispatcher's too: a logged event is due at its time of dispatch. */
+    private readonly now: () => number,
   ) {
     this.generation = generation;
     this.snapshotBytes = snapshotBytes;
@@ -301,7 +303,7 @@ export class DurableState implements EngineJournal {
     store: SandboxStore,
     dispatcher: WebhookDispatcher,
     onError: (error: unknown) => void,
-    options: { compactBytes?: number; retention?: number } = {},
+    options: { compactBytes?: number; retention?: number; now?: () => number } = {},
   ): Promise<{ state: DurableState; existed: boolean }> {
     await removeStaleTempFiles(file);
     const saved = await readSavedState(file);
@@ -310,7 +312,7 @@ export class DurableState implements EngineJournal {
     const dispatcherState = replayLog(store, saved.snapshot?.dispatcher ?? null, saved.lines);
     if (options.retention !== undefined) store.trimMessages(options.retention);
     if (dispatcherState) dispatcher.restore(dispatcherState);
-    const state = new DurableState(file, store, dispatcher, onError, saved.generation + 1, 0, options.compactBytes ?? MIN_COMPACT_BYTES);
+    const state = new DurableState(file, store, dispatcher, onError, saved.generation + 1, 0, options.compactBytes ?? MIN_COMPACT_BYTES, options.now ?? Date.now);
     await state.writeSnapshot(state.generation);
     for (const log of saved.logFiles) await unlink(log).catch(() => {});
     state.handle = await open(logName(file, state.generation), 'a', 0o600);
@@ -334,7 +336,7 @@ export class DurableState implements EngineJournal {
       attempts: 0,
       firstAttemptAtMs: null,
       lastAttemptAtMs: null,
-      nextAttemptAtMs: Date.now(),
+      nextAttemptAtMs: this.now(),
       lastStatus: null,
       lastError: null,
     };

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiClient, errorFromResponse, parseRetryAfter } from '../../src/api/http.js';
-import { AuthError, NetworkError, NotFoundError, ApiError, UsageError } from '../../src/errors.js';
+import { ApiClient } from '../../src/api/http.js';
+import { NetworkError, ApiError, UsageError } from '../../src/errors.js';
 import { createMockApi, MOCK_ORIGIN, BASIC_AUTH, MOCK_ENV, type MockApi } from '../helpers/mock-api.js';
 import { fakeClock } from '../helpers/cli.js';
 import { apiRoot } from '../../src/config/settings.js';
@@ -138,61 +138,6 @@ describe('paths that would leave the API root', () => {
     await client(mock).request({ call: 'raw', method: 'GET', path: '/tenants' });
     await client(mock).request({ call: 'raw', method: 'GET', path: 'tenants' });
     mock.verify();
-  });
-});
-
-describe('errorFromResponse', () => {
-  const url = new URL('https://api.test/api/v1/tenants');
-  const response = (status: number, text: string, data?: unknown) => ({ status, headers: {}, text, data });
-  it.each([
-    ['Authorization header is required', 'MISSING_AUTHORIZATION'],
-    ['Invalid credentials', 'INVALID_CREDENTIALS'],
-    ['Invalid authorization header format', 'INVALID_AUTHORIZATION_FORMAT'],
-  ])('keeps the 401 body "%s" with its errorCode', (message, errorCode) => {
-    const body = { message, title: 'Unauthorized', errorCode };
-    const error = errorFromResponse(response(401, JSON.stringify(body), body), 'GET', url);
-    expect(error).toBeInstanceOf(AuthError);
-    expect(error.message).toContain(message);
-    expect(error.errorCode).toBe(errorCode);
-    expect(error.title).toBe('Unauthorized');
-    expect(error.exitCode).toBe(3);
-  });
-  it('says what a 401 without a body means', () => {
-    const error = errorFromResponse(response(401, ''), 'GET', url);
-    expect(error.exitCode).toBe(3);
-    expect(error.message).toBe('The service refused the credentials (HTTP 401)');
-  });
-  it('shows a path with a malformed escape as sent instead of failing on it', () => {
-    const body = { message: 'bad escape', errorCode: 'VALIDATION_ERROR' };
-    const error = errorFromResponse(response(400, JSON.stringify(body), body), 'GET', new URL('https://api.test/api/v1/tenants/%zz'));
-    expect(error).toBeInstanceOf(ApiError);
-    expect(error.message).toBe('The server refused GET /api/v1/tenants/%zz (400): bad escape');
-  });
-  it('maps 403 to exit 3 and 404 to exit 4', () => {
-    expect(errorFromResponse(response(403, ''), 'GET', url).exitCode).toBe(3);
-    const notFound = errorFromResponse(response(404, ''), 'GET', url);
-    expect(notFound).toBeInstanceOf(NotFoundError);
-    expect(notFound.exitCode).toBe(4);
-  });
-  it('reads an HTML error page by its title, and a plain body by its first line', () => {
-    const html = '<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body>x</body></html>';
-    expect(errorFromResponse(response(502, html), 'GET', url).message).toContain('502 Bad Gateway');
-    expect(errorFromResponse(response(500, '\n  database is down\nstack...'), 'GET', url).message).toContain('database is down');
-    expect(errorFromResponse(response(500, ''), 'GET', url).message).toContain('empty answer');
-  });
-  it('lists validation problems of an errors object', () => {
-    const body = { title: 'One or more validation errors occurred.', errors: { 'phoneNumbers[0].number': ['not E.164'] } };
-    expect(errorFromResponse(response(400, JSON.stringify(body), body), 'POST', url).message).toContain('phoneNumbers[0].number: not E.164');
-  });
-});
-
-describe('parseRetryAfter', () => {
-  it('reads seconds and HTTP dates', () => {
-    const now = Date.parse('2026-01-01T00:00:00Z');
-    expect(parseRetryAfter('5', now)).toBe(5000);
-    expect(parseRetryAfter('Thu, 01 Jan 2026 00:00:10 GMT', now)).toBe(10_000);
-    expect(parseRetryAfter('soon', now)).toBeUndefined();
-    expect(parseRetryAfter(undefined, now)).toBeUndefined();
   });
 });
 

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 // The sandbox is a second implementation of the service: it may share src/domain/ with the CLI
 // and nothing else of it, so that a rule is never borrowed from the client side by accident. And
 // src/domain/ itself stands on nothing but itself, or the sandbox would reach the client through it.
+// src/output/ (streams, renderers, prompts) stands below the commands and their Context.
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SRC = join(ROOT, 'src');
@@ -54,6 +55,10 @@ describe('module boundaries', () => {
 
   it('src/domain/ imports only itself, Node and the dependencies', () => {
     expect(strayImports('domain', ['domain'])).toEqual([]);
+  });
+
+  it('src/output/ stands below the Context: it imports only itself, src/domain/, src/errors.ts, Node and the dependencies', () => {
+    expect(strayImports('output', ['output', 'domain']).filter((line) => !line.endsWith("-> ../errors.js"))).toEqual([]);
   });
 
   it('sees every kind of import it checks', () => {

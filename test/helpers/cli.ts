@@ -112,8 +112,12 @@ export function fakeClock(start = Date.parse('2026-01-01T00:00:00Z')): Clock & {
   return clock;
 }
 
-/** A prompter that answers from a script and fails the test on an unexpected question. */
-export function scriptedPrompter(answers: Record<string, string | boolean>): Prompter & { asked: string[] } {
+/**
+ * A prompter that answers from a script and fails the test on an unexpected question. With
+ * `select`, it also answers lists (a value not among the choices fails); without, a list is
+ * asked as typed input, as with a prompter that cannot show one.
+ */
+export function scriptedPrompter(answers: Record<string, string | boolean>, options: { select?: boolean } = {}): Prompter & { asked: string[] } {
   const asked: string[] = [];
   const answer = (message: string): string | boolean => {
     asked.push(message);
@@ -126,5 +130,14 @@ export function scriptedPrompter(answers: Record<string, string | boolean>): Pro
     input: async (message) => String(answer(message)),
     password: async (message) => String(answer(message)),
     confirm: async (message) => answer(message) === true,
+    ...(options.select
+      ? {
+          select: async (message: string, choices: readonly { value: string }[]) => {
+            const chosen = String(answer(message));
+            if (!choices.some((c) => c.value === chosen)) throw new Error(`"${chosen}" is not among ${choices.map((c) => c.value).join(', ')}`);
+            return chosen;
+          },
+        }
+      : {}),
   };
 }

@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { Prompter } from '../../src/context.js';
-import { runCli, tempConfigDir, type RunOptions } from '../helpers/cli.js';
+import type { Prompter } from '../../src/output/prompts.js';
+import { runCli, scriptedPrompter, tempConfigDir, type RunOptions } from '../helpers/cli.js';
 import { createMockApi, MOCK_ENV, MOCK_ORIGIN, type MockApi } from '../helpers/mock-api.js';
 import { memorySecretStore } from '../config/memory-secrets.js';
 
@@ -31,24 +31,7 @@ afterEach(async () => {
 
 /** A prompter that answers from a script (select included) and records every question. */
 function answering(answers: Record<string, string | boolean>): Prompter & { asked: string[] } {
-  const asked: string[] = [];
-  const answer = (message: string): string | boolean => {
-    asked.push(message);
-    const key = Object.keys(answers).find((k) => message.toLowerCase().includes(k.toLowerCase()));
-    if (key === undefined) throw new Error(`unexpected prompt: ${message}`);
-    return answers[key]!;
-  };
-  return {
-    asked,
-    input: async (message) => String(answer(message)),
-    password: async (message) => String(answer(message)),
-    confirm: async (message) => answer(message) === true,
-    select: async (message, choices) => {
-      const chosen = String(answer(message));
-      if (!choices.some((c) => c.value === chosen)) throw new Error(`"${chosen}" is not among ${choices.map((c) => c.value).join(', ')}`);
-      return chosen;
-    },
-  };
+  return scriptedPrompter(answers, { select: true });
 }
 
 /** Every way of not being at a terminal: the prompter fails the test if it is asked anything. */

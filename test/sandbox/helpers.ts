@@ -85,6 +85,32 @@ export async function startHarness(options: SandboxOptions = {}): Promise<Harnes
   };
 }
 
+/**
+ * The sandbox's clock in a test: it follows real time until frozen; frozen, only advance() moves
+ * it, so an order or a message stays in a state for exactly as long as the test wants it there.
+ * Released, it goes on from where it stood (it never runs backwards).
+ */
+export class TestClock {
+  private frozenAt: number | null = null;
+  private offset = 0;
+  readonly now = (): number => this.frozenAt ?? Date.now() + this.offset;
+
+  freeze(): void {
+    this.frozenAt = this.now();
+  }
+
+  advance(ms: number): void {
+    if (this.frozenAt === null) throw new Error('TestClock.advance: freeze the clock first');
+    this.frozenAt += ms;
+  }
+
+  release(): void {
+    if (this.frozenAt === null) return;
+    this.offset = this.frozenAt - Date.now();
+    this.frozenAt = null;
+  }
+}
+
 /** Polls until `check` returns a value that is not undefined; fails after `limitMs`. */
 export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, limitMs = 10_000): Promise<T> {
   const deadline = Date.now() + limitMs;
@@ -122,6 +148,25 @@ export async function provisionAndWait(h: Harness, tenantId: string, numbers: st
     const order = obj(await h.api('GET', `/phone-numbers/orders/${orderId}`, undefined, auth ? { auth } : {}));
     return order['status'] === 'Completed' || order['status'] === 'Failed' ? order : undefined;
   });
+}
+
+/** A sandbox API call that fails the test on any answer of 300 or above; the JSON object answered ({} when empty). */
+export type StrictApi = (method: string, path: string, body?: unknown) => Promise<Record<string, unknown>>;
+
+export function strictApi(apiUrl: string, auth: string = DEFAULT_AUTH): StrictApi {
+  return async (method, path, body) => {
+    const answer = await request(apiUrl, method, path, body, { auth });
+    if (answer.status >= 300) throw new Error(`${method} ${path}: ${answer.status} ${answer.text}`);
+    return answer.text === '' ? {} : obj(answer);
+  };
+}
+
+/** Provisions one number for the tenant and waits for its order to complete (failing after the deadline); the order id. */
+export async function provisionActiveNumber(api: StrictApi, tenantId: string, number: string): Promise<number> {
+  const order = await api('POST', '/phone-numbers/provision', provisionBody(tenantId, [number]));
+  const orderId = order['orderId'] as number;
+  await eventually(async () => ((await api('GET', `/phone-numbers/orders/${orderId}`))['status'] === 'Completed' ? true : undefined));
+  return orderId;
 }
 
 export function enc(number: string): string {

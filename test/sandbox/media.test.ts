@@ -169,4 +169,21 @@ describe('LOA upload', () => {
     expect(json.status).toBe(415);
     expect(obj(json)['errorCode']).toBe('UNSUPPORTED_MEDIA_TYPE');
   });
+
+  it('takes a PDF part sent without a Content-Type, and answers 400 for a broken form', async () => {
+    const post = async (body: Buffer): Promise<{ status: number; body: Record<string, unknown> }> => {
+      const res = await fetch(`${h.sandbox.apiUrl}/phone-numbers/loa`, {
+        method: 'POST',
+        headers: { Authorization: DEFAULT_AUTH, 'content-type': 'multipart/form-data; boundary=b' },
+        body,
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    const head = Buffer.from('--b\r\nContent-Disposition: form-data; name="file"; filename="loa.pdf"\r\n\r\n');
+    const untyped = await post(Buffer.concat([head, pdf, Buffer.from('\r\n--b--\r\n')]));
+    expect(untyped.status).toBe(201);
+    const broken = await post(Buffer.concat([head, pdf]));
+    expect(broken.status).toBe(400);
+    expect(broken.body['errorCode']).toBe('VALIDATION_ERROR');
+  });
 });

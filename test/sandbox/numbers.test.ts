@@ -1,28 +1,44 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   OTHER_AUTH,
   createTenant,
   enc,
-  eventually,
   obj,
   provisionAndWait,
   provisionBody,
   startHarness,
+  TestClock,
   type Harness,
 } from './helpers.js';
 
+/** The harness's order delay: P2P orders are Processing at half of it and final at its end, A2P take 5x. */
+const ORDER_MS = 40;
 let h: Harness;
 let tenantId: string;
+const clock = new TestClock();
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ now: clock.now, orderDelayMs: ORDER_MS });
   tenantId = await createTenant(h, { settings: { webhookPrimaryUri: 'https://hooks.example.com/orders' } });
+});
+afterEach(() => {
+  clock.release();
 });
 afterAll(async () => {
   await h.close();
 });
 
+/** The next OrderStatus event of an order with this status (recorded already or still to come). */
+function orderEvent(orderId: unknown, status: string): Promise<unknown> {
+  return h.dispatcher.waitFor('OrderStatus', (p) => p['orderId'] === orderId && p['status'] === status);
+}
+
+async function readOrder(orderId: unknown): Promise<Record<string, unknown>> {
+  return obj(await h.api('GET', `/phone-numbers/orders/${orderId as number}`));
+}
+
 describe('provisioning orders', () => {
   it('moves a P2P order Pending -> Processing -> Completed and its number Pending -> Active', async () => {
+    clock.freeze();
     const answer = await h.api('POST', '/phone-numbers/provision', {
       ...provisionBody(tenantId, ['+14155550100']),
       phoneNumbers: [
@@ -38,16 +54,21 @@ describe('provisioning orders', () => {
     expect(entries).toEqual([
       { number: '+14155550100', phoneNumberId: expect.stringMatching(/^[0-9a-f-]{36}$/), status: 'Pending', email: 'ops@corp.example' },
     ]);
-    // The number is Pending for as long as its order is not final (read the number, then the order).
-    const pending = obj(await h.api('GET', `/phone-numbers/${enc('+14155550100')}`));
-    const orderAfter = obj(await h.api('GET', `/phone-numbers/orders/${order['orderId'] as number}`));
-    if (orderAfter['status'] !== 'Completed') expect(pending['status']).toBe('Pending');
-    expect(['Pending', 'Active']).toContain(pending['status']);
+    // The clock stands still: the order and its number stay Pending until it moves.
+    expect(obj(await h.api('GET', `/phone-numbers/${enc('+14155550100')}`))['status']).toBe('Pending');
+    expect((await readOrder(order['orderId']))['status']).toBe('Pending');
 
-    const done = await eventually(async () => {
-      const o = obj(await h.api('GET', `/phone-numbers/orders/${order['orderId'] as number}`));
-      return o['status'] === 'Completed' ? o : undefined;
-    });
+    const processing = orderEvent(order['orderId'], 'Processing');
+    clock.advance(ORDER_MS / 2);
+    await processing;
+    expect((await readOrder(order['orderId']))['status']).toBe('Processing');
+    expect(obj(await h.api('GET', `/phone-numbers/${enc('+14155550100')}`))['status']).toBe('Pending');
+
+    const completed = orderEvent(order['orderId'], 'Completed');
+    clock.advance(ORDER_MS / 2);
+    await completed;
+    const done = await readOrder(order['orderId']);
+    expect(done['status']).toBe('Completed');
     expect(done['completionDate']).toEqual(expect.any(String));
     expect((done['phoneNumbers'] as Record<string, unknown>[])[0]?.['status']).toBe('Active');
 
@@ -87,17 +108,19 @@ describe('provisioning orders', () => {
     const body = provisionBody(tenantId, ['+14155550102'], { provisionClass: 'A2P' });
     const entry = (body['phoneNumbers'] as Record<string, unknown>[])[0] as Record<string, unknown>;
     Object.assign(entry, { campaignId: 'C123', brandId: 'B456' });
+    clock.freeze();
     const answer = await h.api('POST', '/phone-numbers/provision', body);
     expect(answer.status).toBe(202);
-    const orderId = obj(answer)['orderId'] as number;
-    const done = await eventually(async () => {
-      const o = obj(await h.api('GET', `/phone-numbers/orders/${orderId}`));
-      return o['status'] === 'Completed' ? o : undefined;
-    });
+    const orderId = obj(answer)['orderId'];
+    const processing = orderEvent(orderId, 'Processing');
+    clock.advance((5 * ORDER_MS) / 2);
+    await processing;
+    const completed = orderEvent(orderId, 'Completed');
+    clock.advance((5 * ORDER_MS) / 2);
+    await completed;
+    const done = await readOrder(orderId);
     expect(done['provisionClass']).toBe('A2P');
-    // A lower bound only (timers never fire early), so a slow machine cannot fail it: 5 x orderDelayMs.
-    const elapsed = Date.parse(done['completionDate'] as string) - Date.parse(done['createDate'] as string);
-    expect(elapsed).toBeGreaterThanOrEqual(5 * 40 - 5);
+    expect(Date.parse(done['completionDate'] as string) - Date.parse(done['createDate'] as string)).toBe(5 * ORDER_MS);
   });
 
   it('refuses a number already provisioned or pending with 409', async () => {
@@ -105,6 +128,7 @@ describe('provisioning orders', () => {
     const again = await h.api('POST', '/phone-numbers/provision', provisionBody(tenantId, ['+14155550103']));
     expect(again.status).toBe(409);
     expect(obj(again)['errorCode']).toBe('CONFLICT');
+    clock.freeze(); // the first order of +14155550104 stays Pending
     const first = await h.api('POST', '/phone-numbers/provision', provisionBody(tenantId, ['+14155550104']));
     expect(first.status).toBe(202);
     const whilePending = await h.api('POST', '/phone-numbers/provision', provisionBody(tenantId, ['+14155550104']));
@@ -113,16 +137,21 @@ describe('provisioning orders', () => {
 
   it('unprovisions: Pending -> Released, and the number leaves the active list', async () => {
     await provisionAndWait(h, tenantId, ['+14155550105']);
+    clock.freeze(); // the unprovision order stays Pending while it is asked for twice
     const answer = await h.api('POST', '/phone-numbers/provision', { action: 'Unprovision', tenantId, phoneNumbers: [{ number: '+14155550105' }] });
     expect(answer.status).toBe(202);
-    const orderId = obj(answer)['orderId'] as number;
+    const orderId = obj(answer)['orderId'];
     expect(obj(answer)['action']).toBe('Unprovision');
     const twice = await h.api('POST', '/phone-numbers/provision', { action: 'Unprovision', tenantId, phoneNumbers: [{ number: '+14155550105' }] });
     expect(twice.status).toBe(409);
-    const done = await eventually(async () => {
-      const o = obj(await h.api('GET', `/phone-numbers/orders/${orderId}`));
-      return o['status'] === 'Completed' ? o : undefined;
-    });
+    const processing = orderEvent(orderId, 'Processing');
+    clock.advance(ORDER_MS / 2);
+    await processing;
+    const completed = orderEvent(orderId, 'Completed');
+    clock.advance(ORDER_MS / 2);
+    await completed;
+    clock.release();
+    const done = await readOrder(orderId);
     expect((done['phoneNumbers'] as Record<string, unknown>[])[0]?.['status']).toBe('Released');
     expect(obj(await h.api('GET', `/phone-numbers/${enc('+14155550105')}`))['status']).toBe('Released');
     // A released number can be provisioned again.

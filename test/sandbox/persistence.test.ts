@@ -37,7 +37,7 @@ describe('--state FILE', () => {
     const tenantId = await createTenant(first, { settings: { webhookPrimaryUri: 'https://hooks.example.com/p', webhookSecret: 'kept-secret' } });
     const order = await provisionAndWait(first, tenantId, ['+14155550500']);
     const message = obj(await first.api('POST', '/messages?isAsync=true', { from: '+14155550500', to: ['+14155559500'], body: 'persist me' }));
-    await eventually(async () => (obj(await first.api('GET', `/messages/${message['messageId'] as string}`))['status'] === 'delivered' ? true : undefined));
+    await first.dispatcher.waitFor('DeliveryReceipt', (p) => p['messageId'] === message['messageId'] && p['status'] === 'delivered');
     const uri = obj(await first.api('POST', '/media', { phoneNumber: '+14155550500', fileName: 'k.txt', contentType: 'text/plain', data: Buffer.from('kept bytes').toString('base64'), tenantId }))['uri'] as string;
     first.dispatcher.failedEvents.push({
       deliveryId: 'dlv_persisted',
@@ -54,6 +54,10 @@ describe('--state FILE', () => {
 
     const mode = (await stat(stateFile)).mode & 0o777;
     expect(mode).toBe(0o600);
+    // close() has folded everything into the snapshot: the failure queue is on disk, no log is left.
+    const onDisk = await readSavedState(stateFile);
+    expect(onDisk.snapshot?.dispatcher?.failed.map((f) => f.deliveryId)).toEqual(['dlv_persisted']);
+    expect(onDisk.lines).toEqual([]);
 
     const second = await start();
     expect(second.dispatcher.restored?.failed.map((f) => f.deliveryId)).toEqual(['dlv_persisted']);
@@ -97,9 +101,10 @@ describe('--state FILE', () => {
     expect(saved.orders.find((o) => o.orderId === order['orderId'])?.status).toBe('Pending');
 
     const resumed = await start();
-    await eventually(async () => (obj(await resumed.api('GET', `/messages/${message['messageId'] as string}`))['status'] === 'delivered' ? true : undefined));
-    await eventually(async () => (obj(await resumed.api('GET', `/phone-numbers/orders/${order['orderId'] as number}`))['status'] === 'Completed' ? true : undefined));
-    expect(resumed.dispatcher.eventsOf('DeliveryReceipt').map((e) => obj(e.payload)['status'])).toContain('delivered');
+    await resumed.dispatcher.waitFor('DeliveryReceipt', (p) => p['messageId'] === message['messageId'] && p['status'] === 'delivered');
+    await resumed.dispatcher.waitFor('OrderStatus', (p) => p['orderId'] === order['orderId'] && p['status'] === 'Completed');
+    expect(obj(await resumed.api('GET', `/messages/${message['messageId'] as string}`))['status']).toBe('delivered');
+    expect(obj(await resumed.api('GET', `/phone-numbers/orders/${order['orderId'] as number}`))['status']).toBe('Completed');
   });
 
   it('has every answered write on disk before the answer (snapshot plus change log)', async () => {

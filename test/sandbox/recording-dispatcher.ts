@@ -18,8 +18,15 @@ export interface RecordedEvent {
   payload: unknown;
 }
 
+interface EventWaiter {
+  kind: WebhookEventKind;
+  match: (payload: Record<string, unknown>) => boolean;
+  resolve: (event: RecordedEvent) => void;
+}
+
 export class RecordingDispatcher implements WebhookDispatcher {
   readonly events: RecordedEvent[] = [];
+  private readonly waiters = new Set<EventWaiter>();
   readonly replays: { deliveryId: string; target: WebhookTarget }[] = [];
   attempts: DeliveryAttempt[] = [];
   failedEvents: FailedEvent[] = [];
@@ -29,8 +36,23 @@ export class RecordingDispatcher implements WebhookDispatcher {
   dispatch(target: WebhookTarget, event: WebhookEventKind, payload: unknown): string | null {
     const deliveryId = randomUUID();
     // Deep copy, so that later changes to the sandbox's records do not rewrite history.
-    this.events.push({ deliveryId, target: { ...target }, event, payload: JSON.parse(JSON.stringify(payload)) });
+    const recorded: RecordedEvent = { deliveryId, target: { ...target }, event, payload: JSON.parse(JSON.stringify(payload)) };
+    this.events.push(recorded);
+    for (const waiter of this.waiters) {
+      if (matches(waiter, recorded)) {
+        this.waiters.delete(waiter);
+        waiter.resolve(recorded);
+      }
+    }
     return deliveryId;
+  }
+
+  /** The first event of `kind` whose payload matches, recorded already or when it is dispatched. */
+  waitFor(kind: WebhookEventKind, match: (payload: Record<string, unknown>) => boolean = () => true): Promise<RecordedEvent> {
+    const waiter: Omit<EventWaiter, 'resolve'> = { kind, match };
+    const found = this.events.find((e) => matches(waiter, e));
+    if (found) return Promise.resolve(found);
+    return new Promise((resolve) => this.waiters.add({ ...waiter, resolve }));
   }
 
   eventsOf(kind: WebhookEventKind): RecordedEvent[] {
@@ -71,4 +93,9 @@ export class RecordingDispatcher implements WebhookDispatcher {
     this.closed = true;
     return Promise.resolve();
   }
+}
+
+function matches(waiter: Omit<EventWaiter, 'resolve'>, event: RecordedEvent): boolean {
+  const payload = event.payload;
+  return event.event === waiter.kind && typeof payload === 'object' && payload !== null && waiter.match(payload as Record<string, unknown>);
 }

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { TickScheduler } from '../../src/sandbox/scheduler.js';
-import { boundaryOf, parseMultipart } from '../../src/sandbox/multipart.js';
+import { isMultipartForm, readFormFile } from '../../src/sandbox/multipart.js';
 import { timeSpan } from '../../src/sandbox/routes/health.js';
 import { friendlyName } from '../../src/sandbox/routes/numbers.js';
 import { parseUserSpec } from '../../src/sandbox/index.js';
@@ -85,28 +85,34 @@ describe('TickScheduler', () => {
 });
 
 describe('multipart reader', () => {
-  it('reads fields and files, with quoted parameters and binary content', () => {
-    const boundary = '----svc-boundary';
+  const boundary = '----svc-boundary';
+  const type = `multipart/form-data; boundary="${boundary}"`;
+
+  it('reads a field as a file, with an escaped name and binary content, or as a plain value', async () => {
     const binary = Buffer.from([0, 13, 10, 45, 45, 255]);
     const body = Buffer.concat([
       Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="note"\r\n\r\nhello\r\n`),
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="my \\"loa\\".pdf"\r\nContent-Type: application/pdf\r\n\r\n`),
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="my %22loa%22.pdf"\r\nContent-Type: application/pdf\r\n\r\n`),
       binary,
       Buffer.from(`\r\n--${boundary}--\r\n`),
     ]);
-    expect(boundaryOf(`multipart/form-data; boundary="${boundary}"`)).toBe(boundary);
-    expect(boundaryOf('application/json')).toBeUndefined();
-    const parts = parseMultipart(body, boundary);
-    expect(parts.map((p) => p.name)).toEqual(['note', 'file']);
-    expect(parts[0]?.data.toString()).toBe('hello');
-    expect(parts[1]?.fileName).toBe('my "loa".pdf');
-    expect(parts[1]?.contentType).toBe('application/pdf');
-    expect(parts[1]?.data.equals(binary)).toBe(true);
+    expect(isMultipartForm(type)).toBe(true);
+    expect(isMultipartForm('multipart/form-data')).toBe(false);
+    expect(isMultipartForm('application/json')).toBe(false);
+    expect(isMultipartForm(undefined)).toBe(false);
+    const file = await readFormFile(body, type, 'file');
+    expect(file?.fileName).toBe('my "loa".pdf');
+    expect(file?.contentType).toBe('application/pdf');
+    expect(file?.data.equals(binary)).toBe(true);
+    const note = await readFormFile(body, type, 'note');
+    expect(note).toEqual({ fileName: undefined, contentType: undefined, data: Buffer.from('hello') });
+    expect(await readFormFile(body, type, 'missing')).toBeUndefined();
   });
 
-  it('refuses a body that is not terminated', () => {
-    expect(() => parseMultipart(Buffer.from('--b\r\nContent-Disposition: form-data; name="file"\r\n\r\nabc'), 'b')).toThrow(/not terminated/);
-    expect(() => parseMultipart(Buffer.from('nothing here'), 'b')).toThrow(/no part/);
+  it('answers a 400 for a body that is not terminated or has no part', async () => {
+    const unterminated = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"\r\n\r\nabc`);
+    await expect(readFormFile(unterminated, type, 'file')).rejects.toMatchObject({ status: 400, message: /not a readable multipart/ });
+    await expect(readFormFile(Buffer.from('nothing here'), type, 'file')).rejects.toMatchObject({ status: 400 });
   });
 });
 

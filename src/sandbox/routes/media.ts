@@ -14,7 +14,7 @@ import type { SandboxEngine } from '../engine.js';
 import { ApiError, validationError } from '../errors.js';
 import { requiredE164, requiredGuid, requiredString, type JsonObject } from '../fields.js';
 import { parseJsonObject, sendError, sendJson } from '../http-io.js';
-import { boundaryOf, parseMultipart } from '../multipart.js';
+import { isMultipartForm, readFormFile } from '../multipart.js';
 import type { MediaRecord, NumberRecord } from '../state.js';
 
 /** A 5 MB file as an array of byte values in JSON takes up to ~4 characters a byte. */
@@ -140,17 +140,17 @@ export async function uploadMedia(call: ApiCall): Promise<void> {
 
 export async function uploadLoa(call: ApiCall): Promise<void> {
   const requestType = call.req.headers['content-type'];
-  const boundary = boundaryOf(requestType);
   const raw = await call.readRaw(LOA_BODY_LIMIT, MEDIA_TOO_LARGE_TEXT);
-  if (!boundary) throw unsupported(requestType ?? '(none)');
-  const file = parseMultipart(raw, boundary).find((p) => p.name === 'file');
+  if (!isMultipartForm(requestType)) throw unsupported(requestType ?? '(none)');
+  const file = await readFormFile(raw, requestType, 'file');
   if (!file) throw validationError('The form needs a `file` field holding the LOA document (PDF)');
   if (file.data.length === 0) throw validationError('The file is empty');
   if (file.data.length > MAX_MEDIA_BYTES) throw tooLarge();
   const declared = file.contentType?.split(';')[0]?.trim().toLowerCase();
   const byName = file.fileName ? formatForExtension(file.fileName) : undefined;
   const sniffed = sniffContentType(file.data.subarray(0, 16));
-  const generic = declared === undefined || declared === 'application/octet-stream';
+  // text/plain is what the form reader reports for a part sent without a type (RFC 7578 4.4).
+  const generic = declared === undefined || declared === 'application/octet-stream' || declared === 'text/plain';
   if (!generic && declared !== 'application/pdf') throw unsupported(declared);
   if (file.fileName && byName?.contentType !== 'application/pdf') {
     throw unsupported(byName?.contentType ?? (file.fileName.includes('.') ? file.fileName.slice(file.fileName.lastIndexOf('.')) : file.fileName));

@@ -8,6 +8,7 @@ import { optionalMediaUrls, requiredE164 } from '../fields.js';
 import { sendJson } from '../http-io.js';
 import { countSegments } from '../../domain/segments.js';
 import type { MessageRecord } from '../state.js';
+import { messageView } from '../views.js';
 
 /** Recipients per request: the document sets no maximum; this bounds one request's work. */
 export const MAX_RECIPIENTS = 1000;
@@ -101,5 +102,5 @@ export function getMessage(call: ApiCall): void {
   if (!isGuid(id)) throw validationError(`messageId must be a GUID, got "${id}"`);
   const message = call.engine.store.messages.get(id.toLowerCase());
   if (!message || message.owner !== call.owner) throw notFound(`Message ${id} was not found`);
-  sendJson(call.res, 200, call.engine.messageView(message));
+  sendJson(call.res, 200, messageView(message));
 }

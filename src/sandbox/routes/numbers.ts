@@ -26,6 +26,7 @@ import {
 import { sendCachedJson, sendEmpty, sendJson } from '../http-io.js';
 import { mergeNumberSettings } from '../number-settings.js';
 import type { NumberRecord, OrderEntry, OrderRecord } from '../state.js';
+import { numberView, orderView } from '../views.js';
 
 /** Entries per order: the document sets no limit; this keeps one request's work bounded. */
 export const MAX_ORDER_ENTRIES = 100;
@@ -227,7 +228,7 @@ export async function provisionNumbers(call: ApiCall): Promise<void> {
   store.nextOrderId = orderId + 1;
   engine.startOrder(order);
   await engine.persisted();
-  sendJson(call.res, 202, engine.orderView(order), { Location: `/api/v1/phone-numbers/orders/${orderId}` });
+  sendJson(call.res, 202, orderView(order), { Location: `/api/v1/phone-numbers/orders/${orderId}` });
 }
 
 export function getOrder(call: ApiCall): void {
@@ -235,7 +236,7 @@ export function getOrder(call: ApiCall): void {
   if (!/^\d{1,15}$/.test(raw)) throw validationError(`orderId must be an integer, got "${raw}"`);
   const order = call.engine.store.orders.get(Number(raw));
   if (!order || order.owner !== call.owner) throw notFound(`Order ${raw} was not found`);
-  sendJson(call.res, 200, call.engine.orderView(order));
+  sendJson(call.res, 200, orderView(order));
 }
 
 function positiveIntegerQuery(call: ApiCall, name: string, fallback: number): number {
@@ -258,7 +259,7 @@ export function listActiveNumbers(call: ApiCall): void {
     if (n.owner === call.owner && n.status === 'Active') active.push(n);
   }
   active.sort((a, b) => (a.phoneNumber < b.phoneNumber ? -1 : a.phoneNumber > b.phoneNumber ? 1 : 0));
-  const items = active.slice((page - 1) * limit, page * limit).map((n) => call.engine.numberView(n));
+  const items = active.slice((page - 1) * limit, page * limit).map(numberView);
   sendJson(call.res, 200, { items, page, limit, total: active.length });
 }
 

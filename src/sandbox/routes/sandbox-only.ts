@@ -9,6 +9,7 @@ import { isObject, optionalMediaUrls, requiredE164, requiredGuid, type JsonObjec
 import type { WebhookEventKind } from '../webhooks/types.js';
 import { sendJson } from '../http-io.js';
 import { countSegments } from '../../domain/segments.js';
+import { orderView, receiptOf } from '../views.js';
 
 /** A stable thread id for a conversation between two numbers, whichever way it goes. */
 function threadOf(a: string, b: string): { threadId: string; threadKey: string } {
@@ -49,7 +50,7 @@ export async function triggerDeliveryReceipt(call: ApiCall): Promise<void> {
   const set = overridesOf(body);
   const message = call.engine.store.messages.get(id.toLowerCase());
   if (!message || message.owner !== call.owner) throw notFound(`Message ${id} was not found`);
-  const payload: JsonObject = { ...call.engine.receiptOf(message), ...set };
+  const payload: JsonObject = { ...receiptOf(message), ...set };
   // deliveredAt belongs to a delivered receipt only, unless the caller sets it on purpose.
   if ('status' in set && !('deliveredAt' in set)) {
     if (set['status'] === 'delivered') payload['deliveredAt'] ??= call.engine.nowIso();
@@ -66,7 +67,7 @@ export async function triggerOrderStatus(call: ApiCall): Promise<void> {
   const set = overridesOf(body);
   const order = call.engine.store.orders.get(raw);
   if (!order || order.owner !== call.owner) throw notFound(`Order ${raw} was not found`);
-  await answerTrigger(call, order.tenantId, 'OrderStatus', { ...call.engine.orderView(order), ...set });
+  await answerTrigger(call, order.tenantId, 'OrderStatus', { ...orderView(order), ...set });
 }
 
 export async function simulateInbound(call: ApiCall): Promise<void> {

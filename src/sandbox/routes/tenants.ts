@@ -8,6 +8,7 @@ import { HIDDEN_SECRET } from '../engine.js';
 import { isObject, isSandboxAcceptedUrl, optionalString, type JsonObject } from '../fields.js';
 import { sendEmpty, sendJson } from '../http-io.js';
 import type { TenantRecord, TenantSettings } from '../state.js';
+import { tenantView } from '../views.js';
 
 const SETTING_KEYS = TENANT_WEBHOOK_FIELDS;
 type SettingKey = TenantWebhookField;
@@ -105,7 +106,7 @@ function refuseOwnerFields(body: JsonObject, tenant: TenantRecord | undefined): 
 
 export function listTenants(call: ApiCall): void {
   const tenants = [...call.engine.store.tenants.values()].filter((t) => t.owner === call.owner);
-  sendJson(call.res, 200, tenants.map((t) => call.engine.tenantView(t)));
+  sendJson(call.res, 200, tenants.map(tenantView));
 }
 
 export async function createTenant(call: ApiCall): Promise<void> {
@@ -129,7 +130,7 @@ export async function createTenant(call: ApiCall): Promise<void> {
   engine.store.tenants.set(tenantId, tenant);
   engine.changed({ kind: 'tenant', value: tenant });
   await engine.persisted();
-  sendJson(call.res, 201, engine.tenantView(tenant), { Location: `/api/v1/tenants/${tenantId}` });
+  sendJson(call.res, 201, tenantView(tenant), { Location: `/api/v1/tenants/${tenantId}` });
 }
 
 /** The tenant named in the path: a malformed id is a 400, a well-formed unknown or foreign one a 404. */
@@ -141,7 +142,7 @@ function pathTenant(call: ApiCall): TenantRecord {
 
 export function getTenant(call: ApiCall): void {
   const tenant = pathTenant(call);
-  sendJson(call.res, 200, call.engine.tenantView(tenant));
+  sendJson(call.res, 200, tenantView(tenant));
 }
 
 export async function updateTenant(call: ApiCall): Promise<void> {

@@ -74,3 +74,44 @@ export function assertTimeScale(timeScale: number): void {
     throw new RangeError(`timeScale must be a positive finite number, got ${timeScale}`);
   }
 }
+
+/** What an attempt's answers say about the next one: the primary's, then the secondary's. */
+export interface AnsweredAttempt {
+  status: number | null;
+  retryAfter: string | readonly string[] | undefined;
+}
+
+/**
+ * When the primary and the secondary fail differently, the 5xx cap (1 min) wins if either
+ * failure was server-side (5xx, timeout, connection error): that endpoint may be back soon,
+ * and the event should not wait 30 min because the other one answered 4xx.
+ */
+export function capDecidingStatus(outcomes: readonly AnsweredAttempt[]): number | null {
+  const serverSide = outcomes.find((o) => isServerSideFailure(o.status));
+  return (serverSide ?? outcomes[outcomes.length - 1]!).status;
+}
+
+/** The longest Retry-After among the answers, in unscaled milliseconds; null when none gave one. */
+export function longestRetryAfterMs(outcomes: readonly AnsweredAttempt[], nowMs: number): number | null {
+  let longest: number | null = null;
+  for (const outcome of outcomes) {
+    const value = parseRetryAfterMs(outcome.retryAfter, nowMs);
+    if (value !== null && (longest === null || value > longest)) longest = value;
+  }
+  return longest;
+}
+
+/**
+ * When attempt number `attempt` (failed, its answers `outcomes`, known at `endedAt`) is retried,
+ * or null when that would fall past the window that opened at `firstAttemptAtMs`.
+ */
+export function nextAttemptAt(
+  attempt: number,
+  outcomes: readonly AnsweredAttempt[],
+  endedAt: number,
+  firstAttemptAtMs: number,
+  timeScale = 1,
+): number | null {
+  const dueAt = endedAt + retryDelayMs(attempt, capDecidingStatus(outcomes), longestRetryAfterMs(outcomes, endedAt), timeScale);
+  return dueAt > firstAttemptAtMs + retryWindowMs(timeScale) ? null : dueAt;
+}

@@ -5,6 +5,7 @@ import { runCli } from '../../helpers/cli.js';
 import { startTestServer } from '../../helpers/http-server.js';
 import { basicAuth } from '../../helpers/live.js';
 import { ExchangeLog } from '../../sandbox/openapi-check.js';
+import { provisionActiveNumber, strictApi, type StrictApi } from '../../sandbox/helpers.js';
 
 /** Every request and answer the sandbox serves here, checked against its OpenAPI document. */
 const exchanges = new ExchangeLog();
@@ -25,31 +26,7 @@ const received: AcceptedWebhookEvent[] = [];
 const requestLog: string[] = [];
 let env: Record<string, string>;
 let quietTenantId: string;
-
-async function api(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(`${sandbox.apiUrl}${path}`, {
-    method,
-    headers: { Authorization: AUTH, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  return text === '' ? {} : (JSON.parse(text) as Record<string, unknown>);
-}
-
-async function activeNumber(tenantId: string, number: string): Promise<void> {
-  const order = await api('POST', '/phone-numbers/provision', {
-    action: 'Provision',
-    tenantId,
-    phoneNumbers: [{ number, messagingFeature: { provisionType: 'SMSMMS', provisionClass: 'P2P' } }],
-  });
-  for (let i = 0; i < 500; i++) {
-    const now = await api('GET', `/phone-numbers/orders/${String(order['orderId'])}`);
-    if (now['status'] === 'Completed') return;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  throw new Error('the order did not complete');
-}
+let api: StrictApi;
 
 /** Wakes the waiters of receivedAtLeast() on each webhook the listener accepts. */
 const arrivalWaiters = new Set<() => void>();
@@ -78,16 +55,17 @@ async function receivedAtLeast(count: number): Promise<AcceptedWebhookEvent[]> {
 
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, orderDelayMs: 10, messageStepMs: 10, logRequests: true, log: (line) => requestLog.push(line), observe: exchanges.observe });
+  api = strictApi(sandbox.apiUrl, AUTH);
   listener = await startWebhookListener({ secrets: [WEBHOOK_SECRET] }, { accepted: accept, rejected: () => {} });
   env = { SVC_BASE_URL: sandbox.url, SVC_USERNAME: 'sandbox@example.com', SVC_PASSWORD: 'sandbox' };
   // Only inbound messages reach the listener, so that order updates do not mix in.
   const tenant = await api('POST', '/tenants', {
     settings: { webhookPrimaryUri: listener.url, webhookSecret: WEBHOOK_SECRET, webhookEventType: 'MessageReceived' },
   });
-  await activeNumber(String(tenant['tenantId']), OUR_NUMBER);
+  await provisionActiveNumber(api, String(tenant['tenantId']), OUR_NUMBER);
   const quiet = await api('POST', '/tenants', { settings: { webhookPrimaryUri: listener.url, webhookSecret: WEBHOOK_SECRET, webhookEventType: 'OrderStatus' } });
   quietTenantId = String(quiet['tenantId']);
-  await activeNumber(quietTenantId, QUIET_NUMBER);
+  await provisionActiveNumber(api, quietTenantId, QUIET_NUMBER);
   await sandbox.dispatcher.idle();
   received.length = 0;
 });

@@ -7,6 +7,7 @@ import { openApiDocument } from '../../../src/sandbox/openapi.js';
 import { runCli } from '../../helpers/cli.js';
 import { basicAuth } from '../../helpers/live.js';
 import { ExchangeLog, checkWebhookPayload } from '../../sandbox/openapi-check.js';
+import { eventually, provisionActiveNumber, strictApi, type StrictApi } from '../../sandbox/helpers.js';
 
 // `svc sandbox trigger ...`, `svc sandbox webhooks ...` and `svc sandbox openapi` against a real
 // sandbox whose real dispatcher posts to a real receiver: every trigger and every override
@@ -35,17 +36,7 @@ const exchanges = new ExchangeLog();
 let env: Record<string, string>;
 let messageId: string;
 let orderId: number;
-
-async function api(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(`${sandbox.apiUrl}${path}`, {
-    method,
-    headers: { Authorization: AUTH, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  return text ? (JSON.parse(text) as Record<string, unknown>) : {};
-}
+let api: StrictApi;
 
 /** The first event received with this delivery id (waits for it). */
 async function arrival(deliveryId: string): Promise<Received> {
@@ -86,22 +77,13 @@ beforeAll(async () => {
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
   // A high time scale: webhook retries (and the 24 h window) shrink to well under a second.
   sandbox = await startSandbox({ port: 0, orderDelayMs: 20, messageStepMs: 10, timeScale: 200_000, observe: exchanges.observe });
+  api = strictApi(sandbox.apiUrl, AUTH);
   env = { SVC_BASE_URL: sandbox.url, SVC_USERNAME: 'sandbox@example.com', SVC_PASSWORD: 'sandbox' };
   const tenant = await api('POST', '/tenants', { settings: { webhookPrimaryUri: receiverUrl, webhookSecret: SECRET } });
-  const order = await api('POST', '/phone-numbers/provision', {
-    action: 'Provision',
-    tenantId: tenant['tenantId'],
-    phoneNumbers: [{ number: NUMBER, messagingFeature: { provisionType: 'SMSMMS', provisionClass: 'P2P' } }],
-  });
-  orderId = order['orderId'] as number;
-  for (let i = 0; i < 500 && (await api('GET', `/phone-numbers/orders/${orderId}`))['status'] !== 'Completed'; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  orderId = await provisionActiveNumber(api, tenant['tenantId'] as string, NUMBER);
   const sent = await api('POST', '/messages', { from: NUMBER, to: ['+15559870004'], body: 'to be receipted' });
   messageId = sent['messageId'] as string;
-  for (let i = 0; i < 500 && (await api('GET', `/messages/${messageId}`))['status'] !== 'delivered'; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  await eventually(async () => ((await api('GET', `/messages/${messageId}`))['status'] === 'delivered' ? true : undefined));
   await sandbox.dispatcher.idle();
 });
 
