@@ -9,9 +9,9 @@ import { checkRecipientsFile, RecipientsFileError, type RecipientsCheck } from '
 import { InputFileError, MAX_BODY_BYTES, MAX_RECIPIENTS_BYTES, openInput, readInputBytes, type InputSource } from './input-source.js';
 import type { UnknownChoice } from './journal.js';
 import { compileTemplate, TemplateError, type CompiledTemplate } from './template.js';
-import { requireE164 } from '../commands/shared/input.js';
+import { requireE164 } from '../input/checks.js';
 import { TENANT_MISSING, tenantOrAsk } from '../commands/tenant/choose.js';
-import { checkMessageMedia, readMediaFile, type MediaFile } from '../commands/media/media-file.js';
+import { checkMessageMedia, readMediaFile, type MediaFile } from '../input/media-file.js';
 import { DEFAULT_CONCURRENCY } from '../commands/defaults.js';
 import { readPaceFlags, type PaceFlags } from './pace/options.js';
 
