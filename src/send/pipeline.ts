@@ -1,7 +1,6 @@
-import type { CommandInput } from '../commands/spec.js';
 import type { Context } from '../context.js';
 import { confirmBigSend, confirmSend } from './confirm.js';
-import { planSend } from './plan.js';
+import { planSend, type SendRequest } from './plan.js';
 import { resumeFrom } from './resume.js';
 import { runSend, type SendOutcome } from './run.js';
 import { bodyStats, type BodyStats } from './stats.js';
@@ -14,14 +13,15 @@ import { writeDryRun } from './summary.js';
 //   run.ts      media upload, then the requests through the paced engine (engine.ts, pace/),
 //               each result journaled (journal.ts) and printed (results.ts) as it arrives
 //   summary.ts  the dry run's document, or the run's summary line and what to do next
-// The command (src/commands/send/send.ts) asks for what is missing, calls this, and turns the
-// outcome into an exit code.
+// The command (src/commands/send/send.ts) asks for what is missing, reads its command line into a
+// SendRequest (request.ts there), calls this, and turns the outcome into an exit code. Nothing in
+// this folder knows the command line.
 
 /** A dry run sends nothing; a send says what happened. */
 export type SendResult = { dryRun: true } | ({ dryRun: false; from: string } & SendOutcome);
 
-export async function sendPipeline(input: CommandInput, ctx: Context): Promise<SendResult> {
-  const plan = await planSend(input, ctx);
+export async function sendPipeline(request: SendRequest, ctx: Context): Promise<SendResult> {
+  const plan = await planSend(request, ctx);
   try {
     const resumed = await resumeFrom(plan, ctx);
     const skip = resumed?.skip;

@@ -1,7 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { TextDecoder } from 'node:util';
 import { MAX_MEDIA_PER_MESSAGE } from '../domain/media-formats.js';
-import type { CommandInput } from '../commands/spec.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { stripOneTrailingNewline } from '../output/io.js';
@@ -9,15 +8,38 @@ import { checkRecipientsFile, RecipientsFileError, type RecipientsCheck } from '
 import { InputFileError, MAX_BODY_BYTES, MAX_RECIPIENTS_BYTES, openInput, readInputBytes, type InputSource } from './input-source.js';
 import type { UnknownChoice } from './journal.js';
 import { compileTemplate, TemplateError, type CompiledTemplate } from './template.js';
-import { requireE164 } from '../commands/shared/input.js';
-import { TENANT_MISSING, tenantOrAsk } from '../commands/tenant/choose.js';
-import { checkMessageMedia, readMediaFile, type MediaFile } from '../commands/media/media-file.js';
-import { DEFAULT_CONCURRENCY } from '../commands/defaults.js';
-import { readPaceFlags, type PaceFlags } from './pace/options.js';
+import { requireE164 } from '../input/checks.js';
+import { checkMessageMedia, readMediaFile, type MediaFile } from '../input/media-file.js';
+import { readPaceFlags, type PaceFlags, type PaceOptions } from './pace/options.js';
 
 // Everything `svc send` checks before it sends anything: numbers, body, media, the recipients
 // file and its placeholders, and the flags that go together. Any problem is a usage error (exit 2)
 // naming the bad value, file and line.
+
+/**
+ * What a send is asked to do, as given: the values of the flags, not yet checked against each
+ * other nor read from their files. The command builds it from its command line
+ * (src/commands/send/request.ts) with each value parsed on its own; the plan checks the rest.
+ */
+export interface SendRequest {
+  from: string | undefined;
+  to: readonly string[];
+  toFile: string | undefined;
+  body: string | undefined;
+  bodyFile: string | undefined;
+  media: readonly string[];
+  mediaFiles: readonly string[];
+  /** The tenant of a --media-file upload: from --tenant or the settings, or asked for; called only when needed. */
+  tenant: () => Promise<string>;
+  isAsync: boolean;
+  concurrency: number;
+  journal: string | undefined;
+  resume: boolean;
+  unknown: UnknownChoice | undefined;
+  dryRun: boolean;
+  yes: boolean;
+  pace: PaceOptions;
+}
 
 export interface SendPlan {
   from: string;
@@ -95,9 +117,9 @@ interface Body {
   file: InputSource | undefined;
 }
 
-async function readBody(input: CommandInput, ctx: Context, toFilePath: string | undefined): Promise<Body> {
-  const text = input.string('body');
-  const file = input.string('bodyFile');
+async function readBody(request: SendRequest, ctx: Context, toFilePath: string | undefined): Promise<Body> {
+  const text = request.body;
+  const file = request.bodyFile;
   if (text !== undefined && file !== undefined) throw new UsageError('Give the body once: --body or --body-file, not both');
   if (text !== undefined) return { text, file: undefined };
   if (file !== undefined) {
@@ -197,27 +219,26 @@ async function checkFile(source: InputSource, ctx: Context): Promise<RecipientsC
   return check;
 }
 
-export async function planSend(input: CommandInput, ctx: Context): Promise<SendPlan> {
-  const fromText = input.string('from');
+export async function planSend(request: SendRequest, ctx: Context): Promise<SendPlan> {
+  const fromText = request.from;
   if (fromText === undefined) throw new UsageError('--from is needed: the number to send from (E.164)');
   const from = requireE164(fromText, '--from');
 
-  const toValues = input.strings('to');
-  const toFilePath = input.string('toFile');
+  const toValues = request.to;
+  const toFilePath = request.toFile;
   if (toValues.length > 0 && toFilePath !== undefined) throw new UsageError('Give recipients with --to or --to-file, not both');
   if (toValues.length === 0 && toFilePath === undefined) throw new UsageError('Recipients are needed: --to NUMBER... or --to-file FILE');
   const to = toValues.length > 0 ? recipientsFrom(toValues, ctx) : undefined;
 
-  const concurrency = input.number('concurrency', '--concurrency', { min: 1, max: 256, integer: true }) ?? DEFAULT_CONCURRENCY;
-  const journal = input.string('journal');
-  const resume = input.flag('resume');
+  const concurrency = request.concurrency;
+  const journal = request.journal;
+  const resume = request.resume;
   if (resume && journal === undefined) throw new UsageError('--resume needs --journal FILE: the journal of the run to resume');
-  const unknownText = input.string('unknown');
-  const unknown = unknownText === undefined ? undefined : (unknownText.toLowerCase() as UnknownChoice);
+  const unknown = request.unknown;
   if (unknown !== undefined && !resume) throw new UsageError('--unknown goes with --resume: it chooses what a resumed run does with recipients whose outcome is unknown');
 
-  const mediaUrls = input.strings('media');
-  const mediaPaths = input.strings('mediaFile');
+  const mediaUrls = [...request.media];
+  const mediaPaths = request.mediaFiles;
   if (mediaUrls.length + mediaPaths.length > MAX_MEDIA_PER_MESSAGE) {
     throw new UsageError(
       `A message holds at most ${MAX_MEDIA_PER_MESSAGE} media (--media and --media-file together), not ${mediaUrls.length + mediaPaths.length}`,
@@ -229,14 +250,14 @@ export async function planSend(input: CommandInput, ctx: Context): Promise<SendP
   for (const path of mediaPaths) mediaFiles.push(await readMediaFile(path));
   checkMessageMedia(mediaUrls, mediaFiles);
 
-  const body = await readBody(input, ctx, toFilePath);
+  const body = await readBody(request, ctx, toFilePath);
   if (body.text === '' && mediaUrls.length + mediaFiles.length === 0) {
     throw new UsageError('A message needs a body or media: --body TEXT, --body-file FILE, text on standard input, --media or --media-file');
   }
 
   // --media-file goes up for a tenant: on a terminal a missing one is chosen among the account's.
-  const tenant = mediaFiles.length > 0 ? await tenantOrAsk(ctx, input.string('tenant'), { ...TENANT_MISSING, what: 'the tenant of the --media-file upload' }) : undefined;
-  const pace = await readPaceFlags(input, toFilePath !== undefined, (path) =>
+  const tenant = mediaFiles.length > 0 ? await request.tenant() : undefined;
+  const pace = await readPaceFlags(request.pace, toFilePath !== undefined, (path) =>
     openOrRefuse(path, inputOptions(ctx, '--exclude-file', MAX_RECIPIENTS_BYTES, false)),
   );
 
@@ -285,13 +306,13 @@ export async function planSend(input: CommandInput, ctx: Context): Promise<SendP
     mediaUrls,
     mediaFiles,
     tenant,
-    isAsync: input.flag('async'),
+    isAsync: request.isAsync,
     concurrency,
     journal,
     resume,
     unknown,
-    dryRun: input.flag('dryRun'),
-    yes: input.flag('yes'),
+    dryRun: request.dryRun,
+    yes: request.yes,
     pace,
     close: () => toFile?.source.close(),
   };

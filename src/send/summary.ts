@@ -1,6 +1,6 @@
 import type { Context } from '../context.js';
 import { writeObject } from '../output/render.js';
-import { describeSize } from '../commands/media/media-file.js';
+import { describeSize } from '../output/size.js';
 import type { BulkSummary } from './engine.js';
 import type { RecipientFilter } from './pace/filter.js';
 import type { SendPlan } from './plan.js';

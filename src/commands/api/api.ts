@@ -2,7 +2,8 @@ import type { CommandInput } from '../spec.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { ApiRequest, QueryValue } from '../../api/http.js';
-import { parseJsonText, readTextFile } from '../shared/input.js';
+import { readTextFile } from '../../input/files.js';
+import { parseJsonText } from '../../input/json.js';
 import { API_METHODS } from '../defaults.js';
 import { projectFields } from '../../output/render.js';
 

@@ -2,7 +2,7 @@ import type { CommandInput } from '../spec.js';
 import type { Context } from '../../context.js';
 import { MAX_MEDIA_BYTES, MAX_MEDIA_PER_MESSAGE, MAX_MEDIA_TOTAL_BYTES, MEDIA_FORMATS } from '../../domain/media-formats.js';
 import { writeList } from '../../output/render.js';
-import { describeSize } from './media-file.js';
+import { describeSize } from '../../output/size.js';
 
 export interface MediaTypeRow {
   kind: string;

@@ -3,9 +3,9 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { uploadMedia, type UploadShape } from '../../api/media.js';
 import { writeObject } from '../../output/render.js';
-import { requireE164 } from '../shared/input.js';
+import { requireE164 } from '../../input/checks.js';
 import { TENANT_MISSING, tenantOrAsk } from '../tenant/choose.js';
-import { readMediaFile } from './media-file.js';
+import { readMediaFile } from '../../input/media-file.js';
 
 export async function run(input: CommandInput, ctx: Context): Promise<number> {
   const path = input.arg(0) ?? '';

@@ -1,7 +1,7 @@
 import type { CommandInput } from '../spec.js';
 import type { Context } from '../../context.js';
 import { getPhoneNumber } from '../../api/numbers.js';
-import { requireE164 } from '../shared/input.js';
+import { requireE164 } from '../../input/checks.js';
 import { writeNumber } from './view.js';
 import { chooseActiveNumber } from './choose.js';
 

@@ -6,7 +6,7 @@ import { ApiError, UsageError } from '../../errors.js';
 import { uploadLoaDocument } from '../../api/numbers.js';
 import { loaFileProblem, loaLinkOf, multipartFile } from '../../numbers/loa.js';
 import { writeObject } from '../../output/render.js';
-import { fileSize } from '../shared/input.js';
+import { fileSize } from '../../input/files.js';
 
 async function readPdf(path: string): Promise<Buffer> {
   const size = await fileSize(path, 'LOA file');

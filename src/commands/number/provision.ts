@@ -1,7 +1,8 @@
 import type { CommandInput } from '../spec.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { readTextFile, requireGuid } from '../shared/input.js';
+import { requireGuid } from '../../input/checks.js';
+import { readTextFile } from '../../input/files.js';
 import { PROVISION_CLASSES, PROVISION_TYPES } from '../../domain/validate.js';
 import { askChoice, canAsk } from '../../output/ask.js';
 import { explainTenantNotFound, tenantOrAsk } from '../tenant/choose.js';

@@ -1,7 +1,7 @@
 import type { CommandInput } from '../spec.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { requireE164 } from '../shared/input.js';
+import { requireE164 } from '../../input/checks.js';
 import { confirmAction } from '../../output/ask.js';
 import { explainTenantNotFound, tenantOrAsk } from '../tenant/choose.js';
 import { submitAndReport, waitSettings } from '../order/submit.js';

@@ -5,7 +5,7 @@ import { isHttpsUrl, isLoopbackHost } from '../../domain/validate.js';
 import { getTenant } from '../../api/tenants.js';
 import { simulateInbound, type InboundMessage } from '../../api/sandbox.js';
 import { writeObject } from '../../output/render.js';
-import { requireE164 } from '../shared/input.js';
+import { requireE164 } from '../../input/checks.js';
 import type { CommandInput } from '../spec.js';
 import { overridesFrom } from './trigger-shared.js';
 

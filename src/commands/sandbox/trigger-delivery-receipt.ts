@@ -1,7 +1,7 @@
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { triggerEvent } from '../../api/sandbox.js';
-import { requireGuid } from '../shared/input.js';
+import { requireGuid } from '../../input/checks.js';
 import type { CommandInput } from '../spec.js';
 import { given, overridesFrom, reportTrigger, sandboxOnly } from './trigger-shared.js';
 

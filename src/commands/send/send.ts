@@ -4,15 +4,17 @@ import { CliError, ExitCode, stopExitCode } from '../../errors.js';
 import { sendPipeline, type SendResult } from '../../send/pipeline.js';
 import { checkSendFields } from '../../send/results.js';
 import { askSendInputs, fromNumberHints } from './ask.js';
+import { sendRequestOf } from './request.js';
 
 // `svc send`: a thin shell over the send pipeline (src/send/pipeline.ts). It checks --fields,
-// asks on a terminal for what is missing, runs the pipeline, and maps its outcome to an exit code.
+// asks on a terminal for what is missing, reads the command line into the pipeline's request,
+// runs the pipeline, and maps its outcome to an exit code.
 
 export async function run(given: CommandInput, ctx: Context): Promise<number> {
   // A misspelt --fields is exit 2 before any question or request (a dry run checks its own document).
   if (!given.flag('dryRun')) checkSendFields(ctx.globals.fields);
   const input = await askSendInputs(given, ctx);
-  const result = await sendPipeline(input, ctx);
+  const result = await sendPipeline(sendRequestOf(input, ctx), ctx);
   return result.dryRun ? ExitCode.Ok : exitCodeOf(result, ctx);
 }
 

@@ -1,7 +1,7 @@
 import type { Context } from '../../context.js';
 import { listTenants } from '../../api/tenants.js';
 import { askChoice, canAsk, missingValueError, whyNotAsked, type MissingValue } from '../../output/ask.js';
-import { requireGuid } from '../shared/input.js';
+import { requireGuid } from '../../input/checks.js';
 import { CliError, ExitCode, NotFoundError } from '../../errors.js';
 
 // The tenant a command needs: from --tenant, SVC_TENANT or the profile, else chosen on a terminal

@@ -1,7 +1,7 @@
 import type { CommandInput } from '../spec.js';
 import type { Context } from '../../context.js';
 import { getTenant } from '../../api/tenants.js';
-import { requireGuid } from '../shared/input.js';
+import { requireGuid } from '../../input/checks.js';
 import { writeTenant } from './shared.js';
 import { chooseTenant } from './choose.js';
 

@@ -2,7 +2,7 @@ import type { CommandInput } from '../spec.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { getTenant, updateTenant, type TenantWrite } from '../../api/tenants.js';
-import { requireGuid } from '../shared/input.js';
+import { requireGuid } from '../../input/checks.js';
 import { SECRET_FIELDS, tenantChanges, writeTenant } from './shared.js';
 import { chooseTenant } from './choose.js';
 

@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { writeJson, writeNdjson } from '../../output/render.js';
 import { UsageError } from '../../errors.js';
 import { getTenant } from '../../api/tenants.js';
-import { requireGuid } from '../shared/input.js';
+import { requireGuid } from '../../input/checks.js';
 import { chooseTenant } from './choose.js';
 
 // `svc tenant use ID`: the active profile's default tenant, in one command. The tenant is read

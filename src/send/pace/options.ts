@@ -1,13 +1,26 @@
-import type { CommandInput } from '../../commands/spec.js';
 import type { InputSource } from '../input-source.js';
 import { UsageError } from '../../errors.js';
 import { readExcludeFile, type ExcludeList } from './exclude.js';
-import { parseShard, type Shard } from './shard.js';
+import type { Shard } from './shard.js';
 import { DEFAULT_MAX_STALL_SECONDS } from './stall.js';
-import { checkTimeZone, parseWindow, WindowSchedule } from './window.js';
+import type { WindowSchedule } from './window.js';
 
-// The pace flags of `svc send` (cli-contract.md): --rate, --max-stall, --window with --tz,
+// The pace of a bulk send (cli-contract.md): --rate, --max-stall, --window with --tz,
 // --exclude-file and --shard, all checked before anything is sent (exit 2 naming the value).
+// The command parses the values (src/commands/send/pace-options.ts); the plan checks that they
+// go with a bulk send and reads the exclusion list.
+
+/** The pace a send was asked for, each value parsed and checked on its own. */
+export interface PaceOptions {
+  /** --rate: messages per second. */
+  rate: number | undefined;
+  /** --max-stall, in seconds. */
+  maxStall: number | undefined;
+  window: WindowSchedule | undefined;
+  shard: Shard | undefined;
+  /** --exclude-file, not yet read. */
+  excludeFile: string | undefined;
+}
 
 export interface PaceFlags {
   /** --rate: messages per second. */
@@ -18,25 +31,12 @@ export interface PaceFlags {
   shard: Shard | undefined;
 }
 
-export const MAX_RATE = 100_000;
-
 /**
  * `open` opens an input file the way --to-file is opened (a pipe, `-`, limits, refusals), so
  * that --exclude-file is read once, bounded, like every other input.
  */
-export async function readPaceFlags(input: CommandInput, bulk: boolean, open: (path: string) => Promise<InputSource>): Promise<PaceFlags> {
-  const rate = input.number('rate', '--rate', { min: 0.01, max: MAX_RATE });
-  const maxStall = input.number('maxStall', '--max-stall', { min: 1, max: 7 * 86_400, integer: true });
-  const windowText = input.string('window');
-  const tz = input.string('tz');
-  if (windowText === undefined && tz !== undefined) {
-    checkTimeZone(tz);
-    throw new UsageError('--tz goes with --window HH:MM-HH:MM: the hours it is the time zone of');
-  }
-  const window = windowText !== undefined ? new WindowSchedule(parseWindow(windowText, tz)) : undefined;
-  const shardText = input.string('shard');
-  const shard = shardText !== undefined ? parseShard(shardText) : undefined;
-  const excludePath = input.string('excludeFile');
+export async function readPaceFlags(options: PaceOptions, bulk: boolean, open: (path: string) => Promise<InputSource>): Promise<PaceFlags> {
+  const { rate, maxStall, window, shard, excludeFile: excludePath } = options;
   if (!bulk) {
     const given = [
       rate !== undefined ? '--rate' : undefined,

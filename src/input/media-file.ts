@@ -1,6 +1,6 @@
 import { open } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../errors.js';
 import {
   contentMismatch,
   formatForExtension,
@@ -10,9 +10,10 @@ import {
   MEDIA_TOO_LARGE_TEXT,
   sniffContentType,
   unsupportedMediaTypeText,
-} from '../../domain/media-formats.js';
-import { isHttpsUrl, isLoopbackHost } from '../../domain/validate.js';
-import { fileSize } from '../shared/input.js';
+} from '../domain/media-formats.js';
+import { isHttpsUrl, isLoopbackHost } from '../domain/validate.js';
+import { describeSize } from '../output/size.js';
+import { fileSize } from './files.js';
 
 // Local media files checked before anything is sent: a supported format by extension and by
 // content, at most 5 MB each and 5 MB together, at most 10 media a message. Every refusal names
@@ -56,12 +57,6 @@ const OTHER_TYPES: Readonly<Record<string, string>> = {
 };
 
 const HEAD_BYTES = 64;
-
-export function describeSize(bytes: number): string {
-  if (bytes < 1024) return `${bytes} bytes`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
-}
 
 /** The MIME type a refused file is named by: its content if recognised, else its extension. */
 function guessedType(fileName: string, sniffed: string | undefined): string {

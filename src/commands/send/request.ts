@@ -1,0 +1,33 @@
+import type { CommandInput } from '../spec.js';
+import type { Context } from '../../context.js';
+import type { UnknownChoice } from '../../send/journal.js';
+import type { SendRequest } from '../../send/plan.js';
+import { DEFAULT_CONCURRENCY } from '../defaults.js';
+import { TENANT_MISSING, tenantOrAsk } from '../tenant/choose.js';
+import { readPaceOptions } from './pace-options.js';
+
+// The command line of `svc send` as the pipeline's request: every flag read here, once, each
+// number and pace value parsed (exit 2 naming it); what the values mean together is the plan's
+// check (src/send/plan.ts).
+
+export function sendRequestOf(input: CommandInput, ctx: Context): SendRequest {
+  const unknownText = input.string('unknown');
+  return {
+    from: input.string('from'),
+    to: input.strings('to'),
+    toFile: input.string('toFile'),
+    body: input.string('body'),
+    bodyFile: input.string('bodyFile'),
+    media: input.strings('media'),
+    mediaFiles: input.strings('mediaFile'),
+    tenant: () => tenantOrAsk(ctx, input.string('tenant'), { ...TENANT_MISSING, what: 'the tenant of the --media-file upload' }),
+    isAsync: input.flag('async'),
+    concurrency: input.number('concurrency', '--concurrency', { min: 1, max: 256, integer: true }) ?? DEFAULT_CONCURRENCY,
+    journal: input.string('journal'),
+    resume: input.flag('resume'),
+    unknown: unknownText === undefined ? undefined : (unknownText.toLowerCase() as UnknownChoice),
+    dryRun: input.flag('dryRun'),
+    yes: input.flag('yes'),
+    pace: readPaceOptions(input),
+  };
+}
