@@ -519,7 +519,7 @@ _svc() {
         --timeout) return ;;
         --fields) return ;;
       esac
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W '--port --host --secret-env --basic-auth-env --forward-to --store --no-store --no-verify --json --output -o --profile --base-url --debug --no-color --timeout --fields --no-pager --yes -y --help' -- "$cur")); return; fi
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W '--port --host --secret-env --basic-auth-env --forward-to --store --no-store --fsync --no-verify --json --output -o --profile --base-url --debug --no-color --timeout --fields --no-pager --yes -y --help' -- "$cur")); return; fi
       ;;
     'events')
       case "$prev" in

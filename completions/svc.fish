@@ -575,6 +575,7 @@ complete -c svc -n '__svc_at '\''webhook listen'\''' -l basic-auth-env -x -d 'en
 complete -c svc -n '__svc_at '\''webhook listen'\''' -l forward-to -x -d 'relay valid events to your app (https://, or http:// on loopback)'
 complete -c svc -n '__svc_at '\''webhook listen'\''' -l store -r -F -d 'keep every accepted event in this event store (default: the user data directory)'
 complete -c svc -n '__svc_at '\''webhook listen'\''' -l no-store -d 'do not keep events (nothing for svc events, svc thread or svc events replay)'
+complete -c svc -n '__svc_at '\''webhook listen'\''' -l fsync -d 'answer 2xx only once the event is synced to the disk (survives a power cut, not just a kill)'
 complete -c svc -n '__svc_at '\''webhook listen'\''' -l no-verify -d 'accept events without checking signatures (no secret); warns on every start'
 complete -c svc -n '__svc_at '\''webhook listen'\''' -l json -d 'machine output: one JSON document on stdout (same as -o json)'
 complete -c svc -n '__svc_at '\''webhook listen'\''' -l output -s o -x -a 'table json ndjson' -d 'output format'

@@ -107,8 +107,8 @@ export function openSentRecorder(dir: string, warn: (message: string) => void, n
   let writer: EventStoreWriter;
   try {
     // The send's journal is what decides who was sent to; these records are for looking back, so
-    // they are not synced one batch at a time during the send, only when it ends.
-    writer = EventStoreWriter.open(dir, { durable: false });
+    // they are not synced one batch at a time during the send, only when it ends (close()).
+    writer = EventStoreWriter.open(dir, { ack: 'write' });
   } catch (error) {
     warn(`sent messages are not recorded in the event store ${dir}: ${error instanceof Error ? error.message : String(error)}`);
     return undefined;

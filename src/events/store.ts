@@ -10,9 +10,10 @@
 //
 // Every writing process writes its own segments (named by creation time and process id), so a
 // listener and a `svc send` can write the same store at once without a lock. A record is
-// acknowledged (the promise of `append` resolves) only after its line is written and fdatasync'd;
-// appends that arrive in one event-loop turn, or while a sync runs, share one write and one sync
-// (group commit). The data file is the truth: the index is written after it, and a reader indexes
+// acknowledged (the promise of `append` resolves) once its line is written to the file, which a
+// killed process cannot undo (the kernel holds it), or, with `ack: 'fsync'`, once it is also
+// fdatasync'd, which a power cut cannot undo either. Appends of one event-loop turn share one
+// write; with fsync, every append written while a sync runs joins the next sync (group commit). The data file is the truth: the index is written after it, and a reader indexes
 // whatever lies past the index's end (a writer killed between the two writes) itself. A torn last
 // line (a write cut short) was never acknowledged and is skipped.
 
@@ -169,10 +170,15 @@ export interface WriterOptions {
   /** Records per segment before the writer starts a new one. */
   segmentRecords?: number;
   /**
-   * fdatasync before acknowledging (default true). Off, an append resolves once its line is in
-   * the file (which survives the process being killed, not a power cut), and close() syncs.
+   * When an append is acknowledged (its promise resolves):
+   * - `'write'` (the default): once its line is written to the file. The kernel holds it then, so
+   *   it survives the process being killed (`kill -9`, a crash of Node), not a power cut or a
+   *   crash of the machine; close() syncs what was written.
+   * - `'fsync'`: once its line is also fdatasync'd, which survives a power cut too. One sync runs
+   *   at a time; every append written while it runs joins the next one (group commit, a group as
+   *   large as the traffic makes it).
    */
-  durable?: boolean;
+  ack?: 'write' | 'fsync';
 }
 
 interface Pending {
@@ -181,9 +187,6 @@ interface Pending {
   resolve: () => void;
   reject: (error: unknown) => void;
 }
-
-/** fdatasyncs in flight at once: a batch is written while the one before it is still syncing. */
-const MAX_SYNCS_IN_FLIGHT = 4;
 
 export class EventStoreWriter {
   private dataFd = -1;
@@ -194,21 +197,26 @@ export class EventStoreWriter {
   private sequence = 0;
   private queue: Pending[] = [];
   private scheduled = false;
-  private readonly syncs = new Set<Promise<void>>();
-  /** Syncs in flight per data file descriptor: a rotated-out file is closed when its last one ends. */
-  private readonly syncsByFd = new Map<number, number>();
-  private readonly retired = new Map<number, number>();
+  /** Written, waiting for the next fdatasync (ack 'fsync' only). */
+  private unsynced: Pending[] = [];
+  /** Data files written since their last sync. */
+  private readonly dirty = new Set<number>();
+  /** Data files of finished segments, closed once synced. */
+  private readonly retired = new Set<number>();
+  private syncing: Promise<void> | null = null;
+  /** Something was written since the last sync (ack 'write': close() syncs it). */
+  private written = false;
   private broken: unknown = null;
   private closed = false;
   private readonly segmentRecords: number;
-  private readonly durable: boolean;
+  readonly ack: 'write' | 'fsync';
 
   private constructor(
     readonly dir: string,
     options: WriterOptions,
   ) {
     this.segmentRecords = options.segmentRecords ?? DEFAULT_SEGMENT_RECORDS;
-    this.durable = options.durable ?? true;
+    this.ack = options.ack ?? 'write';
   }
 
   /** Creates the directory (mode 0700: it holds phone numbers and message texts) and a first segment. */
@@ -236,19 +244,18 @@ export class EventStoreWriter {
     this.count = 0;
   }
 
-  /** Closes the current segment's files, or hands the data file to its last sync to close. */
+  /** Closes the current segment's files, or leaves the data file to the sync that still owes it. */
   private closeSegment(): void {
     if (this.indexFd >= 0) closeSync(this.indexFd);
     if (this.dataFd >= 0) {
-      const pending = this.syncsByFd.get(this.dataFd) ?? 0;
-      if (pending === 0) closeSync(this.dataFd);
-      else this.retired.set(this.dataFd, pending);
+      if (this.dirty.has(this.dataFd)) this.retired.add(this.dataFd);
+      else closeSync(this.dataFd);
     }
     this.dataFd = -1;
     this.indexFd = -1;
   }
 
-  /** Resolves once the record is on the disk (or, not durable, in the file). */
+  /** Resolves once the record is in the file (ack 'write') or on the disk (ack 'fsync'). */
   append(record: StoredRecord): Promise<void> {
     if (this.closed) return Promise.reject(new Error(`the event store ${this.dir} is closed`));
     if (this.broken !== null) return Promise.reject(this.broken);
@@ -261,7 +268,7 @@ export class EventStoreWriter {
   private schedule(): void {
     if (this.scheduled) return;
     this.scheduled = true;
-    // After the poll phase: every request whose body ended in this turn is in the batch.
+    // After the poll phase: every request whose body ended in this turn is in one write.
     setImmediate(() => {
       this.scheduled = false;
       this.flush();
@@ -272,44 +279,29 @@ export class EventStoreWriter {
     this.broken ??= error;
     for (const pending of batch) pending.reject(error);
     for (const pending of this.queue.splice(0)) pending.reject(error);
+    for (const pending of this.unsynced.splice(0)) pending.reject(error);
   }
 
   private flush(): void {
-    if (this.queue.length === 0 || this.syncs.size >= MAX_SYNCS_IN_FLIGHT) return;
+    if (this.queue.length === 0 || this.broken !== null) return;
     const batch = this.queue;
     this.queue = [];
     let at = 0;
     while (at < batch.length) {
       const part = batch.slice(at, at + Math.max(1, this.segmentRecords - this.count));
       at += part.length;
-      const fd = this.dataFd;
       try {
         this.writePart(part);
       } catch (error) {
         this.fail(error, batch.slice(at - part.length));
         return;
       }
-      if (!this.durable) {
+      this.written = true;
+      if (this.ack === 'write') {
         for (const pending of part) pending.resolve();
       } else {
-        this.syncsByFd.set(fd, (this.syncsByFd.get(fd) ?? 0) + 1);
-        const sync = fdatasyncAsync(fd).then(
-          () => {
-            for (const pending of part) pending.resolve();
-          },
-          (error: unknown) => this.fail(error, part),
-        );
-        const done = sync.finally(() => {
-          this.syncs.delete(done);
-          const left = (this.syncsByFd.get(fd) ?? 1) - 1;
-          if (left > 0) this.syncsByFd.set(fd, left);
-          else {
-            this.syncsByFd.delete(fd);
-            if (this.retired.delete(fd)) closeSync(fd);
-          }
-          if (this.queue.length > 0) this.schedule();
-        });
-        this.syncs.add(done);
+        this.dirty.add(this.dataFd);
+        for (const pending of part) this.unsynced.push(pending);
       }
       if (this.count >= this.segmentRecords) {
         this.closeSegment();
@@ -321,6 +313,30 @@ export class EventStoreWriter {
         }
       }
     }
+    if (this.ack === 'fsync' && this.syncing === null) this.startSync();
+  }
+
+  /** One fdatasync round over every file written since the last; appends written meanwhile wait for the next. */
+  private startSync(): void {
+    const group = this.unsynced;
+    const fds = [...this.dirty];
+    this.unsynced = [];
+    this.dirty.clear();
+    this.written = false;
+    this.syncing = Promise.all(fds.map(fdatasyncAsync)).then(
+      () => {
+        for (const pending of group) pending.resolve();
+      },
+      (error: unknown) => this.fail(error, group),
+    );
+    void this.syncing.finally(() => {
+      // A finished segment's file closes once no write to it waits for a sync.
+      for (const fd of fds) {
+        if (!this.dirty.has(fd) && this.retired.delete(fd)) closeSync(fd);
+      }
+      this.syncing = null;
+      if (this.unsynced.length > 0 && this.broken === null) this.startSync();
+    });
   }
 
   private writePart(part: Pending[]): void {
@@ -340,17 +356,24 @@ export class EventStoreWriter {
     this.count += part.length;
   }
 
-  /** Waits for what was appended, then closes. */
+  /** Waits for what was appended, syncs it, then closes. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    while (this.scheduled || this.syncs.size > 0 || this.queue.length > 0) {
-      if (this.syncs.size > 0) await Promise.allSettled([...this.syncs]);
+    while (this.scheduled || this.syncing !== null || this.queue.length > 0 || this.unsynced.length > 0) {
+      if (this.syncing !== null) await this.syncing.catch(() => undefined);
       else await new Promise<void>((resolve) => setImmediate(resolve));
+      // A finished sync starts the next one itself, in its own finally: let it run.
+      await Promise.resolve();
     }
     const empty = this.count === 0;
-    // Not durable per record (a send's own journal is its truth): made durable once, at the end.
-    if (!empty && !this.durable && this.dataFd >= 0) await fdatasyncAsync(this.dataFd).catch(() => undefined);
+    // Acknowledged on write: made durable once, at the end.
+    if (this.written && this.dataFd >= 0) await fdatasyncAsync(this.dataFd).catch(() => undefined);
+    for (const fd of this.retired) {
+      await fdatasyncAsync(fd).catch(() => undefined);
+      closeSync(fd);
+    }
+    this.retired.clear();
     this.closeSegment();
     if (empty) this.removeEmptySegment();
   }
@@ -766,7 +789,7 @@ export async function pruneStore(dir: string, before: number): Promise<PruneResu
       if (old < segment.count) {
         const keep: number[] = [];
         for (let i = 0; i < segment.count; i++) if (segment.view.getFloat64(i * ENTRY_BYTES, true) >= before) keep.push(i);
-        writer ??= EventStoreWriter.open(dir);
+        writer ??= EventStoreWriter.open(dir, { ack: 'fsync' });
         const pending: Promise<void>[] = [];
         for (const line of readLines(segment, keep)) {
           const record = parseRecord(line);

@@ -46,8 +46,9 @@ export interface WebhookListenerOptions {
   /** How long close() lets requests in flight finish before cutting their connections. */
   closeGraceMs?: number;
   /**
-   * Where accepted events are kept: each new event is stored (durably) before the 2xx answer, so
-   * that an acknowledged event survives a crash; the sender retries what was not acknowledged.
+   * Where accepted events are kept: each new event is stored before the 2xx answer (as durably as
+   * the sink's promise says: written, or synced), so that an acknowledged event survives a crash of
+   * the listener; the sender retries what was not acknowledged.
    */
   store?: EventSink;
   /** Event ids already in the store (newest last), so that a restarted listener still deduplicates. */

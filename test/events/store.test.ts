@@ -131,10 +131,16 @@ describe('the event store', () => {
     expect(recentIds(dir, 3)).toEqual(['d2', 'd3', 'd4']);
   });
 
-  it('starts a new segment past its size, and every segment is read', async () => {
+  it.each(['write', 'fsync'] as const)('starts a new segment past its size, and every segment is read (ack on %s)', async (ack) => {
     const dir = tempStore();
-    const writer = EventStoreWriter.open(dir, { segmentRecords: 3 });
-    await Promise.all(Array.from({ length: 8 }, (_, i) => writer.append(receipt(`d${i}`, 'm', T0 + i))));
+    const writer = EventStoreWriter.open(dir, { segmentRecords: 3, ack });
+    // In two bursts, the second appended while the first one's sync may still run.
+    const first = Array.from({ length: 4 }, (_, i) => writer.append(receipt(`d${i}`, 'm', T0 + i)));
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    const second = Array.from({ length: 4 }, (_, i) => writer.append(receipt(`d${i + 4}`, 'm', T0 + i + 4)));
+    await Promise.all([...first, ...second]);
+    // Acknowledged means in the file, for either mode, before close().
+    expect(new EventStoreReader(dir).total).toBe(8);
     await writer.close();
     expect(readdirSync(dir).filter((name) => name.endsWith('.ndjson'))).toHaveLength(3);
     expect(new EventStoreReader(dir).query({}).map((r) => r.id)).toEqual(['d0', 'd1', 'd2', 'd3', 'd4', 'd5', 'd6', 'd7']);
