@@ -44,8 +44,8 @@ export interface StoredRecord {
 }
 
 export const ENTRY_BYTES = 40;
-const DATA_SUFFIX = '.ndjson';
-const INDEX_SUFFIX = '.idx';
+export const DATA_SUFFIX = '.ndjson';
+export const INDEX_SUFFIX = '.idx';
 /** A hash that stands for "more numbers than the index holds": the line is always checked. */
 const ANY = 0xffffffff;
 const NONE = 0;
@@ -136,12 +136,12 @@ export function parseRecord(line: string): StoredRecord | undefined {
   return value as StoredRecord;
 }
 
-function writeFully(fd: number, bytes: Uint8Array): void {
+export function writeFully(fd: number, bytes: Uint8Array): void {
   let offset = 0;
   while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
 }
 
-function fdatasyncAsync(fd: number): Promise<void> {
+export function fdatasyncAsync(fd: number): Promise<void> {
   return new Promise((resolve, reject) => fdatasync(fd, (error) => (error ? reject(error) : resolve())));
 }
 
@@ -149,6 +149,14 @@ export function ensureStoreDir(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
 }
 
+export const REPLACES_SUFFIX = '.replaces';
+
+/**
+ * The segments of a store, oldest first. A segment that compaction has replaced (named in the
+ * `.replaces` file of a new segment that exists) is left out even while its file still exists: a
+ * compaction cut short between writing the new segment and deleting the old ones duplicates
+ * nothing.
+ */
 export function listSegments(dir: string): string[] {
   let names: string[];
   try {
@@ -157,7 +165,29 @@ export function listSegments(dir: string): string[] {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
   }
-  return names.filter((name) => name.startsWith('seg-') && name.endsWith(DATA_SUFFIX)).sort();
+  const present = new Set(names);
+  const superseded = new Set<string>();
+  for (const name of names) {
+    if (!name.endsWith(REPLACES_SUFFIX)) continue;
+    if (!present.has(name.slice(0, -REPLACES_SUFFIX.length) + DATA_SUFFIX)) continue;
+    for (const old of replacedBy(dir, name)) superseded.add(old);
+  }
+  return names.filter((name) => name.startsWith('seg-') && name.endsWith(DATA_SUFFIX) && !superseded.has(name)).sort();
+}
+
+/** The data files a `.replaces` file names (none when it cannot be read: then nothing is left out). */
+export function replacedBy(dir: string, replacesName: string): string[] {
+  try {
+    const value = JSON.parse(readFileSync(join(dir, replacesName), 'utf8')) as unknown;
+    return Array.isArray(value) ? value.filter((name): name is string => typeof name === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Segments written by compaction carry pid 0 and a `c` before their random part. */
+export function isCompacted(name: string): boolean {
+  return /^seg-\d+-0-c/.test(name);
 }
 
 /** The process id a segment's name carries (its writer). */
@@ -403,7 +433,7 @@ export interface SegmentIndex {
   dataSize: number;
 }
 
-function readRange(fd: number, offset: number, length: number): Buffer {
+export function readRange(fd: number, offset: number, length: number): Buffer {
   const buffer = Buffer.allocUnsafe(length);
   let read = 0;
   while (read < length) {
@@ -706,6 +736,11 @@ export class StoreFollower {
   poll(): StoredRecord[] {
     const found: StoredRecord[] = [];
     for (const name of listSegments(this.dir)) {
+      // A compacted segment holds records stored before, now merged: nothing new in it.
+      if (!this.offsets.has(name) && isCompacted(name)) {
+        this.offsets.set(name, Number.MAX_SAFE_INTEGER);
+        continue;
+      }
       const path = join(this.dir, name);
       const from = this.offsets.get(name) ?? 0;
       let fd: number;
@@ -736,80 +771,6 @@ export class StoreFollower {
     }
     return found.sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
   }
-}
-
-function alive(pid: number): boolean {
-  // Segments written in one pass (writeSegment) carry pid 0: no process appends to them.
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-export interface PruneResult {
-  /** Records deleted. */
-  pruned: number;
-  /** Records kept (at or after the time, or in a segment a live writer still appends to). */
-  kept: number;
-  /** Old records left because a running listener or send is still writing their segment. */
-  busy: number;
-}
-
-/**
- * Deletes the records older than `before`: segments wholly older go, segments that straddle it are
- * rewritten with the rest (written and synced before the old file is removed). A segment that a
- * live process is still appending to (its newest) is left alone and counted as busy.
- */
-export async function pruneStore(dir: string, before: number): Promise<PruneResult> {
-  const result: PruneResult = { pruned: 0, kept: 0, busy: 0 };
-  const names = listSegments(dir);
-  const newestOfPid = new Map<number, string>();
-  for (const name of names) newestOfPid.set(segmentWriterPid(name), name);
-  let writer: EventStoreWriter | undefined;
-  try {
-    for (const name of names) {
-      const segment = loadSegmentIndex(dir, name);
-      if (segment === undefined) continue;
-      let old = 0;
-      for (let i = 0; i < segment.count; i++) if (segment.view.getFloat64(i * ENTRY_BYTES, true) < before) old++;
-      if (old === 0) {
-        result.kept += segment.count;
-        continue;
-      }
-      const pid = segmentWriterPid(name);
-      if (newestOfPid.get(pid) === name && alive(pid)) {
-        result.busy += old;
-        result.kept += segment.count;
-        continue;
-      }
-      if (old < segment.count) {
-        const keep: number[] = [];
-        for (let i = 0; i < segment.count; i++) if (segment.view.getFloat64(i * ENTRY_BYTES, true) >= before) keep.push(i);
-        writer ??= EventStoreWriter.open(dir, { ack: 'fsync' });
-        const pending: Promise<void>[] = [];
-        for (const line of readLines(segment, keep)) {
-          const record = parseRecord(line);
-          if (record !== undefined) pending.push(writer.append(record));
-        }
-        await Promise.all(pending);
-        result.kept += keep.length;
-      }
-      result.pruned += old;
-      unlinkSync(segment.path);
-      try {
-        unlinkSync(segment.path.slice(0, -DATA_SUFFIX.length) + INDEX_SUFFIX);
-      } catch {
-        /* no index */
-      }
-    }
-  } finally {
-    await writer?.close();
-  }
-  return result;
 }
 
 /**

@@ -9,6 +9,7 @@ import { DEFAULT_LISTEN_PORT } from '../defaults.js';
 import { basicAuthFromEnv, secretsFromEnv } from './inputs.js';
 import { terminalPalette } from '../../output/palette.js';
 import { EventStoreWriter, recentIds } from '../../events/store.js';
+import { compactQuietly } from '../../events/compact.js';
 import { batchedWriter, storeDirFrom } from '../events/options.js';
 
 /** Deliveries remembered for deduplication, also across restarts (read back from the store). */
@@ -53,6 +54,7 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
   let storedIds: string[] = [];
   if (storeDir !== undefined) {
     try {
+      compactQuietly(storeDir);
       storedIds = recentIds(storeDir, DEDUPE_WINDOW);
       store = EventStoreWriter.open(storeDir, { ack: fsync ? 'fsync' : 'write' });
     } catch (error) {
