@@ -668,6 +668,7 @@ complete -c svc -n '__svc_at '\''events prune'\''' -l fields -x -d 'only these f
 complete -c svc -n '__svc_at '\''events prune'\''' -l no-pager -d 'do not page long output on a terminal (default: SVC_PAGER, PAGER, then less -FRX)'
 complete -c svc -n '__svc_at '\''events prune'\''' -l yes -s y -d 'do not ask for confirmation (needed without a terminal by commands that confirm)'
 complete -c svc -n '__svc_at '\''thread'\''' -l since -x -d 'only from T on (ISO 8601 or a duration ago, 7d)'
+complete -c svc -n '__svc_at '\''thread'\''' -l journal -r -F -d 'also the sends this send journal names (repeatable; shard journals too)'
 complete -c svc -n '__svc_at '\''thread'\''' -l store -r -F -d 'the event store (default: events/ in the user data directory)'
 complete -c svc -n '__svc_at '\''thread'\''' -l json -d 'machine output: one JSON document on stdout (same as -o json)'
 complete -c svc -n '__svc_at '\''thread'\''' -l output -s o -x -a 'table json ndjson' -d 'output format'
