@@ -427,6 +427,9 @@ export interface SegmentIndex {
   name: string;
   path: string;
   view: DataView;
+  /** The same entries as typed arrays (10 words an entry; the time is f64[5 * i]): what a scan reads. */
+  f64: Float64Array;
+  u32: Uint32Array;
   count: number;
   minTime: number;
   maxTime: number;
@@ -442,6 +445,32 @@ export function readRange(fd: number, offset: number, length: number): Buffer {
     read += n;
   }
   return buffer.subarray(0, read);
+}
+
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/**
+ * Typed arrays over the index entries (little-endian on disk): a scan reads them several times
+ * faster than through a DataView. Copied only when the bytes are not 8-byte aligned or the
+ * machine is big-endian.
+ */
+function typedEntries(view: DataView, count: number): { f64: Float64Array; u32: Uint32Array } {
+  const bytes = count * ENTRY_BYTES;
+  let buffer: ArrayBufferLike = view.buffer;
+  let offset = view.byteOffset;
+  if (!LITTLE_ENDIAN) {
+    const copy = new DataView(new ArrayBuffer(bytes));
+    for (let at = 0; at < bytes; at += 8) copy.setFloat64(at, view.getFloat64(at, true));
+    for (let at = 0; at < bytes; at += 4) if (at % ENTRY_BYTES >= 8) copy.setUint32(at, view.getUint32(at, true));
+    buffer = copy.buffer;
+    offset = 0;
+  } else if (offset % 8 !== 0) {
+    const copy = new Uint8Array(bytes);
+    copy.set(new Uint8Array(view.buffer, offset, bytes));
+    buffer = copy.buffer;
+    offset = 0;
+  }
+  return { f64: new Float64Array(buffer, offset, bytes / 8), u32: new Uint32Array(buffer, offset, bytes / 4) };
 }
 
 export function loadSegmentIndex(dir: string, name: string): SegmentIndex | undefined {
@@ -487,14 +516,15 @@ export function loadSegmentIndex(dir: string, name: string): SegmentIndex | unde
       view = mergedView;
       count += extra.length;
     }
+    const { f64, u32 } = typedEntries(view, count);
     let minTime = Infinity;
     let maxTime = -Infinity;
     for (let i = 0; i < count; i++) {
-      const t = view.getFloat64(i * ENTRY_BYTES, true);
+      const t = f64[i * 5]!;
       if (t < minTime) minTime = t;
       if (t > maxTime) maxTime = t;
     }
-    return { name, path, view, count, minTime, maxTime, dataSize };
+    return { name, path, view, f64, u32, count, minTime, maxTime, dataSize };
   } finally {
     closeSync(fd);
   }
@@ -585,20 +615,20 @@ export class EventStoreReader {
     const candidates: Candidate[] = [];
     segments.forEach((segment, s) => {
       if (segment.count === 0 || segment.maxTime < since || segment.minTime >= until) return;
-      const view = segment.view;
+      const { f64, u32 } = segment;
       for (let i = 0; i < segment.count; i++) {
-        const base = i * ENTRY_BYTES;
-        const time = view.getFloat64(base, true);
+        const time = f64[i * 5]!;
         if (time < since || time >= until) continue;
-        const typeHash = view.getUint32(base + 16, true);
+        const w = i * 10;
+        const typeHash = u32[w + 4]!;
         if (onlyEvents && typeHash === sentHash) continue;
         if (onlySent && typeHash !== sentHash) continue;
         if (typeHashes !== undefined && !typeHashes.has(typeHash)) continue;
-        const messageHash = view.getUint32(base + 28, true);
+        const messageHash = u32[w + 7]!;
         if (wantMessages && !messageHashes.has(messageHash)) continue;
         if (numberHash !== undefined) {
-          const n1 = view.getUint32(base + 20, true);
-          const n2 = view.getUint32(base + 24, true);
+          const n1 = u32[w + 5]!;
+          const n2 = u32[w + 6]!;
           const byNumber = n1 === numberHash || n2 === numberHash || n2 === ANY;
           if (!byNumber && !linkedHashes.has(messageHash)) continue;
         }
@@ -630,7 +660,7 @@ export class EventStoreReader {
           if (!concerns && !(record.messageId !== undefined && linked?.has(record.messageId) === true)) return;
         }
         const entry = entries[k]!;
-        results.push({ record, time: segment.view.getFloat64(entry * ENTRY_BYTES, true), segment: s, entry });
+        results.push({ record, time: segment.f64[entry * 5]!, segment: s, entry });
       });
     }
     results.sort((a, b) => a.time - b.time || a.segment - b.segment || a.entry - b.entry);
@@ -643,11 +673,11 @@ export class EventStoreReader {
     let found: { record: StoredRecord; time: number } | undefined;
     for (const segment of this.load()) {
       const entries: number[] = [];
-      for (let i = 0; i < segment.count; i++) if (segment.view.getUint32(i * ENTRY_BYTES + 32, true) === idHash) entries.push(i);
+      for (let i = 0; i < segment.count; i++) if (segment.u32[i * 10 + 8] === idHash) entries.push(i);
       if (entries.length === 0) continue;
       readLines(segment, entries).forEach((line, k) => {
         const record = parseRecord(line);
-        const time = segment.view.getFloat64(entries[k]! * ENTRY_BYTES, true);
+        const time = segment.f64[entries[k]! * 5]!;
         if (record !== undefined && record.id === id && (found === undefined || time >= found.time)) found = { record, time };
       });
     }
@@ -697,10 +727,9 @@ export function latestRecords(reader: EventStoreReader, count: number, kinds: re
   const best: Candidate[] = [];
   segments.forEach((segment, s) => {
     for (let i = 0; i < segment.count; i++) {
-      const base = i * ENTRY_BYTES;
-      const isSent = segment.view.getUint32(base + 16, true) === sentHash;
+      const isSent = segment.u32[i * 10 + 4] === sentHash;
       if (isSent ? !wantSent : !wantEvents) continue;
-      const time = segment.view.getFloat64(base, true);
+      const time = segment.f64[i * 5]!;
       if (best.length === count && time < best[0]!.time) continue;
       let at = best.length;
       while (at > 0 && best[at - 1]!.time > time) at--;
