@@ -1,7 +1,10 @@
 // Listener benchmark: signed webhook events POSTed at 50 keep-alive connections to
 //   1. a bare verify-parse-print loop (node:http, HMAC check, JSON.parse, one line to stdout),
-//   2. `svc webhook listen --json` with the event store on (every event fdatasync'd before its 200),
-//   3. `svc webhook listen --json --no-store`,
+//   2. `svc webhook listen --json` with the event store on (every event written to its file before
+//      its 200: what survives kill -9 of the listener; the bar of 0.85x applies to this one),
+//   3. `svc webhook listen --json --fsync` (every event also fdatasync'd before its 200: what
+//      survives a power cut; one sync at a time, every event written meanwhile joins the next),
+//   4. `svc webhook listen --json --no-store`,
 // each in its own process with stdout to /dev/null, the load from another process (undici Pool),
 // in the same run. Every event has its own X-Svc-Delivery, so none is a duplicate. The store run is
 // checked afterwards: it must hold every event answered 200 (warm-up included).
@@ -152,14 +155,15 @@ async function main() {
     const runs = [
       ['floor', [self, '--floor']],
       ['store', [bin, 'webhook', 'listen', '--port', '0', '--json', '--store', join(work, 'store')]],
+      ['fsync', [bin, 'webhook', 'listen', '--port', '0', '--json', '--fsync', '--store', join(work, 'store-fsync')]],
       ['nostore', [bin, 'webhook', 'listen', '--port', '0', '--json', '--no-store']],
     ];
     // All three run at once and take turns under the load, several rounds, best round each: a
     // shared machine's load drifts, and interleaving keeps the drift from favouring any one of them.
     const servers = [];
     for (const [name, args] of runs) servers.push([name, await startServer(args, env)]);
-    const acknowledged = { floor: 0, store: 0, nostore: 0 };
-    const cpu = { floor: 0, store: 0, nostore: 0 };
+    const acknowledged = { floor: 0, store: 0, fsync: 0, nostore: 0 };
+    const cpu = { floor: 0, store: 0, fsync: 0, nostore: 0 };
     try {
       for (let round = 0; round < ROUNDS; round++) {
         for (const [name, server] of servers) {
@@ -177,16 +181,20 @@ async function main() {
       for (const [, server] of servers) await server.stop();
     }
     const stored = storedCount(join(work, 'store'));
+    const storedSynced = storedCount(join(work, 'store-fsync'));
     const ratio = (name) => results[name].rps / results.floor.rps;
     const cpuPerEvent = (name) => (cpu[name] > 0 ? ` ${((cpu[name] * 1e6) / acknowledged[name]).toFixed(0).padStart(3)} µs CPU/event` : '');
     console.log(`bench:listener  signed events, ${CONCURRENCY} keep-alive connections, loopback, best of ${ROUNDS} interleaved rounds of ${options.requests} (after ${options.warmup} warm-up each; ${cpus().length} CPUs)`);
     console.log(`  bare verify-parse-print loop      ${Math.round(results.floor.rps).toString().padStart(6)} events/s        ${cpuPerEvent('floor')}`);
-    console.log(`  svc webhook listen --json (store) ${Math.round(results.store.rps).toString().padStart(6)} events/s  ${ratio('store').toFixed(2)}x ${cpuPerEvent('store')}  (every event fdatasync'd before its 200; ${stored} stored of ${acknowledged.store} acknowledged)`);
+    console.log(`  svc webhook listen --json (store) ${Math.round(results.store.rps).toString().padStart(6)} events/s  ${ratio('store').toFixed(2)}x ${cpuPerEvent('store')}  (every event written before its 200; ${stored} stored of ${acknowledged.store} acknowledged)`);
+    console.log(`  svc webhook listen --json --fsync ${Math.round(results.fsync.rps).toString().padStart(6)} events/s  ${ratio('fsync').toFixed(2)}x ${cpuPerEvent('fsync')}  (every event fdatasync'd before its 200; ${storedSynced} stored of ${acknowledged.fsync} acknowledged)`);
     console.log(`  svc webhook listen --no-store     ${Math.round(results.nostore.rps).toString().padStart(6)} events/s  ${ratio('nostore').toFixed(2)}x ${cpuPerEvent('nostore')}`);
-    console.log(`  target >= ${TARGET}x: store ${ratio('store') >= TARGET ? 'met' : 'NOT met'}, no store ${ratio('nostore') >= TARGET ? 'met' : 'NOT met'}`);
-    if (stored !== acknowledged.store) {
-      console.error(`the store holds ${stored} events but ${acknowledged.store} were acknowledged`);
-      process.exitCode = 1;
+    console.log(`  target >= ${TARGET}x: store ${ratio('store') >= TARGET ? 'met' : 'NOT met'}, no store ${ratio('nostore') >= TARGET ? 'met' : 'NOT met'} (--fsync is reported, not held to it)`);
+    for (const [name, count] of [['store', stored], ['fsync', storedSynced]]) {
+      if (count !== acknowledged[name]) {
+        console.error(`${name}: the store holds ${count} events but ${acknowledged[name]} were acknowledged`);
+        process.exitCode = 1;
+      }
     }
   } finally {
     rmSync(work, { recursive: true, force: true });

@@ -519,7 +519,7 @@ _svc() {
         --timeout) return ;;
         --fields) return ;;
       esac
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W '--port --host --secret-env --basic-auth-env --forward-to --store --no-store --no-verify --json --output -o --profile --base-url --debug --no-color --timeout --fields --no-pager --yes -y --help' -- "$cur")); return; fi
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W '--port --host --secret-env --basic-auth-env --forward-to --store --no-store --fsync --no-verify --json --output -o --profile --base-url --debug --no-color --timeout --fields --no-pager --yes -y --help' -- "$cur")); return; fi
       ;;
     'events')
       case "$prev" in
@@ -598,6 +598,7 @@ _svc() {
     'thread')
       case "$prev" in
         --since) return ;;
+        --journal) _svc_files; return ;;
         --store) _svc_files; return ;;
         --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
         --profile) _svc_profiles; return ;;
@@ -605,7 +606,7 @@ _svc() {
         --timeout) return ;;
         --fields) return ;;
       esac
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W '--since --store --json --output -o --profile --base-url --debug --no-color --timeout --fields --no-pager --yes -y --help' -- "$cur")); return; fi
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W '--since --journal --store --json --output -o --profile --base-url --debug --no-color --timeout --fields --no-pager --yes -y --help' -- "$cur")); return; fi
       ;;
     'sandbox')
       case "$prev" in

@@ -5,6 +5,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { StoredRecord } from './store.js';
 import { EventStoreWriter } from './store.js';
 import { defaultStoreDir } from './paths.js';
+import { compactQuietly } from './compact.js';
 
 /** Headers never kept: credentials, and what belongs to one connection. */
 const NOT_KEPT = new Set(['authorization', 'proxy-authorization', 'cookie', 'host', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
@@ -105,10 +106,12 @@ export interface SentRecorder {
 
 export function openSentRecorder(dir: string, warn: (message: string) => void, now: () => Date = () => new Date()): SentRecorder | undefined {
   let writer: EventStoreWriter;
+  // Each send leaves a small segment: merge them once there are many (quick, and never an error).
+  compactQuietly(dir);
   try {
     // The send's journal is what decides who was sent to; these records are for looking back, so
-    // they are not synced one batch at a time during the send, only when it ends.
-    writer = EventStoreWriter.open(dir, { durable: false });
+    // they are not synced one batch at a time during the send, only when it ends (close()).
+    writer = EventStoreWriter.open(dir, { ack: 'write' });
   } catch (error) {
     warn(`sent messages are not recorded in the event store ${dir}: ${error instanceof Error ? error.message : String(error)}`);
     return undefined;

@@ -2,7 +2,7 @@
 // JSON, with the fields a script filters on beside it.
 
 import { formatEventLine, type LineFormatOptions } from '../webhooks/format.js';
-import type { AcceptedWebhookEvent } from '../webhooks/listener.js';
+import type { AcceptedWebhookEvent } from '../webhooks/types.js';
 import { classifyEvent } from '../webhooks/payloads.js';
 import type { StoredRecord } from './store.js';
 

@@ -2,7 +2,7 @@
 // object per line for scripts. Colour is passed in (the command owns the TTY question), so this
 // module stays free of terminal libraries.
 
-import type { AcceptedWebhookEvent, ForwardResult, RejectedWebhookRequest } from './listener.js';
+import type { AcceptedWebhookEvent, ForwardResult, RejectedWebhookRequest } from './types.js';
 import type { WebhookEventKind } from './payloads.js';
 import { plainPalette, type Palette } from '../output/palette.js';
 

@@ -37,8 +37,8 @@ interface Running {
   exited: Promise<void>;
 }
 
-function startListener(store: string): Running {
-  const child = spawn(process.execPath, [BIN, 'webhook', 'listen', '--port', '0', '--json', '--store', store], {
+function startListener(store: string, extra: readonly string[]): Running {
+  const child = spawn(process.execPath, [BIN, 'webhook', 'listen', '--port', '0', '--json', '--store', store, ...extra], {
     env: { PATH: process.env['PATH'] ?? '', HOME: work, SVC_WEBHOOK_SECRET: SECRET },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -56,12 +56,13 @@ function startListener(store: string): Running {
 }
 
 describe('webhook listen under SIGKILL', () => {
-  it('keeps every acknowledged event exactly once across kills at random points', async () => {
-    const store = join(work, 'store');
+  // Acknowledged once written (the default), or once also synced (--fsync, its group commit).
+  it.each([[[]], [['--fsync']]] as const)('keeps every acknowledged event exactly once across kills at random points (%j)', async (extra: readonly string[]) => {
+    const store = join(work, `store${extra.join('')}`);
     const next = random(20261123);
     // The acknowledgement counts at which the listener is killed.
     const killAt = Array.from({ length: KILLS }, () => Math.floor(next() * (EVENTS - 100)) + 50).sort((a, b) => a - b);
-    let current = startListener(store);
+    let current = startListener(store, extra);
     let restarting: Promise<void> | null = null;
     let kills = 0;
     const acknowledged = new Set<string>();
@@ -73,7 +74,7 @@ describe('webhook listen under SIGKILL', () => {
         dying.child.kill('SIGKILL');
         await dying.exited;
         kills++;
-        current = startListener(store);
+        current = startListener(store, extra);
         await current.url;
         restarting = null;
       })();

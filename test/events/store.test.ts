@@ -2,13 +2,13 @@ import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncat
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { compactStore, pruneStore, recoverCompaction } from '../../src/events/compact.js';
 import { generatedRecord, remoteNumber, type GenerateOptions } from '../../src/events/generate.js';
 import { eventRecord, sentMessagesIn, sentRecord } from '../../src/events/records.js';
 import {
   EventStoreReader,
   EventStoreWriter,
   latestRecords,
-  pruneStore,
   recentIds,
   StoreFollower,
   writeSegment,
@@ -131,10 +131,16 @@ describe('the event store', () => {
     expect(recentIds(dir, 3)).toEqual(['d2', 'd3', 'd4']);
   });
 
-  it('starts a new segment past its size, and every segment is read', async () => {
+  it.each(['write', 'fsync'] as const)('starts a new segment past its size, and every segment is read (ack on %s)', async (ack) => {
     const dir = tempStore();
-    const writer = EventStoreWriter.open(dir, { segmentRecords: 3 });
-    await Promise.all(Array.from({ length: 8 }, (_, i) => writer.append(receipt(`d${i}`, 'm', T0 + i))));
+    const writer = EventStoreWriter.open(dir, { segmentRecords: 3, ack });
+    // In two bursts, the second appended while the first one's sync may still run.
+    const first = Array.from({ length: 4 }, (_, i) => writer.append(receipt(`d${i}`, 'm', T0 + i)));
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    const second = Array.from({ length: 4 }, (_, i) => writer.append(receipt(`d${i + 4}`, 'm', T0 + i + 4)));
+    await Promise.all([...first, ...second]);
+    // Acknowledged means in the file, for either mode, before close().
+    expect(new EventStoreReader(dir).total).toBe(8);
     await writer.close();
     expect(readdirSync(dir).filter((name) => name.endsWith('.ndjson'))).toHaveLength(3);
     expect(new EventStoreReader(dir).query({}).map((r) => r.id)).toEqual(['d0', 'd1', 'd2', 'd3', 'd4', 'd5', 'd6', 'd7']);
@@ -206,5 +212,74 @@ describe('the event store', () => {
     await writer.close();
     await expect(writer.append(receipt('x', 'm', T0))).rejects.toThrow(/closed/);
     expect(statSync(dir).isDirectory()).toBe(true);
+  });
+});
+
+describe('compaction', () => {
+  /** n small segments of 3 records each, as n sends would leave them (written and closed). */
+  function smallSegments(dir: string, n: number): string[] {
+    const ids: string[] = [];
+    for (let s = 0; s < n; s++) {
+      const records = [0, 1, 2].map((i) => receipt(`d${s}-${i}`, `m${s}`, T0 + s * 10 + i));
+      ids.push(...records.map((r) => r.id));
+      writeSegment(dir, records, `seg-${String(T0 + s).padStart(14, '0')}-0-s${s}`);
+    }
+    return ids;
+  }
+  const ids = (dir: string): string[] => new EventStoreReader(dir).query({}).map((r) => r.id);
+  const files = (dir: string): string[] => readdirSync(dir).sort();
+
+  it('merges small closed segments into one once there are more than the threshold, and reads the same', () => {
+    const dir = tempStore();
+    const all = smallSegments(dir, 5);
+    expect(compactStore(dir, { threshold: 5 })).toEqual({ merged: 0, written: 0 });
+    const follower = new StoreFollower(dir);
+    expect(compactStore(dir, { threshold: 4 })).toEqual({ merged: 5, written: 1 });
+    expect(files(dir).filter((name) => name.endsWith('.ndjson'))).toHaveLength(1);
+    expect(ids(dir)).toEqual(all);
+    expect(new EventStoreReader(dir).get('d3-1')?.messageId).toBe('m3');
+    expect(new EventStoreReader(dir).query({ messageIds: ['m2'] }).map((r) => r.id)).toEqual(['d2-0', 'd2-1', 'd2-2']);
+    // Nothing new was stored: a follower prints nothing.
+    expect(follower.poll()).toEqual([]);
+    expect(files(dir).some((name) => name.startsWith('tmp-') || name.endsWith('.replaces') || name === 'compact.lock')).toBe(false);
+  });
+
+  it('leaves the segment a live writer appends to', async () => {
+    const dir = tempStore();
+    smallSegments(dir, 3);
+    const writer = EventStoreWriter.open(dir);
+    await writer.append(receipt('live', 'm', T0 + 1000));
+    expect(compactStore(dir, { threshold: 0 })).toEqual({ merged: 3, written: 1 });
+    await writer.append(receipt('live-2', 'm', T0 + 1001));
+    await writer.close();
+    expect(ids(dir).slice(-2)).toEqual(['live', 'live-2']);
+    expect(ids(dir)).toHaveLength(11);
+  });
+
+  it.each(['afterTemporary', 'afterReplaces', 'afterRename'] as const)('a crash %s loses nothing and duplicates nothing', (step) => {
+    const dir = tempStore();
+    const all = smallSegments(dir, 4);
+    const crash = new Error(`crashed ${step}`);
+    expect(() => compactStore(dir, { threshold: 0, steps: { [step]: () => { throw crash; } } })).toThrow(crash);
+    // Read as the crash left it: every record once.
+    expect(ids(dir)).toEqual(all);
+    // The next compaction finishes or undoes it.
+    recoverCompaction(dir);
+    expect(ids(dir)).toEqual(all);
+    compactStore(dir, { threshold: 0 });
+    expect(ids(dir)).toEqual(all);
+    expect(files(dir).filter((name) => name.endsWith('.ndjson'))).toHaveLength(1);
+    expect(files(dir).some((name) => name.startsWith('tmp-') || name.endsWith('.replaces'))).toBe(false);
+  });
+
+  it('a prune cut short after the rename keeps each remaining record once', async () => {
+    const dir = tempStore();
+    const all = smallSegments(dir, 4);
+    const crash = new Error('crashed');
+    await expect(pruneStore(dir, T0 + 12, { afterRename: () => { throw crash; } })).rejects.toThrow(crash);
+    const left = all.filter((id) => !/^d0-|^d1-[01]$/.test(id));
+    expect(ids(dir)).toEqual(all.filter((id) => left.includes(id)));
+    expect(await pruneStore(dir, T0 + 12)).toEqual({ pruned: 0, kept: left.length, busy: 0 });
+    expect(ids(dir)).toEqual(all.filter((id) => left.includes(id)));
   });
 });

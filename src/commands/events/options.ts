@@ -39,7 +39,9 @@ export function parseTime(text: string, flag: string, now: number): number {
 }
 
 /**
- * Text written once per event-loop turn: a burst of events costs one write, not one per event.
+ * Text written once per callback: the events that one callback settles (a group the event store
+ * wrote at once) cost one write, not one per event. The write happens before the process goes
+ * back to the event loop, so a line is out before the sender can read the answer to its event.
  * `flush` writes what is pending at once (before the command ends).
  */
 export function batchedWriter(write: (text: string) => void): { write(text: string): void; flush(): void } {
@@ -57,7 +59,7 @@ export function batchedWriter(write: (text: string) => void): { write(text: stri
       pending.push(text);
       if (!scheduled) {
         scheduled = true;
-        setImmediate(flush);
+        process.nextTick(flush);
       }
     },
     flush,

@@ -1,6 +1,6 @@
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { pruneStore } from '../../events/store.js';
+import { pruneStore } from '../../events/compact.js';
 import { writeJson, writeNdjson } from '../../output/render.js';
 import type { CommandInput } from '../spec.js';
 import { parseTime } from './options.js';

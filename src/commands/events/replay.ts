@@ -1,35 +1,11 @@
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import { performance } from 'node:perf_hooks';
 import type { Context } from '../../context.js';
 import { CliError, ExitCode, UsageError } from '../../errors.js';
-import { checkForwardUrl } from '../../webhooks/listener.js';
-import { signBody } from '../../webhooks/signature.js';
+import { checkForwardUrl } from '../../webhooks/relay.js';
+import { replayDelivery, type ReplayAnswer } from '../../webhooks/replay.js';
 import { writeJson, writeNdjson } from '../../output/render.js';
 import type { CommandInput } from '../spec.js';
 import { secretsFromEnv } from '../webhook/inputs.js';
 import { findEvent, openReader, requireId } from './shared.js';
-
-interface Answer {
-  status: number;
-  durationMs: number;
-}
-
-function post(url: URL, body: Buffer, headers: Record<string, string>, timeoutMs: number, signal: AbortSignal): Promise<Answer> {
-  const started = performance.now();
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-  return new Promise((resolve, reject) => {
-    const outgoing = send(url, { method: 'POST', headers: { ...headers, 'Content-Length': String(body.length) }, signal });
-    outgoing.setTimeout(timeoutMs, () => outgoing.destroy(new Error(`no answer within ${Math.round(timeoutMs / 1000)} s`)));
-    outgoing.on('error', reject);
-    outgoing.on('response', (response) => {
-      response.resume();
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, durationMs: Math.round(performance.now() - started) }));
-      response.on('error', reject);
-    });
-    outgoing.end(body);
-  });
-}
 
 export async function run(input: CommandInput, ctx: Context): Promise<number> {
   const id = requireId(input);
@@ -49,19 +25,9 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
 
   // The bytes as received: the stored text is the body decoded as UTF-8 (it was checked to be valid).
   const body = Buffer.from(record.body, 'utf8');
-  const headers: Record<string, string> = {
-    'Content-Type': record.headers?.['content-type'] ?? 'application/json',
-    'User-Agent': 'svc-cli events replay',
-    'X-Svc-Signature': signBody(body, secret),
-  };
-  const eventName = record.headers?.['x-svc-event'];
-  if (eventName !== undefined) headers['X-Svc-Event'] = eventName;
-  const delivery = record.headers?.['x-svc-delivery'];
-  if (delivery !== undefined) headers['X-Svc-Delivery'] = delivery;
-
-  let answer: Answer;
+  let answer: ReplayAnswer;
   try {
-    answer = await post(url, body, headers, ctx.globals.timeoutMs, ctx.signal);
+    answer = await replayDelivery(url, { body, headers: record.headers ?? {} }, secret, ctx.globals.timeoutMs, ctx.signal);
   } catch (error) {
     throw new CliError(`could not replay ${id} to ${url.href}: ${error instanceof Error ? error.message : String(error)}`, ExitCode.Failure);
   }

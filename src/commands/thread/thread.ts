@@ -3,6 +3,7 @@ import type { StoredRecord } from '../../events/store.js';
 import { paint, projectFields, statusTone, writeJson, writeList } from '../../output/render.js';
 import { terminalSafe } from '../../webhooks/format.js';
 import { numberArg, openReader, timeRange } from '../events/shared.js';
+import { sendsInJournals, type JournalSend } from './journals.js';
 import type { CommandInput } from '../spec.js';
 
 // One conversation with a number: what was sent to it, what came back from it, and what the
@@ -21,6 +22,8 @@ export interface ThreadItem {
   status: string | null;
   errorCode?: string | null;
   errorMessage?: string | null;
+  /** A send known only from this journal (its body is not recorded there). */
+  journal?: string;
 }
 
 function payloadOf(record: StoredRecord): Record<string, unknown> {
@@ -106,7 +109,7 @@ async function renderChat(ctx: Context, number: string, items: readonly ThreadIt
       out.push(await paint(ctx, 'stdout', 'dim', `   ${clock(item.at)} ${item.type} ${terminalSafe(item.id)}`));
       continue;
     }
-    const text = wrap(terminalSafe(item.body ?? ''), bubble - 2);
+    const text = item.body === null ? [await paint(ctx, 'stdout', 'dim', '(text not recorded: from the journal)')] : wrap(terminalSafe(item.body), bubble - 2);
     if (item.direction === 'in') {
       for (const line of text) out.push(`  ${line}`);
       out.push(await paint(ctx, 'stdout', 'dim', `  ${clock(item.at)} from ${terminalSafe(item.from ?? '?')}`));
@@ -125,12 +128,60 @@ async function renderChat(ctx: Context, number: string, items: readonly ThreadIt
   return out.join('\n');
 }
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
-  const number = numberArg(input.arg(0) ?? '', 'NUMBER');
+/** A send known from a journal only: no body (a journal keeps the body's digest). */
+export function journalItem(send: JournalSend): ThreadItem {
+  return {
+    at: send.at,
+    direction: 'out',
+    id: send.messageId === null ? `journal:${send.journal}#${send.seq}` : `sent:${send.messageId}`,
+    type: 'sent',
+    messageId: send.messageId,
+    from: send.from,
+    to: [send.to],
+    body: null,
+    status: send.status,
+    journal: send.journal,
+  };
+}
+
+/**
+ * The thread: the store's records about the number, and the sends the journals name that the
+ * store does not hold (deduplicated by message id), with the receipts of those messages too.
+ */
+async function threadItems(input: CommandInput, ctx: Context, number: string): Promise<ThreadItem[]> {
   const range = timeRange(input, ctx);
   const { reader, exists } = openReader(input, ctx);
   const records = exists ? reader.query({ number, linkReceipts: true, ...range }) : [];
   const items = records.map((record) => threadItem(record, number));
+  const journals = input.strings('journal');
+  if (journals.length === 0) return items;
+  const known = new Set(records.map((record) => record.messageId).filter((id): id is string => id !== undefined));
+  const inRange = (at: string): boolean => {
+    const time = Date.parse(at);
+    return (range.since === undefined || time >= range.since) && (range.until === undefined || time < range.until);
+  };
+  const added: ThreadItem[] = [];
+  const addedIds: string[] = [];
+  for (const send of await sendsInJournals(journals, number)) {
+    if (!inRange(send.at)) continue;
+    if (send.messageId !== null) {
+      if (known.has(send.messageId)) continue;
+      known.add(send.messageId);
+      addedIds.push(send.messageId);
+    }
+    added.push(journalItem(send));
+  }
+  // Receipts name only the message: those of journal-only sends are found by their ids.
+  const receipts = exists && addedIds.length > 0 ? reader.query({ kinds: ['event'], messageIds: addedIds, ...range }) : [];
+  const seen = new Set(records.map((record) => record.id));
+  for (const record of receipts) if (!seen.has(record.id)) added.push(threadItem(record, number));
+  // A stable merge by time: store items keep their order, journal items slot in by their time.
+  return [...items, ...added].map((item, i) => ({ item, i })).sort((a, b) => Date.parse(a.item.at) - Date.parse(b.item.at) || a.i - b.i).map(({ item }) => item);
+}
+
+export async function run(input: CommandInput, ctx: Context): Promise<number> {
+  const number = numberArg(input.arg(0) ?? '', 'NUMBER');
+  const items = await threadItems(input, ctx, number);
   if (ctx.globals.output === 'json') {
     writeJson(ctx, items);
     return 0;

@@ -69,6 +69,7 @@ export const webhookCommands: CommandSpec[] = [
       { flags: '--forward-to <url>', description: 'relay valid events to your app (https://, or http:// on loopback)' },
       { flags: '--store <dir>', description: 'keep every accepted event in this event store (default: the user data directory)', complete: 'file' },
       { flags: '--no-store', description: 'do not keep events (nothing for svc events, svc thread or svc events replay)' },
+      { flags: '--fsync', description: 'answer 2xx only once the event is synced to the disk (survives a power cut, not just a kill)' },
       { flags: '--no-verify', description: 'accept events without checking signatures (no secret); warns on every start' },
     ],
     examples: [

@@ -9,6 +9,7 @@ import { DEFAULT_LISTEN_PORT } from '../defaults.js';
 import { basicAuthFromEnv, secretsFromEnv } from './inputs.js';
 import { terminalPalette } from '../../output/palette.js';
 import { EventStoreWriter, recentIds } from '../../events/store.js';
+import { compactQuietly } from '../../events/compact.js';
 import { batchedWriter, storeDirFrom } from '../events/options.js';
 
 /** Deliveries remembered for deduplication, also across restarts (read back from the store). */
@@ -27,6 +28,10 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
   }
   if (secrets !== undefined && noVerify) throw new UsageError('--no-verify and a webhook secret (--secret-env or SVC_WEBHOOK_SECRET) contradict each other');
   const storeDir = storeDirFrom(input, ctx.env);
+  // Written before the 2xx either way (a killed listener loses nothing it acknowledged); --fsync
+  // also waits for the disk, for a machine that may lose power.
+  const fsync = input.flag('fsync');
+  if (fsync && storeDir === undefined) throw new UsageError('--fsync and --no-store contradict each other: there is nothing to sync');
   const basicAuth = basicAuthFromEnv(ctx, input);
   const forwardTo = input.string('forwardTo');
   if (forwardTo !== undefined) {
@@ -49,8 +54,9 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
   let storedIds: string[] = [];
   if (storeDir !== undefined) {
     try {
+      compactQuietly(storeDir);
       storedIds = recentIds(storeDir, DEDUPE_WINDOW);
-      store = EventStoreWriter.open(storeDir);
+      store = EventStoreWriter.open(storeDir, { ack: fsync ? 'fsync' : 'write' });
     } catch (error) {
       throw new CliError(`cannot open the event store ${storeDir}: ${error instanceof Error ? error.message : String(error)}`, ExitCode.Failure, {
         hints: ['choose another directory with --store DIR, or run without storing with --no-store'],
@@ -103,7 +109,7 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
     secrets === undefined
       ? 'signatures NOT checked'
       : `signatures checked${secrets.length > 1 ? ` against ${secrets.length} secrets` : ''}`,
-    storeDir === undefined ? 'not storing (--no-store)' : `storing in ${storeDir}`,
+    storeDir === undefined ? 'not storing (--no-store)' : `storing in ${storeDir}${fsync ? ', synced before each answer' : ''}`,
     basicAuth === undefined ? undefined : 'Basic auth required',
     forwardTo === undefined ? undefined : `forwarding to ${forwardTo}`,
   ].filter((part): part is string => part !== undefined);

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { eventRecord, sentRecord } from '../../../src/events/records.js';
 import { EventStoreReader, EventStoreWriter, writeSegment, type StoredRecord } from '../../../src/events/store.js';
 import { verifySignature } from '../../../src/webhooks/signature.js';
+import { JournalWriter } from '../../../src/send/journal.js';
 import { fakeClock, runCli } from '../../helpers/cli.js';
 import { MOCK_ENV } from '../../helpers/mock-api.js';
 import { startCommand } from '../../helpers/live.js';
@@ -261,6 +262,46 @@ describe('svc thread', () => {
     const bob = await run(['thread', BOB, '--store', store], { tty: true, env: { NO_COLOR: '1' } });
     expect(bob.stdout).toMatch(/failed \(Unreachable\)/);
     expect((await run(['thread', 'bob', '--store', store])).code).toBe(2);
+  });
+});
+
+describe('svc thread --journal', () => {
+  it('adds the sends a journal names that the store lacks, once per message id, with their receipts', async () => {
+    const store = tempStore();
+    campaign(store);
+    // A receipt of a message the store has no sent record of (sent with SVC_NO_STORE, say).
+    writeSegment(store, [
+      eventRecord({
+        id: 'dlv-9',
+        type: 'DeliveryReceipt',
+        receivedAt: new Date(T0 + 130_000),
+        messageId: 'm-ann-2',
+        status: 'delivered',
+        headers: { 'x-svc-delivery': 'dlv-9' },
+        raw: '{"messageId":"m-ann-2","status":"delivered"}',
+      }),
+    ]);
+    const path = join(store, '..', 'run.jsonl');
+    let at = T0;
+    const journal = JournalWriter.create(path, { from: US, body: 'sha256:ab', recipients: 'sha256:cd', recipientCount: 3, media: [] }, { clock: () => new Date(at) });
+    const [first, second, third] = journal.launch([{ to: [ANN] }, { to: [ANN] }, { to: ['+1 415 555 1001'] }]);
+    journal.result(first!, { to: [ANN], outcome: 'accepted', messageId: 'm-ann', status: 'queued' }); // in the store too
+    at = T0 + 120_000;
+    journal.result(second!, { to: [ANN], outcome: 'accepted', messageId: 'm-ann-2', status: 'queued' });
+    journal.result(third!, { to: ['+1 415 555 1001'], outcome: 'rejected', error: { message: 'no', status: 400 } });
+    await journal.close();
+
+    const result = await run(['thread', ANN, '--store', store, '--journal', path]);
+    expect(result.stderr).toBe('');
+    const items = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { direction: string; id: string; body: string | null; journal?: string });
+    expect(items.map((i) => `${i.direction} ${i.id}`)).toEqual(['out sent:m-ann', 'receipt dlv-1', 'in dlv-3', 'out sent:m-ann-2', 'receipt dlv-9']);
+    expect(items[3]).toMatchObject({ body: null, journal: path });
+    const chat = await run(['thread', ANN, '--store', store, '--journal', path], { tty: true, env: { NO_COLOR: '1' } });
+    expect(chat.stdout).toContain('(text not recorded: from the journal)');
+    expect(chat.stdout).toMatch(/to \+14155551001 · delivered/);
+    const missing = await run(['thread', ANN, '--store', store, '--journal', join(store, 'nope.jsonl')]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('nope.jsonl');
   });
 });
 

@@ -189,6 +189,16 @@ describe('svc webhook listen', () => {
     expect(listen.stdout.text).toMatch(/order {4}#1/);
   });
 
+  it('with --fsync says so in the banner, and refuses it beside --no-store (exit 2)', async () => {
+    const listen = await started(['--fsync'], { env });
+    expect(listen.stderr.text).toMatch(/storing in .*, synced before each answer/);
+    const body = JSON.stringify(orderStatus);
+    expect((await post(listen.url, body, signedHeaders(body))).status).toBe(200);
+    const result = await startListen(['--fsync', '--no-store'], { env });
+    expect('url' in result ? 0 : result.code).toBe(2);
+    if (!('url' in result)) expect(result.stderr).toMatch(/--fsync and --no-store/);
+  });
+
   it('refuses --no-verify beside a secret (exit 2)', async () => {
     const result = await startListen(['--no-verify'], { env });
     expect('url' in result ? 0 : result.code).toBe(2);

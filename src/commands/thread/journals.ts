@@ -1,0 +1,46 @@
+import { CliError, ExitCode, UsageError } from '../../errors.js';
+import { normalizeNumber } from '../../events/store.js';
+import { JournalFormatError, readJournalRecords } from '../../send/journal.js';
+
+// What send journals say was sent to one number: the accepted requests that named it. A journal
+// keeps a digest of the body, not its text, so a send known only from its journal shows without
+// a body; the event store's record of the same message (svc send writes one) wins when present.
+
+export interface JournalSend {
+  messageId: string | null;
+  from: string;
+  to: string;
+  at: string;
+  status: string | null;
+  journal: string;
+  /** The request's sequence number in its journal. */
+  seq: number;
+}
+
+/** The accepted sends to `number` in the journals, in file order. */
+export async function sendsInJournals(paths: readonly string[], number: string): Promise<JournalSend[]> {
+  const sends: JournalSend[] = [];
+  for (const path of paths) {
+    let from: string | undefined;
+    try {
+      for await (const record of readJournalRecords(path)) {
+        if (record.type === 'header') from = record.header.run.from;
+        if (record.type !== 'result' || record.outcome !== 'accepted') continue;
+        record.to.forEach((to, position) => {
+          if (normalizeNumber(to) !== number) return;
+          // The answer names one message id: its first recipient's.
+          const messageId = position === 0 ? (record.messageId ?? null) : null;
+          sends.push({ messageId, from: from ?? '', to, at: record.at, status: record.status ?? null, journal: path, seq: record.seq });
+        });
+      }
+    } catch (error) {
+      if (error instanceof JournalFormatError) throw new UsageError(error.message);
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') throw new UsageError(`--journal ${path}: no such file`);
+      if (code === 'EISDIR') throw new UsageError(`--journal ${path}: it is a directory`);
+      throw new CliError(`cannot read the journal ${path}: ${error instanceof Error ? error.message : String(error)}`, ExitCode.Failure);
+    }
+    if (from === undefined) throw new UsageError(`--journal ${path}: no such send journal (or an empty file)`);
+  }
+  return sends;
+}

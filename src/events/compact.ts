@@ -1,0 +1,346 @@
+// Compaction and pruning of the event store. Every `svc send` and every listener run writes
+// segments of its own, so a store used for months holds many small files; compaction merges the
+// small closed ones into one, and pruning drops old records. Both replace segments the same
+// crash-safe way:
+//   1. the new segment is written under a temporary name (`tmp-...`) and fsync'd;
+//   2. a `<new>.replaces` file naming the old segments is written and fsync'd;
+//   3. the new segment is renamed into place (index first, then data) and the directory synced;
+//   4. the old segments are deleted, then the `.replaces` file.
+// A reader leaves out every segment a present new segment replaces (listSegments), so a crash
+// after step 3 duplicates nothing, and before it the old segments are still the truth, so
+// nothing is lost. The next compaction finishes or undoes what a crash left. One compaction at a
+// time per store (a lock file naming its process); a segment a live process may still append to
+// (its newest) is never touched.
+
+import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  DATA_SUFFIX,
+  ENTRY_BYTES,
+  INDEX_SUFFIX,
+  REPLACES_SUFFIX,
+  isCompacted,
+  listSegments,
+  loadSegmentIndex,
+  readRange,
+  replacedBy,
+  segmentWriterPid,
+  writeFully,
+  type SegmentIndex,
+} from './store.js';
+
+/** Segments with fewer records than this are small. */
+export const SMALL_SEGMENT_RECORDS = 5_000;
+/** A store compacts its small segments once it has more than this many. */
+export const MAX_SMALL_SEGMENTS = 16;
+/** Records per compacted segment at most. */
+const COMPACTED_RECORDS = 50_000;
+const LOCK = 'compact.lock';
+
+function alive(pid: number): boolean {
+  // Segments written in one pass (writeSegment, compaction) carry pid 0: no process appends to them.
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The segments no live process may still append to: all but each live writer's newest. */
+function closedSegments(names: readonly string[]): { closed: Set<string>; busy: Set<string> } {
+  const newestOfPid = new Map<number, string>();
+  for (const name of names) newestOfPid.set(segmentWriterPid(name), name);
+  const busy = new Set<string>();
+  for (const [pid, name] of newestOfPid) if (alive(pid)) busy.add(name);
+  return { closed: new Set(names.filter((name) => !busy.has(name))), busy };
+}
+
+/** The entries a segment's index file holds (0 without one). */
+function indexEntries(dir: string, name: string): number {
+  try {
+    return Math.floor(statSync(join(dir, name.slice(0, -DATA_SUFFIX.length) + INDEX_SUFFIX)).size / ENTRY_BYTES);
+  } catch {
+    return 0;
+  }
+}
+
+function syncDir(dir: string): void {
+  let fd = -1;
+  try {
+    fd = openSync(dir, 'r');
+    fsyncSync(fd);
+  } catch {
+    /* not every platform syncs a directory */
+  } finally {
+    if (fd >= 0) closeSync(fd);
+  }
+}
+
+function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    /* gone already */
+  }
+}
+
+function removeSegment(dir: string, name: string): void {
+  unlinkQuietly(join(dir, name));
+  unlinkQuietly(join(dir, name.slice(0, -DATA_SUFFIX.length) + INDEX_SUFFIX));
+}
+
+/** Runs `work` holding the store's compaction lock; returns undefined when another process holds it. */
+function withLock<T>(dir: string, work: () => T): T | undefined {
+  const path = join(dir, LOCK);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(path, String(process.pid), { flag: 'wx', mode: 0o600 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = Number(readFileSafe(path));
+      if (alive(holder) || attempt > 0) return undefined;
+      // Left by a process that died: take it over.
+      unlinkQuietly(path);
+      continue;
+    }
+    try {
+      return work();
+    } finally {
+      unlinkQuietly(path);
+    }
+  }
+  return undefined;
+}
+
+function readFileSafe(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** Finishes what an interrupted compaction left: old segments of a renamed one go, an unfinished one goes. */
+export function recoverCompaction(dir: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  const present = new Set(names);
+  for (const name of names) {
+    if (name.endsWith(REPLACES_SUFFIX)) {
+      const base = name.slice(0, -REPLACES_SUFFIX.length);
+      if (present.has(base + DATA_SUFFIX)) {
+        for (const old of replacedBy(dir, name)) removeSegment(dir, old);
+      } else {
+        // Cut short before the rename: the old segments are still the truth.
+        unlinkQuietly(join(dir, base + INDEX_SUFFIX));
+      }
+      unlinkQuietly(join(dir, name));
+    } else if (name.startsWith('tmp-')) {
+      unlinkQuietly(join(dir, name));
+    }
+  }
+}
+
+/** Hooks for tests: called between the steps, to stop there as a crash would. */
+export interface CompactionSteps {
+  afterTemporary?(): void;
+  afterReplaces?(): void;
+  afterRename?(): void;
+}
+
+/**
+ * Replaces `old` (data file names) with one new segment holding the entries `keep` chooses, in
+ * the crash-safe steps described at the top. Lines and index entries are copied as they are.
+ */
+function replaceSegments(dir: string, old: readonly SegmentIndex[], keep: (segment: SegmentIndex, entry: number) => boolean, steps: CompactionSteps = {}): number {
+  const lines: Buffer[] = [];
+  const entries: Buffer[] = [];
+  let offset = 0;
+  for (const segment of old) {
+    const fd = openSync(segment.path, 'r');
+    let data: Buffer;
+    try {
+      data = readRange(fd, 0, segment.dataSize);
+    } finally {
+      closeSync(fd);
+    }
+    for (let i = 0; i < segment.count; i++) {
+      if (!keep(segment, i)) continue;
+      const at = i * ENTRY_BYTES;
+      const from = segment.view.getUint32(at + 8, true);
+      const length = segment.view.getUint32(at + 12, true);
+      lines.push(data.subarray(from, from + length + 1));
+      const entry = Buffer.from(new Uint8Array(segment.view.buffer, segment.view.byteOffset + at, ENTRY_BYTES));
+      entry.writeUInt32LE(offset, 8);
+      entries.push(entry);
+      offset += length + 1;
+    }
+  }
+  const kept = entries.length;
+  let base: string | undefined;
+  if (kept > 0) {
+    // Named after the oldest segment it replaces, so that it sorts where they were.
+    const time = old[0]!.name.split('-')[1] ?? String(Date.now()).padStart(14, '0');
+    base = `seg-${time}-0-c${process.pid.toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+    const tmpData = join(dir, `tmp-${base}${DATA_SUFFIX}`);
+    const tmpIndex = join(dir, `tmp-${base}${INDEX_SUFFIX}`);
+    for (const [path, bytes] of [
+      [tmpData, Buffer.concat(lines)],
+      [tmpIndex, Buffer.concat(entries)],
+    ] as const) {
+      const fd = openSync(path, 'wx', 0o600);
+      try {
+        writeFully(fd, bytes);
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+    }
+    steps.afterTemporary?.();
+    const replaces = join(dir, base + REPLACES_SUFFIX);
+    const fd = openSync(replaces, 'wx', 0o600);
+    try {
+      writeFully(fd, Buffer.from(JSON.stringify(old.map((segment) => segment.name))));
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    syncDir(dir);
+    steps.afterReplaces?.();
+    renameSync(tmpIndex, join(dir, base + INDEX_SUFFIX));
+    renameSync(tmpData, join(dir, base + DATA_SUFFIX));
+    syncDir(dir);
+    steps.afterRename?.();
+  }
+  for (const segment of old) removeSegment(dir, segment.name);
+  if (base !== undefined) unlinkQuietly(join(dir, base + REPLACES_SUFFIX));
+  syncDir(dir);
+  return kept;
+}
+
+export interface CompactResult {
+  /** Segments merged away. */
+  merged: number;
+  /** Segments written in their place. */
+  written: number;
+}
+
+/**
+ * Merges the small closed segments into as few as possible, when there are more than `threshold`
+ * of them (0: whenever there are two or more). Another process compacting the same store at the
+ * same time makes this one do nothing.
+ */
+export function compactStore(dir: string, options: { threshold?: number; steps?: CompactionSteps } = {}): CompactResult {
+  const result: CompactResult = { merged: 0, written: 0 };
+  const threshold = options.threshold ?? MAX_SMALL_SEGMENTS;
+  return (
+    withLock(dir, () => {
+      recoverCompaction(dir);
+      const names = listSegments(dir);
+      const { closed } = closedSegments(names);
+      // Sized by their index files first (cheap), so that a store of large segments costs a stat each.
+      const candidates = names.filter((name) => closed.has(name) && indexEntries(dir, name) < SMALL_SEGMENT_RECORDS);
+      if (candidates.length < 2 || candidates.length <= threshold) return result;
+      const small: SegmentIndex[] = [];
+      for (const name of candidates) {
+        const segment = loadSegmentIndex(dir, name);
+        if (segment !== undefined && segment.count < SMALL_SEGMENT_RECORDS) small.push(segment);
+      }
+      let group: SegmentIndex[] = [];
+      let records = 0;
+      const flush = (): void => {
+        if (group.length >= 2) {
+          replaceSegments(dir, group, () => true, options.steps);
+          result.merged += group.length;
+          result.written += 1;
+        }
+        group = [];
+        records = 0;
+      };
+      for (const segment of small) {
+        if (records + segment.count > COMPACTED_RECORDS) flush();
+        group.push(segment);
+        records += segment.count;
+      }
+      flush();
+      return result;
+    }) ?? result
+  );
+}
+
+/** Compacts when needed; a store that cannot be compacted now is left as it is (it still reads right). */
+export function compactQuietly(dir: string): void {
+  try {
+    compactStore(dir);
+  } catch {
+    /* compaction is housekeeping: never a failed command */
+  }
+}
+
+export interface PruneResult {
+  /** Records deleted. */
+  pruned: number;
+  /** Records kept (at or after the time, or in a segment a live writer still appends to). */
+  kept: number;
+  /** Old records left because a running listener or send is still writing their segment. */
+  busy: number;
+}
+
+/**
+ * Deletes the records older than `before`: segments wholly older go, segments that straddle it are
+ * replaced (with the small segments, compacted on the way) by one holding the rest, the
+ * crash-safe way. A segment that a live process is still appending to (its newest) is left alone
+ * and counted as busy.
+ */
+export async function pruneStore(dir: string, before: number, steps?: CompactionSteps): Promise<PruneResult> {
+  const result: PruneResult = { pruned: 0, kept: 0, busy: 0 };
+  const done = withLock(dir, () => {
+    recoverCompaction(dir);
+    const names = listSegments(dir);
+    const { busy } = closedSegments(names);
+    const rewrite: SegmentIndex[] = [];
+    const oldIn = new Map<string, number>();
+    for (const name of names) {
+      const segment = loadSegmentIndex(dir, name);
+      if (segment === undefined) continue;
+      let old = 0;
+      for (let i = 0; i < segment.count; i++) if (segment.view.getFloat64(i * ENTRY_BYTES, true) < before) old++;
+      if (busy.has(name)) {
+        result.busy += old;
+        result.kept += segment.count;
+        continue;
+      }
+      result.pruned += old;
+      result.kept += segment.count - old;
+      oldIn.set(name, old);
+      if (old === segment.count) removeSegment(dir, name);
+      else if (old > 0 || (segment.count < SMALL_SEGMENT_RECORDS && !isCompacted(name))) rewrite.push(segment);
+    }
+    // One new segment (or a few, past the size) for everything rewritten; a lone segment with
+    // nothing old in it stays as it is.
+    let group: SegmentIndex[] = [];
+    let records = 0;
+    const flush = (): void => {
+      const untouched = group.length === 1 && oldIn.get(group[0]!.name) === 0;
+      if (group.length > 0 && !untouched) replaceSegments(dir, group, (segment, i) => segment.view.getFloat64(i * ENTRY_BYTES, true) >= before, steps);
+      group = [];
+      records = 0;
+    };
+    for (const segment of rewrite) {
+      if (records + segment.count > COMPACTED_RECORDS) flush();
+      group.push(segment);
+      records += segment.count;
+    }
+    flush();
+    return true;
+  });
+  if (done === undefined) throw new Error(`another process is compacting or pruning the event store ${dir}; try again once it is done`);
+  return result;
+}

@@ -1,0 +1,49 @@
+// Keeping a verified event: the record the event store holds for it, appended before the sender
+// is answered. What cannot be kept is refused with 503, so that the sender tries again.
+
+import type { IncomingHttpHeaders } from 'node:http';
+import { eventRecord, keptHeaders } from '../events/records.js';
+import type { StoredRecord } from '../events/store.js';
+import { describeError, Rejection } from './receive.js';
+import type { WebhookEventKind, WebhookEventSummary } from './payloads.js';
+
+/** The part of the event store the listener needs. */
+export interface EventSink {
+  append(record: StoredRecord): Promise<void>;
+}
+
+export interface KeptEvent {
+  /** The delivery id, or the dedupe key (`sha256:...`) when the sender named none. */
+  id: string;
+  kind: WebhookEventKind;
+  summary: WebhookEventSummary;
+  receivedAt: Date;
+  headers: IncomingHttpHeaders;
+  raw: string;
+}
+
+export function recordOf(event: KeptEvent): StoredRecord {
+  const { kind, summary } = event;
+  const hasNumbers = kind === 'MessageReceived' || kind === 'DeliveryReceipt';
+  return eventRecord({
+    id: event.id,
+    type: kind,
+    receivedAt: event.receivedAt,
+    from: hasNumbers ? summary.from : undefined,
+    to: hasNumbers ? summary.to : undefined,
+    messageId: hasNumbers ? summary.id : undefined,
+    status: summary.status,
+    headers: keptHeaders(event.headers),
+    raw: event.raw,
+  });
+}
+
+/** Resolves once the sink holds the event; a sink that fails becomes a 503 Rejection. */
+export async function keepEvent(sink: EventSink, event: KeptEvent): Promise<void> {
+  try {
+    await sink.append(recordOf(event));
+  } catch (error) {
+    // Not kept, so not acknowledged: the sender will try again.
+    throw new Rejection(503, `the event could not be stored: ${describeError(error)}`, { 'Retry-After': '5' });
+  }
+}
