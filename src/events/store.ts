@@ -685,7 +685,11 @@ export class EventStoreReader {
   }
 }
 
-/** The ids of the newest records (at most `limit`), for a listener's dedupe window after a restart. */
+/**
+ * The ids of the newest events (at most `limit`), for a listener's dedupe window after a restart.
+ * The records a send keeps (`sent:<messageId>`) are not deliveries: counting them would let a big
+ * send push the delivery ids of real events out of the window.
+ */
 export function recentIds(dir: string, limit: number): string[] {
   const ids: string[] = [];
   const names = listSegments(dir).reverse();
@@ -703,7 +707,8 @@ export function recentIds(dir: string, limit: number): string[] {
     const pattern = /^\{"id":("(?:[^"\\\n]|\\.)*")/gm;
     for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
       try {
-        found.push(JSON.parse(match[1]!) as string);
+        const id = JSON.parse(match[1]!) as string;
+        if (!id.startsWith('sent:')) found.push(id);
       } catch {
         /* a torn line */
       }

@@ -131,6 +131,15 @@ describe('the event store', () => {
     expect(recentIds(dir, 3)).toEqual(['d2', 'd3', 'd4']);
   });
 
+  it("leaves a send's records out of the listener's dedupe window: they are not deliveries", async () => {
+    const dir = tempStore();
+    const writer = EventStoreWriter.open(dir);
+    await writer.append(receipt('d0', 'm0', T0));
+    for (let i = 0; i < 5; i++) await writer.append(sentRecord({ messageId: `s${i}`, from: '+15557770100', to: '+14155551001', body: 'Hi', at: new Date(T0 + 1 + i) }));
+    await writer.close();
+    expect(recentIds(dir, 3)).toEqual(['d0']);
+  });
+
   it.each(['write', 'fsync'] as const)('starts a new segment past its size, and every segment is read (ack on %s)', async (ack) => {
     const dir = tempStore();
     const writer = EventStoreWriter.open(dir, { segmentRecords: 3, ack });
