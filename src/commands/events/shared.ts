@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Context } from '../../context.js';
+import { isE164 } from '../../domain/validate.js';
 import { NotFoundError, UsageError } from '../../errors.js';
 import { EventStoreReader, normalizeNumber, type StoredRecord } from '../../events/store.js';
 import type { CommandInput } from '../spec.js';
@@ -13,11 +14,14 @@ export function eventType(text: string): string {
   return match;
 }
 
-/** A number as the store keeps it; anything but an E.164-like number is a usage error naming it. */
+/**
+ * A number as the store keeps it: E.164 (`+` then 8 to 15 digits), written with or without the
+ * spaces, dashes, dots and brackets people type; anything else is a usage error naming it.
+ */
 export function numberArg(text: string, what: string): string {
   const number = normalizeNumber(text.trim());
-  if (!/^\+?[1-9]\d{4,14}$/.test(number)) throw new UsageError(`${what} must be a phone number in E.164 form (+14155551001), not "${text}"`);
-  return number.startsWith('+') ? number : `+${number}`;
+  if (!isE164(number)) throw new UsageError(`${what} must be a phone number in E.164 form (+14155551001), not "${text}"`);
+  return number;
 }
 
 export function timeRange(input: CommandInput, ctx: Context): { since?: number; until?: number } {

@@ -125,6 +125,8 @@ describe('svc events list', () => {
     [['--until', '2026-13-45'], /--until must be/],
     [['--type', 'Bogus'], /--type must be one of MessageReceived, DeliveryReceipt, OrderStatus, unknown, not "Bogus"/],
     [['--number', 'ann'], /--number must be a phone number in E.164 form .* not "ann"/],
+    [['--number', '12345'], /--number must be a phone number in E.164 form .* not "12345"/],
+    [['--number', '14155551001'], /--number must be a phone number in E.164 form .* not "14155551001"/],
     [['--since', '1h', '--until', '2h'], /--since 1h is not before --until 2h/],
   ])('refuses %j (exit 2)', async (flags, message) => {
     const result = await run(['events', 'list', '--store', tempStore(), ...flags]);
@@ -262,6 +264,9 @@ describe('svc thread', () => {
     const bob = await run(['thread', BOB, '--store', store], { tty: true, env: { NO_COLOR: '1' } });
     expect(bob.stdout).toMatch(/failed \(Unreachable\)/);
     expect((await run(['thread', 'bob', '--store', store])).code).toBe(2);
+    const short = await run(['thread', '12345', '--store', store]);
+    expect(short.code).toBe(2);
+    expect(short.stderr).toContain('NUMBER must be a phone number in E.164 form (+14155551001), not "12345"');
   });
 });
 
