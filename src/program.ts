@@ -152,6 +152,23 @@ function choiceParser(flag: string, choices: readonly string[]): (value: string)
   };
 }
 
+/**
+ * An option declared both ways (`--store <dir>` and `--no-store`) takes one of them: given both,
+ * commander would keep whichever came last, silently, so it is a usage error naming both.
+ */
+function refuseBothForms(spec: CommandSpec, argv: readonly string[]): void {
+  const end = argv.indexOf('--');
+  const words = end === -1 ? argv : argv.slice(0, end);
+  const given = (flag: string): boolean => words.some((word) => word === flag || word.startsWith(`${flag}=`));
+  for (const option of spec.options ?? []) {
+    const flag = longFlag(option.flags);
+    if (!flag.startsWith('--no-')) continue;
+    const positive = `--${flag.slice('--no-'.length)}`;
+    if (!(spec.options ?? []).some((other) => longFlag(other.flags) === positive)) continue;
+    if (given(flag) && given(positive)) throw new UsageError(`${positive} and ${flag} cannot be used together: choose one`);
+  }
+}
+
 function longFlag(flags: string): string {
   return /--[a-z0-9-]+/i.exec(flags)?.[0] ?? flags;
 }
@@ -329,6 +346,7 @@ async function buildProgram(argv: readonly string[], deps: MainDeps, state: RunS
           if (explicit && (!commandsOwn || isLeaf)) given.add(key);
         }
       }
+      refuseBothForms(spec, argv);
       const globals = globalsFrom(globalValues);
       let ctxIo = createIOStreams(ioInit(deps, globalValues['color'] === false, state.secrets));
       const [{ resolveSettings }, { requireProfileName }] = await Promise.all([import('./config/settings.js'), import('./config/store.js')]);

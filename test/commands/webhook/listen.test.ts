@@ -199,6 +199,15 @@ describe('svc webhook listen', () => {
     if (!('url' in result)) expect(result.stderr).toMatch(/--fsync and --no-store/);
   });
 
+  it.each([
+    [['--store', 'events-a', '--no-store']],
+    [['--no-store', '--store=events-a']],
+  ])('refuses --store beside --no-store whatever their order: %j (exit 2)', async (flags) => {
+    const result = await startListen(flags, { env });
+    expect('url' in result ? 0 : result.code).toBe(2);
+    if (!('url' in result)) expect(result.stderr).toContain('--store and --no-store cannot be used together');
+  });
+
   it('refuses --no-verify beside a secret (exit 2)', async () => {
     const result = await startListen(['--no-verify'], { env });
     expect('url' in result ? 0 : result.code).toBe(2);
