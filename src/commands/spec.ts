@@ -58,18 +58,26 @@ export interface GroupSpec {
   summary: string;
 }
 
+/** A command as its noun's index.ts declares it; `load` is checked against `CommandModule` in tree.ts. */
+export interface CommandDef extends Omit<CommandSpec, 'load'> {
+  load(): Promise<object>;
+}
+
 /**
- * A command's spec with its literal option flags kept, so that its body can be typed from them:
- * `export const tenantCreate = defineCommand({...})` in the noun's index.ts, and
- * `run(input: InputOf<typeof tenantCreate>, ctx)` in the body (an `import type`: nothing more is
- * loaded). The body's module type `M` is carried, not checked here (checking it would need the
- * spec's own type while it is being made); it is checked where the spec goes into a
- * `CommandSpec[]`, and test/commands/option-types.test.ts checks each body takes its own spec.
+ * A noun's commands, with their literal paths and option flags kept so that each body can be
+ * typed from its own declaration: `export const tenantCommands = defineCommands([...])` in
+ * index.ts, and `run(input: InputFor<typeof tenantCommands, 'tenant create'>, ctx)` in the body
+ * (an `import type`: nothing more is loaded). The bodies' module types are carried, not checked
+ * here (that would need this list's type while it is being made): tree.ts checks them against
+ * `CommandModule`, and test/commands/option-types.test.ts that each body takes its own spec.
  */
-export function defineCommand<const O extends readonly OptionSpec[] = readonly [], M extends object = CommandModule>(
-  spec: Omit<CommandSpec, 'options' | 'load'> & { options?: O; load(): Promise<M> },
-): Omit<CommandSpec, 'options' | 'load'> & { readonly options?: O; load(): Promise<M> } {
-  return spec;
+export function defineCommands<const T extends readonly CommandDef[]>(commands: T): T {
+  return commands;
+}
+
+/** An option whose literal flags are kept, for one shared by several commands. */
+export function defineOption<const O extends OptionSpec>(option: O): O {
+  return option;
 }
 
 /** Options whose literal flags are kept, for lists shared by several commands. */
@@ -91,11 +99,16 @@ export type ValueNames<O> = O extends readonly (infer S)[] ? (S extends { flags:
 /** Names of the options read with `flag`: those without a value, and those whose value is optional. */
 export type FlagNames<O> = O extends readonly (infer S)[] ? (S extends { flags: infer F extends string } ? (ValuePart<F> extends '' | `[${string}` ? NameOf<F> : never) : never) : never;
 
+type OptionsOf<S> = S extends { options: infer O } ? O : readonly [];
+type Join<P> = P extends readonly [infer Head extends string, ...infer Tail] ? (Tail extends readonly [] ? Head : `${Head} ${Join<Tail>}`) : never;
+/** The paths of a list of commands, as typed after `svc`: `'tenant create'`. */
+export type PathOf<S> = S extends { path: infer P } ? Join<P> : never;
+
 /** What the body of a command receives: typed by its own options and the global ones. */
-export type InputOf<S extends { options?: readonly OptionSpec[] }> = CommandInput<
-  ValueNames<NonNullable<S['options']>> | GlobalValueNames,
-  FlagNames<NonNullable<S['options']>> | GlobalFlagNames
->;
+export type InputOf<S> = CommandInput<ValueNames<OptionsOf<S>> | GlobalValueNames, FlagNames<OptionsOf<S>> | GlobalFlagNames>;
+
+/** The input of the command at `path` in a noun's list (a path not in the list does not compile). */
+export type InputFor<T extends readonly CommandDef[], P extends PathOf<T[number]>> = InputOf<T[number] extends infer S ? (S extends { path: infer Q } ? (Join<Q> extends P ? S : never) : never) : never>;
 
 type OptionValue = string | boolean | string[] | undefined;
 

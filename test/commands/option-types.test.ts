@@ -1,9 +1,9 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { Option } from 'commander';
-import { CommandInput, defineCommand, type FlagNames, type InputOf, type OptionSpec, type ValueNames } from '../../src/commands/spec.js';
+import { CommandInput, defineCommands, type FlagNames, type InputFor, type InputOf, type OptionSpec, type ValueNames } from '../../src/commands/spec.js';
 import { GLOBAL_OPTIONS } from '../../src/commands/globals.js';
 import { COMMANDS } from '../../src/commands/tree.js';
-import type * as health from '../../src/commands/health/index.js';
+import type { healthCommands } from '../../src/commands/health/index.js';
 
 // Option names are typed from the flags a command declares (src/commands/spec.ts), so that a
 // misspelt name, or a flag read as a value, does not compile. `npm run lint` type-checks this
@@ -65,17 +65,20 @@ describe('option names typed from their flags', () => {
   });
 
   it('a misspelt name, a flag read as a value and a value read as a flag do not compile', () => {
-    const spec = defineCommand({
-      path: ['x'],
-      summary: 'x',
-      options: [
-        { flags: '--wait-timeout <seconds>', description: 'x' },
-        { flags: '--wait', description: 'x' },
-      ],
-      examples: ['svc x'],
-      load: async () => ({ run: async () => 0 }),
-    });
-    const input: InputOf<typeof spec> = new CommandInput([], { waitTimeout: '5', wait: true, json: true });
+    const commands = defineCommands([
+      {
+        path: ['x', 'y'],
+        summary: 'x',
+        options: [
+          { flags: '--wait-timeout <seconds>', description: 'x' },
+          { flags: '--wait', description: 'x' },
+        ],
+        examples: ['svc x y'],
+        load: async () => ({ run: async () => 0 }),
+      },
+      { path: ['x', 'z'], summary: 'x', options: [{ flags: '--port <n>', description: 'x' }], examples: ['svc x z'], load: async () => ({ run: async () => 0 }) },
+    ]);
+    const input: InputFor<typeof commands, 'x y'> = new CommandInput([], { waitTimeout: '5', wait: true, json: true });
     expect(input.string('waitTimeout')).toBe('5');
     expect(input.flag('wait')).toBe(true);
     // The global options are every command's.
@@ -91,22 +94,26 @@ describe('option names typed from their flags', () => {
     expect(input.flag('wiat')).toBe(false);
     // @ts-expect-error a name another command declares
     expect(input.number('port', '--port')).toBeUndefined();
+    // @ts-expect-error a path the list does not have
+    expectTypeOf<InputFor<typeof commands, 'x q'>>().not.toBeNever();
   });
 
   it('a helper takes the names it reads, and only an input that has them', () => {
     const readsWait = (i: CommandInput<'waitTimeout', 'wait'>): boolean => i.flag('wait') && i.has('waitTimeout');
     const readsPort = (i: CommandInput<'port'>): string | undefined => i.string('port');
-    const spec = defineCommand({
-      path: ['x'],
-      summary: 'x',
-      options: [
-        { flags: '--wait-timeout <seconds>', description: 'x' },
-        { flags: '--wait', description: 'x' },
-        { flags: '--other <x>', description: 'x' },
-      ],
-      examples: ['svc x'],
-      load: async () => ({ run: async () => 0 }),
-    });
+    const [spec] = defineCommands([
+      {
+        path: ['x'],
+        summary: 'x',
+        options: [
+          { flags: '--wait-timeout <seconds>', description: 'x' },
+          { flags: '--wait', description: 'x' },
+          { flags: '--other <x>', description: 'x' },
+        ],
+        examples: ['svc x'],
+        load: async () => ({ run: async () => 0 }),
+      },
+    ]);
     const input: InputOf<typeof spec> = new CommandInput([], { waitTimeout: '5', wait: true });
     expect(readsWait(input)).toBe(true);
     // @ts-expect-error the command declares no --port
@@ -115,13 +122,13 @@ describe('option names typed from their flags', () => {
 
   it('each command body takes the input of its own spec', () => {
     // A body typed with another command's spec, or untyped, shows here by its path.
-    expectTypeOf<Mismatched<typeof health>>().toEqualTypeOf<never>();
+    expectTypeOf<Mismatched<typeof healthCommands>>().toEqualTypeOf<never>();
   });
 });
 
-/** The paths of the specs in a noun's index whose body does not take exactly `InputOf` the spec. */
-type Mismatched<NS> = { [K in keyof NS]: BodyMismatch<NS[K]> }[keyof NS];
-type BodyMismatch<S> = S extends { path: readonly string[]; options?: readonly OptionSpec[]; load(): Promise<infer M> }
+/** The paths of the commands in a noun's list whose body does not take exactly `InputOf` its spec. */
+type Mismatched<T extends readonly unknown[]> = BodyMismatch<T[number]>;
+type BodyMismatch<S> = S extends { path: readonly string[]; load(): Promise<infer M> }
   ? M extends { run(input: infer I, ...rest: infer _): unknown }
     ? [InputOf<S>] extends [I]
       ? [I] extends [InputOf<S>]
