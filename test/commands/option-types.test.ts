@@ -4,6 +4,7 @@ import { CommandInput, defineCommands, type FlagNames, type InputFor, type Input
 import { GLOBAL_OPTIONS } from '../../src/commands/globals.js';
 import { COMMANDS } from '../../src/commands/tree.js';
 import type { healthCommands } from '../../src/commands/health/index.js';
+import type { tenantCommands } from '../../src/commands/tenant/index.js';
 
 // Option names are typed from the flags a command declares (src/commands/spec.ts), so that a
 // misspelt name, or a flag read as a value, does not compile. `npm run lint` type-checks this
@@ -123,6 +124,7 @@ describe('option names typed from their flags', () => {
   it('each command body takes the input of its own spec', () => {
     // A body typed with another command's spec, or untyped, shows here by its path.
     expectTypeOf<Mismatched<typeof healthCommands>>().toEqualTypeOf<never>();
+    expectTypeOf<Mismatched<typeof tenantCommands>>().toEqualTypeOf<never>();
   });
 });
 
