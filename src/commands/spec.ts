@@ -107,8 +107,21 @@ export type PathOf<S> = S extends { path: infer P } ? Join<P> : never;
 /** What the body of a command receives: typed by its own options and the global ones. */
 export type InputOf<S> = CommandInput<ValueNames<OptionsOf<S>> | GlobalValueNames, FlagNames<OptionsOf<S>> | GlobalFlagNames>;
 
-/** The input of the command at `path` in a noun's list (a path not in the list does not compile). */
-export type InputFor<T extends readonly CommandDef[], P extends PathOf<T[number]>> = InputOf<T[number] extends infer S ? (S extends { path: infer Q } ? (Join<Q> extends P ? S : never) : never) : never>;
+type At<T extends readonly CommandDef[], P> = T[number] extends infer S ? (S extends { path: infer Q } ? (Join<Q> extends P ? S : never) : never) : never;
+/** What several name lists have in common: `Common<['a' | 'b'] | ['a' | 'c']>` is `'a'`. */
+type Common<L> = (L extends unknown ? (names: L) => void : never) extends (names: infer I extends [string]) => void ? I[0] : never;
+type CommonValueNames<S> = Common<S extends unknown ? [ValueNames<OptionsOf<S>>] : never>;
+type CommonFlagNames<S> = Common<S extends unknown ? [FlagNames<OptionsOf<S>>] : never>;
+
+/**
+ * The input of the command at `path` in a noun's list (a path not in the list does not compile).
+ * A body that serves several commands names them all (`'sandbox inbound' | 'sandbox trigger
+ * message-received'`) and reads only the names they all declare.
+ */
+export type InputFor<T extends readonly CommandDef[], P extends PathOf<T[number]>> = CommandInput<
+  CommonValueNames<At<T, P>> | GlobalValueNames,
+  CommonFlagNames<At<T, P>> | GlobalFlagNames
+>;
 
 type OptionValue = string | boolean | string[] | undefined;
 

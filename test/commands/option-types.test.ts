@@ -22,6 +22,8 @@ const SHAPES = [
 ] as const;
 
 type Shapes = typeof SHAPES;
+type GlobalValue = 'output' | 'profile' | 'baseUrl' | 'timeout' | 'fields';
+type GlobalFlag = 'json' | 'debug' | 'color' | 'pager' | 'yes';
 type Spec<F extends string> = readonly [{ flags: F; description: string }];
 
 /** Every flag the tree declares must have one of the shapes above (so that its type is right). */
@@ -97,6 +99,10 @@ describe('option names typed from their flags', () => {
     expect(input.number('port', '--port')).toBeUndefined();
     // @ts-expect-error a path the list does not have
     expectTypeOf<InputFor<typeof commands, 'x q'>>().not.toBeNever();
+    // A body that serves two commands reads the names both declare (here, only the global ones).
+    expectTypeOf<InputFor<typeof commands, 'x y' | 'x z'>>().toEqualTypeOf<CommandInput<GlobalValue, GlobalFlag>>();
+    expectTypeOf<InputFor<typeof commands, 'x y'>>().toEqualTypeOf<CommandInput<'waitTimeout' | GlobalValue, 'wait' | GlobalFlag>>();
+    expectTypeOf<InputFor<typeof commands, 'x z'>>().toEqualTypeOf<CommandInput<'port' | GlobalValue, GlobalFlag>>();
   });
 
   it('a helper takes the names it reads, and only an input that has them', () => {
@@ -128,14 +134,17 @@ describe('option names typed from their flags', () => {
   });
 });
 
-/** The paths of the commands in a noun's list whose body does not take exactly `InputOf` its spec. */
+/**
+ * The paths of the commands in a noun's list whose body does not take the input of its spec (or
+ * takes an untyped `CommandInput`, which reads any name).
+ */
 type Mismatched<T extends readonly unknown[]> = BodyMismatch<T[number]>;
 type BodyMismatch<S> = S extends { path: readonly string[]; load(): Promise<infer M> }
   ? M extends { run(input: infer I, ...rest: infer _): unknown }
     ? [InputOf<S>] extends [I]
-      ? [I] extends [InputOf<S>]
-        ? never
-        : S['path']
+      ? [I] extends [CommandInput<'', ''>]
+        ? S['path']
+        : never
       : S['path']
     : S['path']
   : never;
