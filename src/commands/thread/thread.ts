@@ -3,7 +3,8 @@ import type { StoredRecord } from '../../events/store.js';
 import { paint, projectFields, statusTone, writeJson, writeList } from '../../output/render.js';
 import { terminalSafe } from '../../webhooks/format.js';
 import { numberArg, openReader, timeRange } from '../events/shared.js';
-import type { CommandInput } from '../spec.js';
+import type { InputFor } from '../spec.js';
+import type { threadCommands } from './index.js';
 
 // One conversation with a number: what was sent to it, what came back from it, and what the
 // receipts said about each sent message, in time order.
@@ -125,9 +126,9 @@ async function renderChat(ctx: Context, number: string, items: readonly ThreadIt
   return out.join('\n');
 }
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
+export async function run(input: InputFor<typeof threadCommands, 'thread'>, ctx: Context): Promise<number> {
   const number = numberArg(input.arg(0) ?? '', 'NUMBER');
-  const range = timeRange(input, ctx);
+  const range = timeRange(ctx, input.string('since'));
   const { reader, exists } = openReader(input, ctx);
   const records = exists ? reader.query({ number, linkReceipts: true, ...range }) : [];
   const items = records.map((record) => threadItem(record, number));

@@ -38,7 +38,7 @@ function valueOf(ctx: Context, name: string, what: string, flag: string): string
  * The secrets named by --secret-env (comma-separated, current first), or the default variable.
  * With `optional`, an unset default variable means "no secret" rather than an error.
  */
-export function secretsFromEnv(ctx: Context, input: CommandInput, options: { single?: boolean; optional?: boolean } = {}): string[] | undefined {
+export function secretsFromEnv(ctx: Context, input: CommandInput<'secretEnv'>, options: { single?: boolean; optional?: boolean } = {}): string[] | undefined {
   const given = input.string('secretEnv');
   if (given === undefined && options.optional === true) {
     const fallback = ctx.env[DEFAULT_SECRET_ENV];
@@ -51,7 +51,7 @@ export function secretsFromEnv(ctx: Context, input: CommandInput, options: { sin
   return names.map((name) => valueOf(ctx, name, 'the webhook secret', '--secret-env'));
 }
 
-export function basicAuthFromEnv(ctx: Context, input: CommandInput): BasicCredentials | undefined {
+export function basicAuthFromEnv(ctx: Context, input: CommandInput<'basicAuthEnv'>): BasicCredentials | undefined {
   const given = input.string('basicAuthEnv');
   if (given === undefined) return undefined;
   const names = variableNames(given, '--basic-auth-env');
@@ -66,7 +66,7 @@ export function basicAuthFromEnv(ctx: Context, input: CommandInput): BasicCreden
 }
 
 /** The body exactly as stored: signatures are over bytes, so nothing is decoded or trimmed. */
-export async function readBodyBytes(ctx: Context, input: CommandInput): Promise<Buffer> {
+export async function readBodyBytes(ctx: Context, input: CommandInput<'bodyFile'>): Promise<Buffer> {
   const file = input.string('bodyFile');
   if (file !== undefined && file !== '-') {
     try {
