@@ -3,8 +3,21 @@ import { Option } from 'commander';
 import { CommandInput, defineCommands, type FlagNames, type InputFor, type InputOf, type OptionSpec, type ValueNames } from '../../src/commands/spec.js';
 import { GLOBAL_OPTIONS } from '../../src/commands/globals.js';
 import { COMMANDS } from '../../src/commands/tree.js';
+import type { apiCommands } from '../../src/commands/api/index.js';
+import type { authCommands } from '../../src/commands/auth/index.js';
+import type { completionCommands } from '../../src/commands/completion/index.js';
+import type { demoCommands } from '../../src/commands/demo/index.js';
+import type { eventsCommands } from '../../src/commands/events/index.js';
 import type { healthCommands } from '../../src/commands/health/index.js';
+import type { mediaCommands } from '../../src/commands/media/index.js';
+import type { messageCommands } from '../../src/commands/message/index.js';
+import type { numberCommands } from '../../src/commands/number/index.js';
+import type { orderCommands } from '../../src/commands/order/index.js';
+import type { profileCommands } from '../../src/commands/profile/index.js';
+import type { sandboxCommands } from '../../src/commands/sandbox/index.js';
 import type { tenantCommands } from '../../src/commands/tenant/index.js';
+import type { threadCommands } from '../../src/commands/thread/index.js';
+import type { webhookCommands } from '../../src/commands/webhook/index.js';
 
 // Option names are typed from the flags a command declares (src/commands/spec.ts), so that a
 // misspelt name, or a flag read as a value, does not compile. `npm run lint` type-checks this
@@ -129,8 +142,21 @@ describe('option names typed from their flags', () => {
 
   it('each command body takes the input of its own spec', () => {
     // A body typed with another command's spec, or untyped, shows here by its path.
+    expectTypeOf<Mismatched<typeof apiCommands>>().toEqualTypeOf<never>();
+    expectTypeOf<Mismatched<typeof authCommands>>().toEqualTypeOf<never>();
+    expectTypeOf<Mismatched<typeof completionCommands>>().toEqualTypeOf<never>();
+    expectTypeOf<Mismatched<typeof demoCommands>>().toEqualTypeOf<never>();
+    expectTypeOf<Mismatched<typeof eventsCommands>>().toEqualTypeOf<never>();
     expectTypeOf<Mismatched<typeof healthCommands>>().toEqualTypeOf<never>();
+    expectTypeOf<Mismatched<typeof mediaCommands>>().toEqualTypeOf<never>();
+    expectTypeOf<Mismatched<typeof messageCommands>>().toEqualTypeOf<never>();
+    expectTypeOf<Mismatched<typeof numberCommands>>().toEqualTypeOf<never>();
+    expectTypeOf<Mismatched<typeof orderCommands>>().toEqualTypeOf<never>();
+    expectTypeOf<Mismatched<typeof profileCommands>>().toEqualTypeOf<never>();
+    expectTypeOf<Mismatched<typeof sandboxCommands>>().toEqualTypeOf<never>();
     expectTypeOf<Mismatched<typeof tenantCommands>>().toEqualTypeOf<never>();
+    expectTypeOf<Mismatched<typeof threadCommands>>().toEqualTypeOf<never>();
+    expectTypeOf<Mismatched<typeof webhookCommands>>().toEqualTypeOf<never>();
   });
 });
 
