@@ -32,70 +32,8 @@ export function closestKey(key: string, known: readonly string[]): string | unde
   return best !== undefined && bestDistance <= Math.max(2, Math.floor(key.length / 3)) ? best : undefined;
 }
 
-/**
- * The line of each object key in JSON text, by dotted path (`settings.webhookSecret`; array
- * elements as `[0]`). The text is valid JSON (it was parsed before); the first occurrence wins.
- */
-export function jsonKeyLines(text: string): Map<string, number> {
-  const lines = new Map<string, number>();
-  let i = 0;
-  let line = 1;
-  const ws = (): void => {
-    while (i < text.length && ' \t\n\r\uFEFF'.includes(text[i]!)) {
-      if (text[i] === '\n') line++;
-      i++;
-    }
-  };
-  const string = (): string => {
-    const start = i;
-    i++;
-    while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
-    i++;
-    return JSON.parse(text.slice(start, i)) as string;
-  };
-  const value = (path: string): void => {
-    ws();
-    const ch = text[i];
-    if (ch === '{') {
-      i++;
-      ws();
-      if (text[i] === '}') {
-        i++;
-        return;
-      }
-      for (;;) {
-        ws();
-        const keyLine = line;
-        const key = string();
-        const keyPath = path ? `${path}.${key}` : key;
-        if (!lines.has(keyPath)) lines.set(keyPath, keyLine);
-        ws();
-        i++; // :
-        value(keyPath);
-        ws();
-        if (text[i++] === '}') return;
-      }
-    } else if (ch === '[') {
-      i++;
-      ws();
-      if (text[i] === ']') {
-        i++;
-        return;
-      }
-      for (let index = 0; ; index++) {
-        value(`${path}[${index}]`);
-        ws();
-        if (text[i++] === ']') return;
-      }
-    } else if (ch === '"') {
-      string();
-    } else {
-      while (i < text.length && !',}] \t\n\r'.includes(text[i]!)) i++;
-    }
-  };
-  value('');
-  return lines;
-}
+/** Where each key is: the scan of src/input/json.ts, which the JSON errors and entry lines use too. */
+export { jsonKeyLines } from './json.js';
 
 /** Exit 2 for an unknown key: the file and line, the key, the closest known one, and the list. */
 export function unknownKeyError(file: string, lines: Map<string, number>, path: string, known: readonly string[]): UsageError {

@@ -17,10 +17,9 @@ import {
   type ProvisionClass,
   type ProvisionType,
 } from '../domain/validate.js';
-import { parseJsonText } from '../input/json.js';
+import { arrayElementLines, jsonKeyLines, parseJsonText } from '../input/json.js';
 import { readCsv } from '../input/csv.js';
-import { arrayElementLines } from '../input/json-lines.js';
-import { closestKey, jsonKeyLines } from '../input/known-keys.js';
+import { closestKey } from '../input/known-keys.js';
 import { checkSettingsObject, requireSettingLeaf, SettingError, settingsFromAssignments, typeSettingValue, type SettingAssignment, type SettingsObject } from './settings.js';
 
 /** Text fields of an entry, with the flag that sets each for every entry. */

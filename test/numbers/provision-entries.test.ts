@@ -1,36 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { arrayElementLines } from '../../src/input/json-lines.js';
-import { jsonErrorOffset } from '../../src/input/json.js';
 import { buildProvisionEntries, draftsFromArguments, draftsFromCsv, draftsFromFileText, draftsFromJson } from '../../src/numbers/provision-entries.js';
 import { UsageError } from '../../src/errors.js';
 
 const P2P_SMS = { provisionType: 'SMS', provisionClass: 'P2P' };
-
-describe('arrayElementLines', () => {
-  it('finds the line of each element of a root array, whatever the elements hold', () => {
-    const text = '[\n  {"number": "+1", "x": [1, {"y": "]"}]},\n  "s\\"tr",\n\n  42, true, null,\n  [1,\n2]\n]';
-    expect(arrayElementLines(text)).toEqual([2, 3, 5, 5, 5, 6]);
-  });
-
-  it('finds the elements of the array under a key of the root object only', () => {
-    const text = '{\n "tenantId": "t",\n "other": [{"a": 1}],\n "phoneNumbers": [\n  {"number": "+1"},\n  {"number": "+2", "phoneNumbers": [9]}\n ]\n}';
-    expect(arrayElementLines(text, 'phoneNumbers')).toEqual([5, 6]);
-  });
-});
-
-describe('jsonErrorOffset', () => {
-  it('is undefined for valid JSON and points at the first wrong character otherwise', () => {
-    for (const valid of ['[]', ' {"a": [1, -2.5e3, true, false, null, "x\\u00e9\\n"]} ', '"s"', '0']) expect(jsonErrorOffset(valid)).toBeUndefined();
-    expect(jsonErrorOffset('[\n{"number": }\n]')).toBe(13);
-    expect(jsonErrorOffset('{"a":1,}')).toBe(7);
-    expect(jsonErrorOffset('[1 2]')).toBe(3);
-    expect(jsonErrorOffset('[1,')).toBe(3);
-    expect(jsonErrorOffset('"abc')).toBe(4);
-    expect(jsonErrorOffset('[tru]')).toBe(1);
-    expect(jsonErrorOffset('{"a":"\\q"}')).toBe(7);
-    expect(jsonErrorOffset('[1] x')).toBe(4);
-  });
-});
 
 describe('entries from a CSV file', () => {
   it('maps every column to an entry field, case-insensitively, with settings.PATH columns typed', () => {
