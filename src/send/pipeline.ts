@@ -1,7 +1,6 @@
-import type { CommandInput } from '../commands/spec.js';
 import type { Context } from '../context.js';
 import { confirmBigSend, confirmSend } from './confirm.js';
-import { planSend } from './plan.js';
+import { planSend, type SendInput } from './plan.js';
 import { resumeFrom } from './resume.js';
 import { runSend, type SendOutcome } from './run.js';
 import { bodyStats, type BodyStats } from './stats.js';
@@ -20,7 +19,7 @@ import { writeDryRun } from './summary.js';
 /** A dry run sends nothing; a send says what happened. */
 export type SendResult = { dryRun: true } | ({ dryRun: false; from: string } & SendOutcome);
 
-export async function sendPipeline(input: CommandInput, ctx: Context): Promise<SendResult> {
+export async function sendPipeline(input: SendInput, ctx: Context): Promise<SendResult> {
   const plan = await planSend(input, ctx);
   try {
     const resumed = await resumeFrom(plan, ctx);

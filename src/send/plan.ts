@@ -95,7 +95,7 @@ interface Body {
   file: InputSource | undefined;
 }
 
-async function readBody(input: CommandInput, ctx: Context, toFilePath: string | undefined): Promise<Body> {
+async function readBody(input: CommandInput<'body' | 'bodyFile'>, ctx: Context, toFilePath: string | undefined): Promise<Body> {
   const text = input.string('body');
   const file = input.string('bodyFile');
   if (text !== undefined && file !== undefined) throw new UsageError('Give the body once: --body or --body-file, not both');
@@ -197,7 +197,29 @@ async function checkFile(source: InputSource, ctx: Context): Promise<RecipientsC
   return check;
 }
 
-export async function planSend(input: CommandInput, ctx: Context): Promise<SendPlan> {
+/** The options of `svc send` that the plan reads. */
+export type SendInput = CommandInput<
+  | 'from'
+  | 'to'
+  | 'toFile'
+  | 'concurrency'
+  | 'journal'
+  | 'unknown'
+  | 'media'
+  | 'mediaFile'
+  | 'body'
+  | 'bodyFile'
+  | 'tenant'
+  | 'rate'
+  | 'maxStall'
+  | 'window'
+  | 'tz'
+  | 'shard'
+  | 'excludeFile',
+  'resume' | 'async' | 'dryRun' | 'yes'
+>;
+
+export async function planSend(input: SendInput, ctx: Context): Promise<SendPlan> {
   const fromText = input.string('from');
   if (fromText === undefined) throw new UsageError('--from is needed: the number to send from (E.164)');
   const from = requireE164(fromText, '--from');

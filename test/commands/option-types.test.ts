@@ -15,6 +15,8 @@ import type { numberCommands } from '../../src/commands/number/index.js';
 import type { orderCommands } from '../../src/commands/order/index.js';
 import type { profileCommands } from '../../src/commands/profile/index.js';
 import type { sandboxCommands } from '../../src/commands/sandbox/index.js';
+import type { sendCommands } from '../../src/commands/send/index.js';
+import type { sendReportCommands } from '../../src/commands/send/report-spec.js';
 import type { tenantCommands } from '../../src/commands/tenant/index.js';
 import type { threadCommands } from '../../src/commands/thread/index.js';
 import type { webhookCommands } from '../../src/commands/webhook/index.js';
@@ -154,6 +156,8 @@ describe('option names typed from their flags', () => {
     expectTypeOf<Mismatched<typeof orderCommands>>().toEqualTypeOf<never>();
     expectTypeOf<Mismatched<typeof profileCommands>>().toEqualTypeOf<never>();
     expectTypeOf<Mismatched<typeof sandboxCommands>>().toEqualTypeOf<never>();
+    expectTypeOf<Mismatched<typeof sendCommands>>().toEqualTypeOf<never>();
+    expectTypeOf<Mismatched<typeof sendReportCommands>>().toEqualTypeOf<never>();
     expectTypeOf<Mismatched<typeof tenantCommands>>().toEqualTypeOf<never>();
     expectTypeOf<Mismatched<typeof threadCommands>>().toEqualTypeOf<never>();
     expectTypeOf<Mismatched<typeof webhookCommands>>().toEqualTypeOf<never>();

@@ -1,4 +1,5 @@
-import type { CommandInput } from '../spec.js';
+import type { InputFor } from '../spec.js';
+import type { sendCommands } from './index.js';
 import type { Context } from '../../context.js';
 import { CliError, ExitCode, stopExitCode } from '../../errors.js';
 import { sendPipeline, type SendResult } from '../../send/pipeline.js';
@@ -8,7 +9,7 @@ import { askSendInputs, fromNumberHints } from './ask.js';
 // `svc send`: a thin shell over the send pipeline (src/send/pipeline.ts). It checks --fields,
 // asks on a terminal for what is missing, runs the pipeline, and maps its outcome to an exit code.
 
-export async function run(given: CommandInput, ctx: Context): Promise<number> {
+export async function run(given: InputFor<typeof sendCommands, 'send'>, ctx: Context): Promise<number> {
   // A misspelt --fields is exit 2 before any question or request (a dry run checks its own document).
   if (!given.flag('dryRun')) checkSendFields(ctx.globals.fields);
   const input = await askSendInputs(given, ctx);

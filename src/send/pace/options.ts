@@ -24,7 +24,8 @@ export const MAX_RATE = 100_000;
  * `open` opens an input file the way --to-file is opened (a pipe, `-`, limits, refusals), so
  * that --exclude-file is read once, bounded, like every other input.
  */
-export async function readPaceFlags(input: CommandInput, bulk: boolean, open: (path: string) => Promise<InputSource>): Promise<PaceFlags> {
+export async function readPaceFlags(
+  input: CommandInput<'rate' | 'maxStall' | 'window' | 'tz' | 'shard' | 'excludeFile'>, bulk: boolean, open: (path: string) => Promise<InputSource>): Promise<PaceFlags> {
   const rate = input.number('rate', '--rate', { min: 0.01, max: MAX_RATE });
   const maxStall = input.number('maxStall', '--max-stall', { min: 1, max: 7 * 86_400, integer: true });
   const windowText = input.string('window');
