@@ -1,4 +1,5 @@
-import type { CommandInput } from '../spec.js';
+import type { InputFor } from '../spec.js';
+import type { apiCommands } from './index.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { ApiRequest, QueryValue } from '../../api/http.js';
@@ -7,7 +8,7 @@ import { parseJsonText } from '../../input/json.js';
 import { API_METHODS } from '../defaults.js';
 import { projectFields } from '../../output/render.js';
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
+export async function run(input: InputFor<typeof apiCommands, 'api'>, ctx: Context): Promise<number> {
   const methodText = input.arg(0) ?? '';
   const method = API_METHODS.find((m) => m === methodText.toUpperCase());
   if (!method) throw new UsageError(`METHOD must be one of ${API_METHODS.join(', ')}, not "${methodText}"`);

@@ -1,8 +1,8 @@
-import type { CommandSpec } from '../spec.js';
+import { defineCommands } from '../spec.js';
 import { API_METHODS } from '../defaults.js';
 
 
-export const apiCommands: CommandSpec[] = [
+export const apiCommands = defineCommands([
   {
     path: ['api'],
     summary: 'call any endpoint under {base_url}/api/v1 with your credentials',
@@ -23,4 +23,4 @@ export const apiCommands: CommandSpec[] = [
     ],
     load: () => import('./api.js'),
   },
-];
+]);

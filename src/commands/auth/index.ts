@@ -1,8 +1,8 @@
-import type { CommandSpec, GroupSpec } from '../spec.js';
+import { defineCommands, type GroupSpec } from '../spec.js';
 
 export const authGroup: GroupSpec = { name: 'auth', summary: 'log in, see who you are, log out' };
 
-export const authCommands: CommandSpec[] = [
+export const authCommands = defineCommands([
   {
     path: ['auth', 'login'],
     summary: 'check credentials with one request and store them in a profile',
@@ -43,4 +43,4 @@ export const authCommands: CommandSpec[] = [
     examples: ['svc auth logout', 'svc auth logout --profile staging'],
     load: () => import('./logout.js'),
   },
-];
+]);

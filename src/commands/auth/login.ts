@@ -1,4 +1,5 @@
-import type { CommandInput } from '../spec.js';
+import type { InputFor } from '../spec.js';
+import type { authCommands } from './index.js';
 import type { Context } from '../../context.js';
 import { writeJson, writeNdjson } from '../../output/render.js';
 import { AuthError, CliError, ExitCode, NetworkError, UsageError } from '../../errors.js';
@@ -24,7 +25,7 @@ function checkBaseUrl(value: string): true | string {
   }
 }
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
+export async function run(input: InputFor<typeof authCommands, 'auth login'>, ctx: Context): Promise<number> {
   const sandbox = input.flag('sandbox');
   // The profile may not exist yet, so the name is resolved here rather than through ctx.settings().
   const store = await ctx.profileStore();

@@ -1,8 +1,9 @@
-import type { CommandInput } from '../spec.js';
+import type { InputFor } from '../spec.js';
+import type { authCommands } from './index.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 
-export async function run(_input: CommandInput, ctx: Context): Promise<number> {
+export async function run(_input: InputFor<typeof authCommands, 'auth logout'>, ctx: Context): Promise<number> {
   const store = await ctx.profileStore();
   const data = store.data();
   const name = ctx.globals.profile ?? ctx.env['SVC_PROFILE'] ?? data.activeProfile ?? 'default';

@@ -1,4 +1,5 @@
-import type { CommandInput } from '../spec.js';
+import type { InputFor } from '../spec.js';
+import type { authCommands } from './index.js';
 import { AuthError } from '../../errors.js';
 import { listTenants } from '../../api/tenants.js';
 import { writeObject } from '../../output/render.js';
@@ -9,7 +10,7 @@ import { SANDBOX_DEFAULT_USER } from '../../domain/sandbox-defaults.js';
 const describeSource = (source: string, env: string): string =>
   source === 'env' ? ` (from ${env})` : source === 'flag' ? ' (from the command line)' : '';
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
+export async function run(input: InputFor<typeof authCommands, 'auth status'>, ctx: Context): Promise<number> {
   const settings = ctx.settings();
   const status = {
     profile: settings.profile ? settings.profileName : null,

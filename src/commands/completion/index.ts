@@ -1,8 +1,8 @@
-import type { CommandSpec } from '../spec.js';
+import { defineCommands } from '../spec.js';
 import { SHELLS } from '../defaults.js';
 
 
-export const completionCommands: CommandSpec[] = [
+export const completionCommands = defineCommands([
   {
     path: ['completion'],
     summary: 'print a shell completion script',
@@ -21,4 +21,4 @@ export const completionCommands: CommandSpec[] = [
     hidden: true,
     load: () => import('./profiles.js'),
   },
-];
+]);

@@ -1,4 +1,5 @@
-import type { CommandInput } from '../spec.js';
+import type { InputFor } from '../spec.js';
+import type { completionCommands } from './index.js';
 import type { Context } from '../../context.js';
 import { configDir, readStore } from '../../config/store.js';
 
@@ -6,7 +7,7 @@ import { configDir, readStore } from '../../config/store.js';
 // keychain). A store that cannot be read completes nothing rather than printing an error into
 // the user's command line.
 
-export async function run(_input: CommandInput, ctx: Context): Promise<number> {
+export async function run(_input: InputFor<typeof completionCommands, '__profiles'>, ctx: Context): Promise<number> {
   let names: string[] = [];
   try {
     names = Object.keys(readStore(configDir(ctx.env)).profiles ?? {});

@@ -1,11 +1,12 @@
 import type { Context } from '../../context.js';
 import { ReportedInterruption, runTour } from '../../demo/tour.js';
 import { ExitCode, UsageError } from '../../errors.js';
-import type { CommandInput } from '../spec.js';
+import type { InputFor } from '../spec.js';
+import type { demoCommands } from './index.js';
 import { EXCHANGE_LOG_ENV, exchangeLogWriter } from '../../sandbox/exchange-log.js';
 import { terminalPalette } from '../../output/palette.js';
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
+export async function run(input: InputFor<typeof demoCommands, 'demo'>, ctx: Context): Promise<number> {
   if (ctx.globals.output !== 'table') throw new UsageError('svc demo prints a transcript for people; it has no --json or -o output');
   const timeScale = input.number('timeScale', '--time-scale', { min: 0.1, max: 1000 }) ?? 1;
   // The tour is a transcript for a person, on stdout: the commands' output and the webhooks are what it shows.

@@ -1,6 +1,6 @@
-import type { CommandSpec } from '../spec.js';
+import { defineCommands } from '../spec.js';
 
-export const demoCommands: CommandSpec[] = [
+export const demoCommands = defineCommands([
   {
     path: ['demo'],
     summary: 'a tour of the whole tool against a local sandbox (nothing leaves this machine)',
@@ -15,4 +15,4 @@ export const demoCommands: CommandSpec[] = [
     examples: ['svc demo', 'npm run demo'],
     load: () => import('./demo.js'),
   },
-];
+]);

@@ -1,17 +1,17 @@
-import type { CommandSpec, GroupSpec, OptionSpec } from '../spec.js';
+import { defineCommands, defineOption, type GroupSpec } from '../spec.js';
 import { DEFAULT_SECRET_ENV } from '../defaults.js';
 
 export const eventsGroup: GroupSpec = { name: 'events', summary: 'the events the webhook listener kept: list, show, follow, replay, prune' };
 
-const storeOption: OptionSpec = {
+const storeOption = defineOption({
   flags: '--store <dir>',
   description: 'the event store (default: events/ in the user data directory, or $SVC_DATA_DIR/events)',
   complete: 'file',
-};
+});
 
 const TIMES = 'T is an ISO 8601 date-time (2026-01-31T09:00:00Z) or a duration ago (90s, 15m, 24h, 7d).';
 
-export const eventsCommands: CommandSpec[] = [
+export const eventsCommands = defineCommands([
   {
     path: ['events', 'list'],
     summary: 'list stored events, oldest first, filtered by type, number, message and time',
@@ -80,5 +80,5 @@ export const eventsCommands: CommandSpec[] = [
     examples: ['svc events prune --before 30d', 'svc events prune --before 2026-01-01T00:00:00Z --json'],
     load: () => import('./prune.js'),
   },
-];
+]);
 

@@ -3,7 +3,8 @@ import { eventJson } from '../../events/view.js';
 import { classifyEvent } from '../../webhooks/payloads.js';
 import { statusTone, writeList, type Column } from '../../output/render.js';
 import type { StoredRecord } from '../../events/store.js';
-import type { CommandInput } from '../spec.js';
+import type { InputFor } from '../spec.js';
+import type { eventsCommands } from './index.js';
 import { eventType, numberArg, openReader, timeRange } from './shared.js';
 
 function summaryText(record: StoredRecord): string {
@@ -26,12 +27,12 @@ const COLUMNS: Column<StoredRecord>[] = [
   { header: 'TEXT', value: (r) => summaryText(r).slice(0, 60) },
 ];
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
+export async function run(input: InputFor<typeof eventsCommands, 'events list'>, ctx: Context): Promise<number> {
   const types = input.strings('type').map(eventType);
   const numberText = input.string('number');
   const number = numberText === undefined ? undefined : numberArg(numberText, '--number');
   const messages = input.strings('message').map((id) => id.trim());
-  const range = timeRange(input, ctx);
+  const range = timeRange(ctx, input.string('since'), input.string('until'));
   const { dir, reader, exists } = openReader(input, ctx);
   const records = exists
     ? reader.query({

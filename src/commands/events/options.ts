@@ -6,7 +6,7 @@ import type { CommandInput } from '../spec.js';
 // What the commands that read or write the event store share: where it is, and how times are given.
 
 /** --store DIR, --no-store (undefined), or the default under the user's data directory. */
-export function storeDirFrom(input: CommandInput, env: Env): string | undefined {
+export function storeDirFrom(input: CommandInput<'store'>, env: Env): string | undefined {
   const given = input.string('store');
   if (given !== undefined) {
     if (given.trim() === '') throw new UsageError('--store needs a directory, not an empty string');
@@ -17,7 +17,7 @@ export function storeDirFrom(input: CommandInput, env: Env): string | undefined 
 }
 
 /** The store a reading command uses (no --no-store there). */
-export function readStoreDir(input: CommandInput, env: Env): string {
+export function readStoreDir(input: CommandInput<'store'>, env: Env): string {
   return storeDirFrom(input, env) ?? defaultStoreDir(env);
 }
 

@@ -2,11 +2,12 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { pruneStore } from '../../events/compact.js';
 import { writeJson, writeNdjson } from '../../output/render.js';
-import type { CommandInput } from '../spec.js';
+import type { InputFor } from '../spec.js';
+import type { eventsCommands } from './index.js';
 import { parseTime } from './options.js';
 import { openReader } from './shared.js';
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
+export async function run(input: InputFor<typeof eventsCommands, 'events prune'>, ctx: Context): Promise<number> {
   const beforeText = input.string('before');
   if (beforeText === undefined) throw new UsageError('--before T is required (an ISO 8601 date-time, or a duration ago such as 30d)');
   const before = parseTime(beforeText, '--before', ctx.clock.now());

@@ -3,11 +3,12 @@ import { CliError, ExitCode, UsageError } from '../../errors.js';
 import { checkForwardUrl } from '../../webhooks/relay.js';
 import { replayDelivery, type ReplayAnswer } from '../../webhooks/replay.js';
 import { writeJson, writeNdjson } from '../../output/render.js';
-import type { CommandInput } from '../spec.js';
+import type { InputFor } from '../spec.js';
+import type { eventsCommands } from './index.js';
 import { secretsFromEnv } from '../webhook/inputs.js';
 import { findEvent, openReader, requireId } from './shared.js';
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
+export async function run(input: InputFor<typeof eventsCommands, 'events replay'>, ctx: Context): Promise<number> {
   const id = requireId(input);
   const to = input.string('to');
   if (to === undefined) throw new UsageError('--to URL is required: where to send the event again');

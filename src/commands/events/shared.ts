@@ -24,10 +24,9 @@ export function numberArg(text: string, what: string): string {
   return number;
 }
 
-export function timeRange(input: CommandInput, ctx: Context): { since?: number; until?: number } {
+/** --since and --until (thread has no --until) as milliseconds since the epoch, checked. */
+export function timeRange(ctx: Context, sinceText: string | undefined, untilText?: string): { since?: number; until?: number } {
   const now = ctx.clock.now();
-  const sinceText = input.string('since');
-  const untilText = input.string('until');
   const range: { since?: number; until?: number } = {};
   if (sinceText !== undefined) range.since = parseTime(sinceText, '--since', now);
   if (untilText !== undefined) range.until = parseTime(untilText, '--until', now);
@@ -37,12 +36,12 @@ export function timeRange(input: CommandInput, ctx: Context): { since?: number; 
   return range;
 }
 
-export function openReader(input: CommandInput, ctx: Context): { dir: string; reader: EventStoreReader; exists: boolean } {
+export function openReader(input: CommandInput<'store'>, ctx: Context): { dir: string; reader: EventStoreReader; exists: boolean } {
   const dir = readStoreDir(input, ctx.env);
   return { dir, reader: new EventStoreReader(dir), exists: existsSync(dir) };
 }
 
-export function requireId(input: CommandInput): string {
+export function requireId(input: CommandInput<never>): string {
   const id = (input.arg(0) ?? '').trim();
   if (id === '') throw new UsageError('give the event id (its X-Svc-Delivery)');
   return id;

@@ -2,10 +2,11 @@ import type { Context } from '../../context.js';
 import { eventJson } from '../../events/view.js';
 import { writeJson, writeNdjson, writeObject, paint } from '../../output/render.js';
 import { terminalSafe } from '../../webhooks/format.js';
-import type { CommandInput } from '../spec.js';
+import type { InputFor } from '../spec.js';
+import type { eventsCommands } from './index.js';
 import { findEvent, openReader, requireId } from './shared.js';
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
+export async function run(input: InputFor<typeof eventsCommands, 'events show'>, ctx: Context): Promise<number> {
   const id = requireId(input);
   const { dir, reader } = openReader(input, ctx);
   const record = findEvent(reader, dir, id);

@@ -4,14 +4,15 @@ import { latestRecords, StoreFollower, type StoredRecord } from '../../events/st
 import { eventJson, eventLine } from '../../events/view.js';
 import { terminalPalette } from '../../output/palette.js';
 import { plainPalette } from '../../webhooks/format.js';
-import type { CommandInput } from '../spec.js';
+import type { InputFor } from '../spec.js';
+import type { eventsCommands } from './index.js';
 import { batchedWriter } from './options.js';
 import { openReader } from './shared.js';
 
 /** How often --follow looks for new lines. */
 const FOLLOW_INTERVAL_MS = 200;
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
+export async function run(input: InputFor<typeof eventsCommands, 'events tail'>, ctx: Context): Promise<number> {
   const count = input.number('lines', '--lines', { min: 0, max: 100_000, integer: true }) ?? 10;
   const follow = input.flag('follow');
   const { dir, reader, exists } = openReader(input, ctx);

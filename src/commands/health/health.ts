@@ -1,9 +1,10 @@
-import type { CommandInput } from '../spec.js';
+import type { InputFor } from '../spec.js';
+import type { healthCommands } from './index.js';
 import type { Context } from '../../context.js';
 import { getHealth } from '../../api/health.js';
 import { renderTable, statusTone, writeObject } from '../../output/render.js';
 
-export async function run(_input: CommandInput, ctx: Context): Promise<number> {
+export async function run(_input: InputFor<typeof healthCommands, 'health'>, ctx: Context): Promise<number> {
   const health = await getHealth(await ctx.api());
   const healthy = typeof health.status === 'string' && health.status.toLowerCase() === 'healthy';
   if (ctx.globals.output !== 'table') {

@@ -1,10 +1,10 @@
-import type { CommandSpec } from '../spec.js';
+import { defineCommands } from '../spec.js';
 
-export const healthCommands: CommandSpec[] = [
+export const healthCommands = defineCommands([
   {
     path: ['health'],
     summary: "show the service's health (exit 1 unless Healthy)",
     examples: ['svc health', 'svc health --json'],
     load: () => import('./health.js'),
   },
-];
+]);

@@ -1,9 +1,9 @@
-import type { CommandSpec, GroupSpec } from '../spec.js';
+import { defineCommands, type GroupSpec } from '../spec.js';
 import { UPLOAD_SHAPES } from '../../domain/media-formats.js';
 
 export const mediaGroup: GroupSpec = { name: 'media', summary: 'upload media for MMS, and the supported formats' };
 
-export const mediaCommands: CommandSpec[] = [
+export const mediaCommands = defineCommands([
   {
     path: ['media', 'upload'],
     summary: 'upload a file and print its public link, to send with --media',
@@ -26,4 +26,4 @@ export const mediaCommands: CommandSpec[] = [
     examples: ['svc media types', 'svc media types --json | jq -r ".[].contentType"'],
     load: () => import('./types.js'),
   },
-];
+]);

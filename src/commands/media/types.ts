@@ -1,4 +1,5 @@
-import type { CommandInput } from '../spec.js';
+import type { InputFor } from '../spec.js';
+import type { mediaCommands } from './index.js';
 import type { Context } from '../../context.js';
 import { MAX_MEDIA_BYTES, MAX_MEDIA_PER_MESSAGE, MAX_MEDIA_TOTAL_BYTES, MEDIA_FORMATS } from '../../domain/media-formats.js';
 import { writeList } from '../../output/render.js';
@@ -13,7 +14,7 @@ export interface MediaTypeRow {
   maxPerMessage: number;
 }
 
-export async function run(_input: CommandInput, ctx: Context): Promise<number> {
+export async function run(_input: InputFor<typeof mediaCommands, 'media types'>, ctx: Context): Promise<number> {
   const rows: MediaTypeRow[] = MEDIA_FORMATS.map((format) => ({
     kind: format.kind,
     extensions: [...format.extensions],

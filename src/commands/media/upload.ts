@@ -1,4 +1,5 @@
-import type { CommandInput } from '../spec.js';
+import type { InputFor } from '../spec.js';
+import type { mediaCommands } from './index.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { uploadMedia, type UploadShape } from '../../api/media.js';
@@ -7,7 +8,7 @@ import { requireE164 } from '../../input/checks.js';
 import { TENANT_MISSING, tenantOrAsk } from '../tenant/choose.js';
 import { readMediaFile } from '../../input/media-file.js';
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
+export async function run(input: InputFor<typeof mediaCommands, 'media upload'>, ctx: Context): Promise<number> {
   const path = input.arg(0) ?? '';
   const numberText = input.string('number');
   if (numberText === undefined) throw new UsageError('--number is needed: your provisioned number the media is for');

@@ -1,4 +1,5 @@
-import type { CommandInput } from '../spec.js';
+import type { InputFor } from '../spec.js';
+import type { messageCommands } from './index.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { getMessage } from '../../api/messages.js';
@@ -10,7 +11,7 @@ export function requireMessageId(value: string | undefined): string {
   return id;
 }
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
+export async function run(input: InputFor<typeof messageCommands, 'message get'>, ctx: Context): Promise<number> {
   const id = requireMessageId(input.arg(0));
   const message = await getMessage(await ctx.api(), id);
   await writeObject(ctx, message, { title: `Message ${id}` });

@@ -1,8 +1,8 @@
-import type { CommandSpec, GroupSpec } from '../spec.js';
+import { defineCommands, type GroupSpec } from '../spec.js';
 
 export const messageGroup: GroupSpec = { name: 'message', summary: 'the status of messages you sent' };
 
-export const messageCommands: CommandSpec[] = [
+export const messageCommands = defineCommands([
   {
     path: ['message', 'get'],
     summary: 'show a message and its status',
@@ -25,4 +25,4 @@ export const messageCommands: CommandSpec[] = [
     ],
     load: () => import('./watch.js'),
   },
-];
+]);

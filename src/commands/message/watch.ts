@@ -1,4 +1,5 @@
-import type { CommandInput } from '../spec.js';
+import type { InputFor } from '../spec.js';
+import type { messageCommands } from './index.js';
 import type { Context } from '../../context.js';
 import { CliError, ExitCode } from '../../errors.js';
 import { getMessage, messageOutcome, type Message } from '../../api/messages.js';
@@ -15,7 +16,7 @@ interface Spinner {
   stop(): Spinner;
 }
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
+export async function run(input: InputFor<typeof messageCommands, 'message watch'>, ctx: Context): Promise<number> {
   const id = requireMessageId(input.arg(0));
   const intervalSeconds = input.number('interval', '--interval', { min: 0.001 });
   const timeoutSeconds = input.number('timeout', '--timeout', { min: 0.001 });

@@ -1,18 +1,18 @@
-import type { CommandSpec, GroupSpec, OptionSpec } from '../spec.js';
+import { defineCommands, defineOption, defineOptions, type GroupSpec } from '../spec.js';
 import { BILLING_PLAN_NAMES, PLATFORM_TYPES, PROVISION_CLASSES, PROVISION_TYPES } from '../../domain/validate.js';
 
 export const numberGroup: GroupSpec = { name: 'number', summary: 'phone numbers: provision, list, read, update, LOA upload' };
 export const numberLoaGroup: GroupSpec = { name: 'number loa', summary: 'letters of authorization for provisioning' };
 
-const tenantOption: OptionSpec = { flags: '--tenant <guid>', description: 'tenant GUID (default: SVC_TENANT, then the profile)' };
+const tenantOption = defineOption({ flags: '--tenant <guid>', description: 'tenant GUID (default: SVC_TENANT, then the profile)' });
 
-const waitOptions: OptionSpec[] = [
+const waitOptions = defineOptions([
   { flags: '--wait', description: 'follow the order to its end, as `svc order watch` does (exit 5 if it fails)' },
   { flags: '--interval <seconds>', description: 'with --wait: first poll interval in seconds' },
   { flags: '--wait-timeout <seconds>', description: 'with --wait: stop waiting after this many seconds (exit 5)' },
-];
+]);
 
-export const numberCommands: CommandSpec[] = [
+export const numberCommands = defineCommands([
   {
     path: ['number', 'provision'],
     summary: 'provision phone numbers for a tenant (answers with the order)',
@@ -111,4 +111,4 @@ export const numberCommands: CommandSpec[] = [
     examples: ['svc number loa upload loa.pdf', 'svc number provision +15551234567 --type SMS --class P2P --loa-url "$(svc number loa upload loa.pdf)"'],
     load: () => import('./loa-upload.js'),
   },
-];
+]);

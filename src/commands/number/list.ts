@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { CommandInput } from '../spec.js';
+import type { InputFor } from '../spec.js';
+import type { numberCommands } from './index.js';
 import type { Context } from '../../context.js';
 import { listActiveNumbers, type PhoneNumber } from '../../api/numbers.js';
 import { createListPrinter } from '../../output/render.js';
@@ -18,7 +19,7 @@ function metaNumber(meta: Record<string, unknown>, ...keys: string[]): number | 
   return undefined;
 }
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
+export async function run(input: InputFor<typeof numberCommands, 'number list'>, ctx: Context): Promise<number> {
   const page = input.number('page', '--page', { min: 1, integer: true });
   const limit = input.number('limit', '--limit', { min: 1, integer: true });
   const all = input.flag('all');

@@ -1,6 +1,7 @@
 import { open } from 'node:fs/promises';
 import { basename } from 'node:path';
-import type { CommandInput } from '../spec.js';
+import type { InputFor } from '../spec.js';
+import type { numberCommands } from './index.js';
 import type { Context } from '../../context.js';
 import { ApiError, UsageError } from '../../errors.js';
 import { uploadLoaDocument } from '../../api/numbers.js';
@@ -24,7 +25,7 @@ async function readPdf(path: string): Promise<Buffer> {
   }
 }
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
+export async function run(input: InputFor<typeof numberCommands, 'number loa upload'>, ctx: Context): Promise<number> {
   const path = input.arg(0) ?? '';
   const bytes = await readPdf(path);
   const form = await multipartFile('file', basename(path), 'application/pdf', bytes);

@@ -1,4 +1,5 @@
-import type { CommandInput } from '../spec.js';
+import type { InputFor } from '../spec.js';
+import type { numberCommands } from './index.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { requireGuid } from '../../input/checks.js';
@@ -18,7 +19,7 @@ import {
 } from '../../numbers/provision-entries.js';
 import { submitAndReport, waitSettings } from '../order/submit.js';
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
+export async function run(input: InputFor<typeof numberCommands, 'number provision'>, ctx: Context): Promise<number> {
   const numbers = input.argList(0);
   const file = input.string('file');
   if (numbers.length === 0 && file === undefined) {

@@ -1,4 +1,5 @@
-import type { CommandInput } from '../spec.js';
+import type { InputFor } from '../spec.js';
+import type { numberCommands } from './index.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { requireE164 } from '../../input/checks.js';
@@ -6,7 +7,7 @@ import { confirmAction } from '../../output/ask.js';
 import { explainTenantNotFound, tenantOrAsk } from '../tenant/choose.js';
 import { submitAndReport, waitSettings } from '../order/submit.js';
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
+export async function run(input: InputFor<typeof numberCommands, 'number unprovision'>, ctx: Context): Promise<number> {
   const given = input.argList(0);
   if (given.length === 0) throw new UsageError('Give the numbers to release: NUMBER...');
   const wait = waitSettings(input);

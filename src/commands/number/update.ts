@@ -1,4 +1,5 @@
-import type { CommandInput } from '../spec.js';
+import type { InputFor, CommandInput } from '../spec.js';
+import type { numberCommands } from './index.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { getPhoneNumber, updatePhoneNumber, type PhoneNumberUpdate } from '../../api/numbers.js';
@@ -74,7 +75,7 @@ async function fileChanges(file: string): Promise<PhoneNumberUpdate> {
   return body;
 }
 
-function booleanFlag(input: CommandInput, name: string, flag: string): boolean | undefined {
+function booleanFlag<N extends string>(input: CommandInput<N>, name: N, flag: string): boolean | undefined {
   const text = input.string(name);
   if (text === undefined) return undefined;
   const value = parseBooleanWord(text);
@@ -83,10 +84,14 @@ function booleanFlag(input: CommandInput, name: string, flag: string): boolean |
 }
 
 /** The PUT body: --file first, then flags and --set over it. Checked before anything is sent. */
-export async function numberChanges(input: CommandInput): Promise<PhoneNumberUpdate> {
+type ChangeInput = CommandInput<
+  'file' | 'description' | 'userId' | 'externalId' | 'campaignId' | 'brandId' | 'platformType' | 'billingPlan' | 'loaUrl' | 'activated' | 'mms' | 'set'
+>;
+
+export async function numberChanges(input: ChangeInput): Promise<PhoneNumberUpdate> {
   const file = input.string('file');
   const body: PhoneNumberUpdate = file === undefined ? {} : await fileChanges(file);
-  const text = (name: string, field: string): void => {
+  const text = (name: 'description' | 'userId' | 'externalId' | 'campaignId' | 'brandId' | 'platformType' | 'billingPlan', field: string): void => {
     const value = input.string(name);
     if (value !== undefined) body[field] = value;
   };
@@ -122,7 +127,7 @@ export async function numberChanges(input: CommandInput): Promise<PhoneNumberUpd
   return body;
 }
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
+export async function run(input: InputFor<typeof numberCommands, 'number update'>, ctx: Context): Promise<number> {
   const given = input.arg(0);
   if (given !== undefined) requireE164(given, 'NUMBER');
   const changes = await numberChanges(input);

@@ -1,8 +1,8 @@
-import type { CommandSpec, GroupSpec } from '../spec.js';
+import { defineCommands, type GroupSpec } from '../spec.js';
 
 export const orderGroup: GroupSpec = { name: 'order', summary: 'provisioning orders: read one, or follow it to its end' };
 
-export const orderCommands: CommandSpec[] = [
+export const orderCommands = defineCommands([
   {
     path: ['order', 'get'],
     summary: 'show a provisioning order and the status of each of its numbers',
@@ -27,4 +27,4 @@ export const orderCommands: CommandSpec[] = [
     examples: ['svc order watch 1042', 'svc order watch 1042 --timeout 600 --json > order.json || echo "order not completed: $?"'],
     load: () => import('./watch.js'),
   },
-];
+]);

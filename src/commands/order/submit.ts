@@ -14,7 +14,7 @@ export interface WaitSettings {
   watch: WatchOptions;
 }
 
-export function waitSettings(input: CommandInput): WaitSettings {
+export function waitSettings(input: CommandInput<'interval' | 'waitTimeout', 'wait'>): WaitSettings {
   const wait = input.flag('wait');
   for (const [name, flag] of [['interval', '--interval'], ['waitTimeout', '--wait-timeout']] as const) {
     if (!wait && input.has(name)) throw new UsageError(`${flag} only applies with --wait`);

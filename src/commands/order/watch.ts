@@ -5,7 +5,8 @@ import { getOrder } from '../../api/orders.js';
 import { AuthError, CliError, NetworkError, NotFoundError, UsageError, WaitError } from '../../errors.js';
 import { firstInterval, formatSeconds, PollTimeoutError, pollUntil } from '../../poll/poll.js';
 import { describeOrderChanges, failureSummary, orderOutcome, orderStatus, spinnerText, requireOrderId, type Order } from './status.js';
-import type { CommandInput } from '../spec.js';
+import type { InputFor, CommandInput } from '../spec.js';
+import type { orderCommands } from './index.js';
 import { writeOrderNumbers } from './view.js';
 
 // `svc order watch`: following an order to its end, also for `number provision|unprovision --wait`:
@@ -22,7 +23,7 @@ export interface WatchOptions {
 /** Consecutive failed reads tolerated during a wait (each already retried by the HTTP layer). */
 const TOLERATED_FAILURES = 5;
 
-export function watchOptions(input: CommandInput, timeoutFlag: 'timeout' | 'waitTimeout'): WatchOptions {
+export function watchOptions<T extends 'timeout' | 'waitTimeout'>(input: CommandInput<'interval' | T>, timeoutFlag: T): WatchOptions {
   const flagName = timeoutFlag === 'timeout' ? '--timeout' : '--wait-timeout';
   return {
     intervalSeconds: input.number('interval', '--interval', { min: 0.001, max: 3600 }),
@@ -138,7 +139,7 @@ export async function finishOrder(ctx: Context, orderId: string, order: Order): 
   return 0;
 }
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
+export async function run(input: InputFor<typeof orderCommands, 'order watch'>, ctx: Context): Promise<number> {
   const orderId = requireOrderId(input.arg(0));
   const options = watchOptions(input, 'timeout');
   const api = await ctx.api();

@@ -1,8 +1,8 @@
-import type { CommandSpec, GroupSpec } from '../spec.js';
+import { defineCommands, type GroupSpec } from '../spec.js';
 
 export const profileGroup: GroupSpec = { name: 'profile', summary: 'list, switch and remove stored profiles' };
 
-export const profileCommands: CommandSpec[] = [
+export const profileCommands = defineCommands([
   {
     path: ['profile', 'list'],
     summary: 'list the stored profiles (the active one marked)',
@@ -24,4 +24,4 @@ export const profileCommands: CommandSpec[] = [
     examples: ['svc profile remove old-account', 'svc profile remove old-account --yes'],
     load: () => import('./remove.js'),
   },
-];
+]);

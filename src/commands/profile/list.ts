@@ -1,4 +1,5 @@
-import type { CommandInput } from '../spec.js';
+import type { InputFor } from '../spec.js';
+import type { profileCommands } from './index.js';
 import type { Context } from '../../context.js';
 import { readStore } from '../../config/store.js';
 import { writeList } from '../../output/render.js';
@@ -11,7 +12,7 @@ interface ProfileRow {
   tenant: string | null;
 }
 
-export async function run(_input: CommandInput, ctx: Context): Promise<number> {
+export async function run(_input: InputFor<typeof profileCommands, 'profile list'>, ctx: Context): Promise<number> {
   const data = readStore(ctx.settings().configDir);
   const rows: ProfileRow[] = Object.entries(data.profiles ?? {}).map(([name, p]) => ({
     name,

@@ -1,10 +1,11 @@
-import type { CommandInput } from '../spec.js';
+import type { InputFor } from '../spec.js';
+import type { profileCommands } from './index.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { requireProfileName } from '../../config/store.js';
 import { confirmAction } from '../../output/ask.js';
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
+export async function run(input: InputFor<typeof profileCommands, 'profile remove'>, ctx: Context): Promise<number> {
   const name = requireProfileName(input.arg(0) ?? '', 'NAME');
   const store = await ctx.profileStore();
   const profiles = store.data().profiles ?? {};

@@ -1,9 +1,10 @@
-import type { CommandInput } from '../spec.js';
+import type { InputFor } from '../spec.js';
+import type { profileCommands } from './index.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { requireProfileName } from '../../config/store.js';
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
+export async function run(input: InputFor<typeof profileCommands, 'profile use'>, ctx: Context): Promise<number> {
   const name = requireProfileName(input.arg(0) ?? '', 'NAME');
   const store = await ctx.profileStore();
   const profiles = store.data().profiles ?? {};

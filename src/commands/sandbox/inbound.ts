@@ -6,7 +6,8 @@ import { getTenant } from '../../api/tenants.js';
 import { simulateInbound, type InboundMessage } from '../../api/sandbox.js';
 import { writeObject } from '../../output/render.js';
 import { requireE164 } from '../../input/checks.js';
-import type { CommandInput } from '../spec.js';
+import type { InputFor } from '../spec.js';
+import type { sandboxCommands } from './index.js';
 import { overridesFrom } from './trigger-shared.js';
 
 /** https://, or http:// on loopback: the sandbox's own media links are plain HTTP on 127.0.0.1. */
@@ -26,7 +27,7 @@ function requireMediaUrl(value: string): string {
 /** The sender the request carries when only `--set from=...` names one (the override wins in the payload). */
 const OVERRIDDEN_SENDER = '+15550000001';
 
-export function inboundFrom(input: CommandInput): InboundMessage {
+export function inboundFrom(input: InputFor<typeof sandboxCommands, 'sandbox inbound' | 'sandbox trigger message-received'>): InboundMessage {
   const toFlag = input.string('to');
   const fromFlag = input.string('from');
   const mediaFlags = input.strings('media');
@@ -81,7 +82,7 @@ async function whyNoWebhook(ctx: Context, tenantId: unknown): Promise<string> {
   return general;
 }
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
+export async function run(input: InputFor<typeof sandboxCommands, 'sandbox inbound' | 'sandbox trigger message-received'>, ctx: Context): Promise<number> {
   const message = inboundFrom(input);
   const api = await ctx.api();
   let result;

@@ -1,4 +1,4 @@
-import type { CommandSpec, GroupSpec, OptionSpec } from '../spec.js';
+import { defineCommands, defineOption, defineOptions, type GroupSpec } from '../spec.js';
 import { SANDBOX_DEFAULT_PORT } from '../../domain/sandbox-defaults.js';
 import { MAX_MEDIA_PER_MESSAGE } from '../../domain/media-formats.js';
 
@@ -6,13 +6,13 @@ export const sandboxGroup: GroupSpec = { name: 'sandbox', summary: 'run a local 
 export const sandboxTriggerGroup: GroupSpec = { name: 'sandbox trigger', summary: 'send a webhook event of your choice to your tenant, like stripe trigger' };
 export const sandboxWebhooksGroup: GroupSpec = { name: 'sandbox webhooks', summary: "the sandbox's record of webhook deliveries: attempts, failures, replays" };
 
-const setOption: OptionSpec = {
+const setOption = defineOption({
   flags: '--set <field=value>',
   description: 'override a payload field (repeatable); VALUE is read as JSON when it is JSON (3, true, null, "text", [..]), else as text',
   repeatable: true,
-};
+});
 
-const inboundOptions: OptionSpec[] = [
+const inboundOptions = defineOptions([
   { flags: '--to <number>', description: 'your sandbox number that receives the message (E.164)' },
   { flags: '--from <number>', description: 'the sender (E.164); shorthand for --set from=' },
   { flags: '--body <text>', description: 'the message text (may be omitted with --media); shorthand for --set message=' },
@@ -22,7 +22,7 @@ const inboundOptions: OptionSpec[] = [
     repeatable: true,
   },
   setOption,
-];
+]);
 
 const inboundDescription = [
   'Calls the sandbox-only endpoint POST /api/v1/sandbox/inbound with the profile in use, which',
@@ -32,7 +32,7 @@ const inboundDescription = [
   'field is a usage error (exit 2).',
 ].join('\n');
 
-export const sandboxCommands: CommandSpec[] = [
+export const sandboxCommands = defineCommands([
   {
     path: ['sandbox', 'start'],
     summary: 'run a local emulator of the whole service until Ctrl-C',
@@ -149,4 +149,4 @@ export const sandboxCommands: CommandSpec[] = [
     examples: ['svc sandbox openapi > openapi.json', 'svc sandbox openapi --base-url http://127.0.0.1:4011'],
     load: () => import('./openapi.js'),
   },
-];
+]);

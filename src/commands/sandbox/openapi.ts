@@ -3,10 +3,11 @@ import { API_PREFIX } from '../../sandbox/index.js';
 import { openApiDocument } from '../../sandbox/openapi.js';
 import { SANDBOX_DEFAULT_URL } from '../../domain/sandbox-defaults.js';
 import { UsageError } from '../../errors.js';
-import type { CommandInput } from '../spec.js';
+import type { InputFor } from '../spec.js';
+import type { sandboxCommands } from './index.js';
 
 /** Prints the sandbox's OpenAPI 3.1 document; its server is --base-url, else the default sandbox. */
-export async function run(_input: CommandInput, ctx: Context): Promise<number> {
+export async function run(_input: InputFor<typeof sandboxCommands, 'sandbox openapi'>, ctx: Context): Promise<number> {
   const given = ctx.globals.baseUrl;
   let base = SANDBOX_DEFAULT_URL;
   if (given !== undefined) {

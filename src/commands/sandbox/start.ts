@@ -17,7 +17,8 @@ import {
   type SandboxUser,
 } from '../../sandbox/index.js';
 import { EXCHANGE_LOG_ENV, exchangeLogWriter } from '../../sandbox/exchange-log.js';
-import type { CommandInput } from '../spec.js';
+import type { InputFor } from '../spec.js';
+import type { sandboxCommands } from './index.js';
 
 export interface SandboxStartOptions {
   port: number;
@@ -43,7 +44,7 @@ function userFromFlag(value: string): SandboxUser {
   return { email, password: user.password };
 }
 
-export async function startOptionsFrom(input: CommandInput): Promise<SandboxStartOptions> {
+export async function startOptionsFrom(input: InputFor<typeof sandboxCommands, 'sandbox start'>): Promise<SandboxStartOptions> {
   const port = input.number('port', '--port', { min: 0, max: 65535, integer: true }) ?? DEFAULT_SANDBOX_PORT;
   const host = (input.string('host') ?? DEFAULT_SANDBOX_HOST).trim();
   if (host === '') throw new UsageError('--host must be an address, not ""');
@@ -151,7 +152,7 @@ function banner(sandbox: RunningSandbox, options: SandboxStartOptions): string {
   return `${lines.join('\n')}\n`;
 }
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
+export async function run(input: InputFor<typeof sandboxCommands, 'sandbox start'>, ctx: Context): Promise<number> {
   const options = await startOptionsFrom(input);
   const stateFlag = input.string('state');
   const debug = ctx.globals.debug;

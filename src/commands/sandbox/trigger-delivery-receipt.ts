@@ -2,10 +2,11 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { triggerEvent } from '../../api/sandbox.js';
 import { requireGuid } from '../../input/checks.js';
-import type { CommandInput } from '../spec.js';
+import type { InputFor } from '../spec.js';
+import type { sandboxCommands } from './index.js';
 import { given, overridesFrom, reportTrigger, sandboxOnly } from './trigger-shared.js';
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
+export async function run(input: InputFor<typeof sandboxCommands, 'sandbox trigger delivery-receipt'>, ctx: Context): Promise<number> {
   const message = input.string('message');
   if (message === undefined) throw new UsageError('--message is required: the id of one of your messages (svc send prints it)');
   const messageId = requireGuid(message, '--message');

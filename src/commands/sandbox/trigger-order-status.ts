@@ -1,10 +1,11 @@
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { triggerEvent } from '../../api/sandbox.js';
-import type { CommandInput } from '../spec.js';
+import type { InputFor } from '../spec.js';
+import type { sandboxCommands } from './index.js';
 import { given, overridesFrom, reportTrigger, sandboxOnly } from './trigger-shared.js';
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
+export async function run(input: InputFor<typeof sandboxCommands, 'sandbox trigger order-status'>, ctx: Context): Promise<number> {
   const order = input.string('order');
   if (order === undefined) throw new UsageError('--order is required: the id of one of your provisioning orders');
   if (!/^\d{1,15}$/.test(order.trim())) throw new UsageError(`--order must be an order id (a whole number), not "${order}"`);

@@ -25,7 +25,7 @@ export function overrideValue(text: string): unknown {
  * given (`shorthands` maps a payload field to its flag and value).
  */
 export function overridesFrom(
-  input: CommandInput,
+  input: CommandInput<'set'>,
   shorthands: Record<string, { flag: string; value: unknown }>,
   /** false: the named flags travel as request fields of their own; only check they do not clash. */
   apply = true,
@@ -81,6 +81,6 @@ export async function reportTrigger(ctx: Context, result: TriggerResult, title: 
 }
 
 /** Reads `input.string(name)` only when the user gave it. */
-export function given(input: CommandInput, name: string): string | undefined {
+export function given<N extends string>(input: CommandInput<N>, name: N): string | undefined {
   return input.has(name) ? input.string(name) : undefined;
 }

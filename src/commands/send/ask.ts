@@ -1,4 +1,5 @@
-import type { CommandInput } from '../spec.js';
+import type { InputFor } from '../spec.js';
+import type { sendCommands } from './index.js';
 import type { Context } from '../../context.js';
 import { isE164 } from '../../domain/validate.js';
 import { askText, canAsk } from '../../output/ask.js';
@@ -10,9 +11,9 @@ import { chooseActiveNumber } from '../number/choose.js';
 // the missing flag.
 
 /** The input with what was missing filled in from answers (unchanged when nothing was asked). */
-export async function askSendInputs(input: CommandInput, ctx: Context): Promise<CommandInput> {
+export async function askSendInputs(input: InputFor<typeof sendCommands, 'send'>, ctx: Context): Promise<InputFor<typeof sendCommands, 'send'>> {
   if (!canAsk(ctx)) return input;
-  const extra: Record<string, string | string[]> = {};
+  const extra: { from?: string; to?: string[]; body?: string } = {};
   if (input.string('from') === undefined) {
     extra['from'] = await chooseActiveNumber(ctx, { what: 'the number to send from', flag: '--from NUMBER' }, 'Send from which number?');
   }

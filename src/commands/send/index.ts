@@ -1,8 +1,8 @@
-import type { CommandSpec } from '../spec.js';
+import { defineCommands } from '../spec.js';
 import { DEFAULT_CONCURRENCY } from '../defaults.js';
 
 
-export const sendCommands: CommandSpec[] = [
+export const sendCommands = defineCommands([
   {
     path: ['send'],
     summary: 'send an SMS or MMS to one or more numbers, or to every number of a file',
@@ -59,4 +59,4 @@ export const sendCommands: CommandSpec[] = [
     ],
     load: () => import('./send.js'),
   },
-];
+]);

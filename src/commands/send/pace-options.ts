@@ -10,7 +10,7 @@ import { checkTimeZone, parseWindow, WindowSchedule } from '../../send/pace/wind
 
 export const MAX_RATE = 100_000;
 
-export function readPaceOptions(input: CommandInput): PaceOptions {
+export function readPaceOptions(input: CommandInput<'rate' | 'maxStall' | 'window' | 'tz' | 'shard' | 'excludeFile'>): PaceOptions {
   const rate = input.number('rate', '--rate', { min: 0.01, max: MAX_RATE });
   const maxStall = input.number('maxStall', '--max-stall', { min: 1, max: 7 * 86_400, integer: true });
   const windowText = input.string('window');

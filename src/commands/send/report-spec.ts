@@ -1,6 +1,6 @@
-import type { CommandSpec } from '../spec.js';
+import { defineCommands } from '../spec.js';
 
-export const sendReportCommands: CommandSpec[] = [
+export const sendReportCommands = defineCommands([
   {
     path: ['send', 'report'],
     summary: 'what happened to a bulk send: journal outcomes per shard, then delivery statuses from the service',
@@ -31,4 +31,4 @@ export const sendReportCommands: CommandSpec[] = [
     ],
     load: () => import('./report.js'),
   },
-];
+]);

@@ -1,12 +1,13 @@
 import type { Context } from '../../context.js';
 import { CliError, ExitCode, UsageError } from '../../errors.js';
 import { runReport } from '../../send/report/run.js';
-import type { CommandInput } from '../spec.js';
+import type { InputFor } from '../spec.js';
+import type { sendReportCommands } from './report-spec.js';
 
 // `svc send report`: a thin shell over the report pipeline (src/send/report/run.ts). It reads and
 // checks the options, runs the report, and turns a --watch that timed out into the timeout exit code.
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
+export async function run(input: InputFor<typeof sendReportCommands, 'send report'>, ctx: Context): Promise<number> {
   const paths = input.strings('journal');
   if (paths.length === 0) throw new UsageError('give at least one --journal FILE (the journals of svc send, one per shard)');
   if (new Set(paths).size !== paths.length) throw new UsageError('a --journal is given twice');

@@ -1,4 +1,5 @@
-import type { CommandInput } from '../spec.js';
+import type { InputFor } from '../spec.js';
+import type { sendCommands } from './index.js';
 import type { Context } from '../../context.js';
 import type { UnknownChoice } from '../../send/journal.js';
 import type { SendRequest } from '../../send/plan.js';
@@ -10,7 +11,7 @@ import { readPaceOptions } from './pace-options.js';
 // number and pace value parsed (exit 2 naming it); what the values mean together is the plan's
 // check (src/send/plan.ts).
 
-export function sendRequestOf(input: CommandInput, ctx: Context): SendRequest {
+export function sendRequestOf(input: InputFor<typeof sendCommands, 'send'>, ctx: Context): SendRequest {
   const unknownText = input.string('unknown');
   return {
     from: input.string('from'),

@@ -1,4 +1,5 @@
-import type { CommandInput } from '../spec.js';
+import type { InputFor } from '../spec.js';
+import type { sendCommands } from './index.js';
 import type { Context } from '../../context.js';
 import { CliError, ExitCode, stopExitCode } from '../../errors.js';
 import { sendPipeline, type SendResult } from '../../send/pipeline.js';
@@ -10,7 +11,7 @@ import { sendRequestOf } from './request.js';
 // asks on a terminal for what is missing, reads the command line into the pipeline's request,
 // runs the pipeline, and maps its outcome to an exit code.
 
-export async function run(given: CommandInput, ctx: Context): Promise<number> {
+export async function run(given: InputFor<typeof sendCommands, 'send'>, ctx: Context): Promise<number> {
   // A misspelt --fields is exit 2 before any question or request (a dry run checks its own document).
   if (!given.flag('dryRun')) checkSendFields(ctx.globals.fields);
   const input = await askSendInputs(given, ctx);

@@ -1,4 +1,5 @@
-import type { CommandInput } from '../spec.js';
+import type { InputFor } from '../spec.js';
+import type { tenantCommands } from './index.js';
 import type { Context } from '../../context.js';
 import { ApiError } from '../../errors.js';
 import { createTenant } from '../../api/tenants.js';
@@ -6,8 +7,8 @@ import { tenantChanges, writeTenant } from './shared.js';
 import { useTenant } from './use.js';
 import { canAsk } from '../../output/ask.js';
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
-  const { body, secrets } = await tenantChanges(input, ctx);
+export async function run(input: InputFor<typeof tenantCommands, 'tenant create'>, ctx: Context): Promise<number> {
+  const { body, secrets } = await tenantChanges(input, ctx, input.string('tenantId'));
   const api = await ctx.api();
   for (const secret of secrets) api.addSecret(secret);
   const created = await createTenant(api, body);

@@ -1,11 +1,12 @@
-import type { CommandInput } from '../spec.js';
+import type { InputFor } from '../spec.js';
+import type { tenantCommands } from './index.js';
 import type { Context } from '../../context.js';
 import { getTenant } from '../../api/tenants.js';
 import { requireGuid } from '../../input/checks.js';
 import { writeTenant } from './shared.js';
 import { chooseTenant } from './choose.js';
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
+export async function run(input: InputFor<typeof tenantCommands, 'tenant get'>, ctx: Context): Promise<number> {
   const id = requireGuid(input.arg(0) ?? (await chooseTenant(ctx, { what: 'ID (tenant GUID)', flag: 'it after `svc tenant get`' })), 'The tenant ID');
   await writeTenant(ctx, await getTenant(await ctx.api(), id));
   return 0;

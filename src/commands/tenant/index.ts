@@ -1,9 +1,9 @@
-import type { CommandSpec, GroupSpec, OptionSpec } from '../spec.js';
+import { defineCommands, defineOptions, type GroupSpec } from '../spec.js';
 import { WEBHOOK_EVENT_TYPES } from '../../domain/validate.js';
 
 export const tenantGroup: GroupSpec = { name: 'tenant', summary: 'tenants and their webhook settings' };
 
-const webhookOptions: OptionSpec[] = [
+const webhookOptions = defineOptions([
   { flags: '--domain <domain>', description: 'custom domain of the tenant' },
   { flags: '--webhook-primary-uri <url>', description: 'primary webhook endpoint (https://)' },
   { flags: '--webhook-secondary-uri <url>', description: 'fallback webhook endpoint (https://)' },
@@ -13,9 +13,9 @@ const webhookOptions: OptionSpec[] = [
   { flags: '--webhook-basic-auth-password-stdin', description: 'read the webhook Basic auth password from standard input' },
   { flags: '--webhook-event-type <type>', description: 'which events are sent', choices: WEBHOOK_EVENT_TYPES },
   { flags: '--file <tenant.json>', description: 'take the body from a JSON file (flags override its fields)', complete: 'file' },
-];
+]);
 
-export const tenantCommands: CommandSpec[] = [
+export const tenantCommands = defineCommands([
   {
     path: ['tenant', 'list'],
     summary: "list the tenants of your account",
@@ -65,4 +65,4 @@ export const tenantCommands: CommandSpec[] = [
     examples: ['svc tenant use 3f2504e0-4f89-11d3-9a0c-0305e82c3301', 'svc --profile staging tenant use 3f2504e0-4f89-11d3-9a0c-0305e82c3301'],
     load: () => import('./use.js'),
   },
-];
+]);

@@ -1,10 +1,11 @@
-import type { CommandInput } from '../spec.js';
+import type { InputFor } from '../spec.js';
+import type { tenantCommands } from './index.js';
 import type { Context } from '../../context.js';
 import { listTenants } from '../../api/tenants.js';
 import { writeList } from '../../output/render.js';
 import { maskTenant, tenantColumns } from './shared.js';
 
-export async function run(_input: CommandInput, ctx: Context): Promise<number> {
+export async function run(_input: InputFor<typeof tenantCommands, 'tenant list'>, ctx: Context): Promise<number> {
   const tenants = await listTenants(await ctx.api());
   await writeList(ctx, tenants.map((t) => maskTenant(t)), tenantColumns);
   return 0;

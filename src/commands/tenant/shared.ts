@@ -41,8 +41,17 @@ function checkWebhookUri(value: string, where: string): void {
   }
 }
 
-/** The body a create or update sends: --file first, then the flags over it. Checked before sending. */
-export async function tenantChanges(input: CommandInput, ctx: Context): Promise<TenantChanges> {
+/** The options of a tenant's body (`--file` and the webhook flags), as create and update declare them. */
+export type TenantInput = CommandInput<
+  'file' | 'domain' | 'webhookPrimaryUri' | 'webhookSecondaryUri' | 'webhookEventType' | 'webhookBasicAuthUsername' | 'webhookSecretEnv',
+  'webhookSecretStdin' | 'webhookBasicAuthPasswordStdin'
+>;
+
+/**
+ * The body a create or update sends: --file first, then the flags over it. Checked before
+ * sending. `tenantId` is create's --tenant-id (update has none).
+ */
+export async function tenantChanges(input: TenantInput, ctx: Context, tenantId?: string): Promise<TenantChanges> {
   const body: TenantWrite = {};
   const settings: Record<string, unknown> = {};
   const secrets: string[] = [];
@@ -100,7 +109,6 @@ export async function tenantChanges(input: CommandInput, ctx: Context): Promise<
       }
     }
   }
-  const tenantId = input.string('tenantId');
   if (tenantId !== undefined) body.tenantId = requireGuid(tenantId, '--tenant-id');
   const domain = input.string('domain');
   if (domain !== undefined) body.domain = domain;

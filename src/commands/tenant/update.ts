@@ -1,4 +1,5 @@
-import type { CommandInput } from '../spec.js';
+import type { InputFor } from '../spec.js';
+import type { tenantCommands } from './index.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { getTenant, updateTenant, type TenantWrite } from '../../api/tenants.js';
@@ -9,7 +10,7 @@ import { chooseTenant } from './choose.js';
 // PUT may replace the whole tenant, so the update reads the tenant, applies the changes and sends
 // the result, leaving out read-only fields and any secret the read returned hidden.
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
+export async function run(input: InputFor<typeof tenantCommands, 'tenant update'>, ctx: Context): Promise<number> {
   const given = input.arg(0);
   if (given !== undefined) requireGuid(given, 'The tenant ID');
   const { body: changes, secrets } = await tenantChanges(input, ctx);

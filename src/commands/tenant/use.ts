@@ -1,4 +1,5 @@
-import type { CommandInput } from '../spec.js';
+import type { InputFor } from '../spec.js';
+import type { tenantCommands } from './index.js';
 import type { Context } from '../../context.js';
 import { writeJson, writeNdjson } from '../../output/render.js';
 import { UsageError } from '../../errors.js';
@@ -29,7 +30,7 @@ export async function useTenant(ctx: Context, tenantId: string): Promise<void> {
   if (settings.tenantSource === 'env') ctx.warn(`SVC_TENANT is set (${settings.tenant}) and wins over the profile's default while it is`);
 }
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
+export async function run(input: InputFor<typeof tenantCommands, 'tenant use'>, ctx: Context): Promise<number> {
   requireProfile(ctx);
   const given = input.arg(0);
   const id = requireGuid(given ?? (await chooseTenant(ctx, { what: 'ID (tenant GUID)', flag: 'it after `svc tenant use`' })), 'The tenant ID');

@@ -1,6 +1,6 @@
-import type { CommandSpec } from '../spec.js';
+import { defineCommands } from '../spec.js';
 
-export const threadCommands: CommandSpec[] = [
+export const threadCommands = defineCommands([
   {
     path: ['thread'],
     summary: 'one conversation with a number, in time order: sent messages, replies and receipts',
@@ -20,4 +20,4 @@ export const threadCommands: CommandSpec[] = [
     paged: true,
     load: () => import('./thread.js'),
   },
-];
+]);

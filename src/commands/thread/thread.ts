@@ -4,7 +4,8 @@ import { paint, projectFields, statusTone, writeJson, writeList } from '../../ou
 import { terminalSafe } from '../../webhooks/format.js';
 import { numberArg, openReader, timeRange } from '../events/shared.js';
 import { sendsInJournals, type JournalSend } from './journals.js';
-import type { CommandInput } from '../spec.js';
+import type { InputFor } from '../spec.js';
+import type { threadCommands } from './index.js';
 
 // One conversation with a number: what was sent to it, what came back from it, and what the
 // receipts said about each sent message, in time order.
@@ -148,8 +149,8 @@ export function journalItem(send: JournalSend): ThreadItem {
  * The thread: the store's records about the number, and the sends the journals name that the
  * store does not hold (deduplicated by message id), with the receipts of those messages too.
  */
-async function threadItems(input: CommandInput, ctx: Context, number: string): Promise<ThreadItem[]> {
-  const range = timeRange(input, ctx);
+async function threadItems(input: InputFor<typeof threadCommands, 'thread'>, ctx: Context, number: string): Promise<ThreadItem[]> {
+  const range = timeRange(ctx, input.string('since'));
   const { reader, exists } = openReader(input, ctx);
   const records = exists ? reader.query({ number, linkReceipts: true, ...range }) : [];
   const items = records.map((record) => threadItem(record, number));
@@ -179,7 +180,7 @@ async function threadItems(input: CommandInput, ctx: Context, number: string): P
   return [...items, ...added].map((item, i) => ({ item, i })).sort((a, b) => Date.parse(a.item.at) - Date.parse(b.item.at) || a.i - b.i).map(({ item }) => item);
 }
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
+export async function run(input: InputFor<typeof threadCommands, 'thread'>, ctx: Context): Promise<number> {
   const number = numberArg(input.arg(0) ?? '', 'NUMBER');
   const items = await threadItems(input, ctx, number);
   if (ctx.globals.output === 'json') {

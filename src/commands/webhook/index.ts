@@ -1,21 +1,21 @@
-import type { CommandSpec, GroupSpec, OptionSpec } from '../spec.js';
+import { defineCommands, defineOption, type GroupSpec } from '../spec.js';
 import { DEFAULT_LISTEN_PORT, DEFAULT_SECRET_ENV } from '../defaults.js';
 
 export const webhookGroup: GroupSpec = { name: 'webhook', summary: 'sign, verify and receive webhook events locally' };
 
 
-const secretEnvOption: OptionSpec = {
+const secretEnvOption = defineOption({
   flags: '--secret-env <var>',
   description: `environment variable holding the webhook secret (default ${DEFAULT_SECRET_ENV}); never pass the secret itself`,
-};
+});
 
-const bodyFileOption: OptionSpec = {
+const bodyFileOption = defineOption({
   flags: '--body-file <file>',
   description: 'the raw body to sign or check, byte for byte (default: standard input)',
   complete: 'file',
-};
+});
 
-export const webhookCommands: CommandSpec[] = [
+export const webhookCommands = defineCommands([
   {
     path: ['webhook', 'sign'],
     summary: 'print the X-Svc-Signature of a body (Base64 HMAC-SHA256 of its raw bytes)',
@@ -81,4 +81,4 @@ export const webhookCommands: CommandSpec[] = [
     ],
     load: () => import('./listen.js'),
   },
-];
+]);

@@ -13,17 +13,17 @@ import { DEFAULT_SECRET_ENV } from '../defaults.js';
  * The secrets named by --secret-env (comma-separated, current first), or the default variable.
  * With `optional`, an unset default variable means "no secret" rather than an error.
  */
-export function secretsFromEnv(ctx: Context, input: CommandInput, options: { single?: boolean; optional?: boolean } = {}): string[] | undefined {
+export function secretsFromEnv(ctx: Context, input: CommandInput<'secretEnv'>, options: { single?: boolean; optional?: boolean } = {}): string[] | undefined {
   return webhookSecrets(ctx.env, { given: input.string('secretEnv'), defaultName: DEFAULT_SECRET_ENV, ...options });
 }
 
-export function basicAuthFromEnv(ctx: Context, input: CommandInput): BasicCredentials | undefined {
+export function basicAuthFromEnv(ctx: Context, input: CommandInput<'basicAuthEnv'>): BasicCredentials | undefined {
   const given = input.string('basicAuthEnv');
   return given === undefined ? undefined : basicCredentials(ctx.env, given, DEFAULT_SECRET_ENV);
 }
 
 /** The body exactly as stored: signatures are over bytes, so nothing is decoded or trimmed. */
-export async function readBodyBytes(ctx: Context, input: CommandInput): Promise<Buffer> {
+export async function readBodyBytes(ctx: Context, input: CommandInput<'bodyFile'>): Promise<Buffer> {
   const file = input.string('bodyFile');
   if (file !== undefined && file !== '-') {
     try {

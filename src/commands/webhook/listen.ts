@@ -4,7 +4,8 @@ import { isLoopbackHost } from '../../domain/validate.js';
 import { formatEventJsonLine, formatEventLine, formatRejectionLine, plainPalette } from '../../webhooks/format.js';
 import { checkForwardUrl, startWebhookListener } from '../../webhooks/listener.js';
 import type { WebhookListener } from '../../webhooks/listener.js';
-import type { CommandInput } from '../spec.js';
+import type { InputFor } from '../spec.js';
+import type { webhookCommands } from './index.js';
 import { DEFAULT_LISTEN_PORT } from '../defaults.js';
 import { basicAuthFromEnv, secretsFromEnv } from './inputs.js';
 import { terminalPalette } from '../../output/palette.js';
@@ -15,7 +16,7 @@ import { batchedWriter, storeDirFrom } from '../events/options.js';
 /** Deliveries remembered for deduplication, also across restarts (read back from the store). */
 const DEDUPE_WINDOW = 100_000;
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
+export async function run(input: InputFor<typeof webhookCommands, 'webhook listen'>, ctx: Context): Promise<number> {
   const port = input.number('port', '--port', { min: 0, max: 65535, integer: true }) ?? DEFAULT_LISTEN_PORT;
   const host = input.string('host') ?? '127.0.0.1';
   const secrets = secretsFromEnv(ctx, input, { optional: true });

@@ -1,9 +1,10 @@
 import type { Context } from '../../context.js';
 import { signBody } from '../../webhooks/signature.js';
-import type { CommandInput } from '../spec.js';
+import type { InputFor } from '../spec.js';
+import type { webhookCommands } from './index.js';
 import { readBodyBytes, secretsFromEnv } from './inputs.js';
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
+export async function run(input: InputFor<typeof webhookCommands, 'webhook sign'>, ctx: Context): Promise<number> {
   const [secret] = secretsFromEnv(ctx, input, { single: true }) ?? [];
   const body = await readBodyBytes(ctx, input);
   const signature = signBody(body, secret ?? '');

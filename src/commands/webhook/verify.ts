@@ -1,7 +1,8 @@
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { verifySignature } from '../../webhooks/signature.js';
-import type { CommandInput } from '../spec.js';
+import type { InputFor } from '../spec.js';
+import type { webhookCommands } from './index.js';
 import { readBodyBytes, secretsFromEnv } from './inputs.js';
 
 const REASONS = {
@@ -10,7 +11,7 @@ const REASONS = {
   mismatch: 'the signature does not match the body under the given secret(s)',
 } as const;
 
-export async function run(input: CommandInput, ctx: Context): Promise<number> {
+export async function run(input: InputFor<typeof webhookCommands, 'webhook verify'>, ctx: Context): Promise<number> {
   const signature = input.string('signature');
   if (signature === undefined) throw new UsageError('--signature is required: the X-Svc-Signature value to check');
   const secrets = secretsFromEnv(ctx, input) ?? [];
