@@ -1,6 +1,7 @@
 // Reading the recipients of a bulk send (`svc send --to-file FILE`), as decisions.md describes:
-// a text file with one number a line, or a CSV file (RFC 4180) with a header row whose number
-// column is named phone, number, to or recipient (any case), else the first column.
+// a text file with one number a line, or a CSV file (RFC 4180, read by the CLI's one CSV reader,
+// src/input/csv.ts) with a header row whose number column is named phone, number, to or recipient
+// (any case), else the first column.
 //
 // The file is streamed in chunks and never held whole, so memory stays flat for any length:
 // the only state that grows is the duplicate index (about 24 bytes per distinct number, see
@@ -17,6 +18,7 @@ import { TextDecoder } from 'node:util';
 import type { InputSource } from './input-source.js';
 import { isE164 } from '../domain/validate.js';
 import { PhoneNumberMap } from './phone-number-map.js';
+import { createCsvReader } from '../input/csv.js';
 
 /** Header names that mark the number column, in the order they are looked for. */
 export const NUMBER_COLUMN_NAMES = ['phone', 'number', 'to', 'recipient'] as const;
@@ -360,7 +362,10 @@ class RecipientScanner {
     // A header row has a comma between names, or is a lone name: a line without a digit.
     const isCsv = firstLine.includes(',') || (firstLine.trim() !== '' && !/\d/.test(firstLine));
     this.format = isCsv ? 'csv' : 'text';
-    const parser = isCsv ? new CsvRecordParser(handler) : new TextLineParser(handler);
+    // CSV through the CLI's one reader (src/input/csv.ts): the same rules as every command's CSV.
+    const parser: RecordParser = isCsv
+      ? createCsvReader((record) => handler(record.fields, record.line, record.error ?? null))
+      : new TextLineParser(handler);
     this.parser = parser;
     if (!isCsv && this.requestedColumn !== undefined) {
       this.sink.problem({
@@ -503,10 +508,6 @@ function completeFirstLine(text: string): string | undefined {
 
 const LF = 0x0a;
 const CR = 0x0d;
-const QUOTE = 0x22;
-const COMMA = 0x2c;
-const SPACE = 0x20;
-const TAB = 0x09;
 
 /** One number a line; surrounding whitespace trimmed, blank lines skipped; LF, CRLF or CR. */
 class TextLineParser implements RecordParser {
@@ -555,167 +556,5 @@ class TextLineParser implements RecordParser {
   private emit(raw: string): void {
     const value = raw.trim();
     if (value !== '') this.onRecord([value], this.line, null);
-  }
-}
-
-const FIELD_START = 0;
-const UNQUOTED = 1;
-const QUOTED = 2;
-const QUOTE_IN_QUOTED = 3;
-const AFTER_QUOTED = 4;
-
-/**
- * RFC 4180 records, fed in arbitrary chunks: quoted fields may hold commas, doubled quotes and
- * line breaks; whitespace around a field is dropped (inside quotes it is kept); a record whose
- * fields are all empty is a blank line and skipped. Lenient where RFC 4180 is silent: a quote
- * inside an unquoted field is literal. Text after a closing quote, or a quote never closed, is
- * reported as an error of the record.
- */
-class CsvRecordParser implements RecordParser {
-  private state = FIELD_START;
-  /** The current field's text gathered from earlier chunks (or before a doubled quote). */
-  private field = '';
-  private fields: string[] = [];
-  private recordLine = 1;
-  private recordStarted = false;
-  private error: string | null = null;
-  private line = 1;
-  private previousWasCR = false;
-  private quoteLine = 0;
-
-  constructor(private readonly onRecord: RecordHandler) {}
-
-  push(text: string): void {
-    const length = text.length;
-    // Start of the run of field text inside this chunk still to be copied into `field`.
-    let run = 0;
-    for (let i = 0; i < length; i++) {
-      const code = text.charCodeAt(i);
-      if (code === LF) {
-        if (!this.previousWasCR) this.line++;
-        this.previousWasCR = false;
-      } else if (code === CR) {
-        this.line++;
-        this.previousWasCR = true;
-      } else {
-        this.previousWasCR = false;
-      }
-      const lineBreak = code === LF || code === CR;
-
-      if (this.state === QUOTE_IN_QUOTED) {
-        if (code === QUOTE) {
-          // A doubled quote: one literal quote, and the field goes on.
-          this.field += '"';
-          this.state = QUOTED;
-          run = i + 1;
-          continue;
-        }
-        // The previous quote closed the field.
-        this.state = AFTER_QUOTED;
-      }
-
-      switch (this.state) {
-        case FIELD_START:
-          if (code === SPACE || code === TAB) break;
-          if (lineBreak) {
-            if (this.fields.length > 0) this.fields.push('');
-            this.endRecord();
-            break;
-          }
-          this.startRecord(this.line);
-          if (code === COMMA) {
-            this.fields.push('');
-          } else if (code === QUOTE) {
-            this.state = QUOTED;
-            this.quoteLine = this.line;
-            run = i + 1;
-          } else {
-            this.state = UNQUOTED;
-            run = i;
-          }
-          break;
-
-        case UNQUOTED:
-          if (code === COMMA || lineBreak) {
-            this.fields.push((this.field + text.slice(run, i)).trimEnd());
-            this.field = '';
-            this.state = FIELD_START;
-            if (lineBreak) this.endRecord();
-          }
-          break;
-
-        case QUOTED:
-          if (code === QUOTE) {
-            this.field += text.slice(run, i);
-            this.state = QUOTE_IN_QUOTED;
-          }
-          break;
-
-        case AFTER_QUOTED:
-          if (code === SPACE || code === TAB) break;
-          if (code === COMMA || lineBreak) {
-            this.fields.push(this.field);
-            this.field = '';
-            this.state = FIELD_START;
-            if (lineBreak) this.endRecord();
-            break;
-          }
-          this.error ??= 'unexpected text after a closing quote (a quote inside a quoted field is written twice: "")';
-          this.state = UNQUOTED;
-          run = i;
-          break;
-      }
-    }
-    if (this.state === UNQUOTED || this.state === QUOTED) this.field += text.slice(run);
-  }
-
-  end(): void {
-    switch (this.state) {
-      case QUOTED:
-        this.error ??= `a quoted field opened on line ${this.quoteLine} is never closed`;
-        this.fields.push(this.field);
-        break;
-      case UNQUOTED:
-        this.fields.push(this.field.trimEnd());
-        break;
-      case QUOTE_IN_QUOTED:
-      case AFTER_QUOTED:
-        this.fields.push(this.field);
-        break;
-      case FIELD_START:
-        if (this.fields.length > 0) this.fields.push('');
-        break;
-    }
-    this.field = '';
-    this.state = FIELD_START;
-    this.endRecord();
-  }
-
-  pendingLength(): number {
-    let length = this.field.length;
-    for (const field of this.fields) length += field.length + 1;
-    return length;
-  }
-
-  pendingLine(): number {
-    return this.recordStarted ? this.recordLine : this.line;
-  }
-
-  private startRecord(line: number): void {
-    if (this.recordStarted) return;
-    this.recordStarted = true;
-    this.recordLine = line;
-  }
-
-  private endRecord(): void {
-    const fields = this.fields;
-    this.fields = [];
-    const started = this.recordStarted;
-    this.recordStarted = false;
-    const error = this.error;
-    this.error = null;
-    if (!started) return;
-    if (error === null && fields.every((value) => value === '')) return;
-    this.onRecord(fields, this.recordLine, error);
   }
 }
