@@ -30,7 +30,7 @@ export interface SendOptions {
 /**
  * POST /messages. Never retried once it may have reached the server (the HTTP layer sees to it).
  * It resolves only on a 2xx answer with a JSON object: that, and nothing else, is `accepted`.
- * Every other outcome throws, and src/bulk/outcome.ts says what the error means for the
+ * Every other outcome throws, and src/send/outcome.ts says what the error means for the
  * recipients: an UnexpectedAnswerError (a redirect, a 204, HTML, unreadable JSON) or a reset
  * after the request went out may have been acted on, so `unknown`; a 4xx refusal, `rejected`.
  */

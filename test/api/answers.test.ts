@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkAnswer, safeLocation, type AnswerKind } from '../../src/api/answers.js';
-import { classifyFailure } from '../../src/bulk/outcome.js';
+import { classifyFailure } from '../../src/send/outcome.js';
 import { ApiError, AuthError, InterruptedError, NetworkError, UnexpectedAnswerError } from '../../src/errors.js';
 
 const url = new URL('https://api.test/api/v1/tenants');

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { runBulk, type BulkRequest } from '../../src/bulk/engine.js';
+import { runBulk, type BulkRequest } from '../../src/send/engine.js';
 import { ApiError, NetworkError } from '../../src/errors.js';
 import {
   JournalFormatError,

@@ -1,20 +1,13 @@
 import type { CommandInput } from '../spec.js';
 import type { Context } from '../../context.js';
 import { isE164 } from '../../domain/validate.js';
-import { askText, canAsk, confirmAction } from '../../output/ask.js';
+import { askText, canAsk } from '../../output/ask.js';
 import { chooseActiveNumber } from '../number/choose.js';
-import type { SendPlan } from './plan.js';
-import { bodyStats, type SkipRecipient } from './stats.js';
 
 // What `svc send` asks a person at a terminal: the number to send from (a choice among the
-// account's active numbers), the recipients and the body when they are missing; and, before a
-// big send, whether to go ahead. Without a terminal nothing is asked: planSend names the missing
-// flag, and a big send needs --yes.
-
-/** Beyond this many recipients a send is confirmed (the service advises --async here too). */
-export const CONFIRM_RECIPIENTS_ABOVE = 100;
-/** Beyond this many segments in all, a send is confirmed: each segment is billed. */
-export const CONFIRM_SEGMENTS_ABOVE = 250;
+// account's active numbers), the recipients and the body when they are missing (the questions
+// before sending are src/send/confirm.ts). Without a terminal nothing is asked: planSend names
+// the missing flag.
 
 /** The input with what was missing filled in from answers (unchanged when nothing was asked). */
 export async function askSendInputs(input: CommandInput, ctx: Context): Promise<CommandInput> {
@@ -40,27 +33,6 @@ export async function askSendInputs(input: CommandInput, ctx: Context): Promise<
     );
   }
   return Object.keys(extra).length === 0 ? input : input.with(extra);
-}
-
-/**
- * A send to many recipients, or of many segments, says what it will do and asks first; --yes
- * skips that, and without a terminal --yes is required. Returns true when the person confirmed
- * (so that the send does not ask again).
- */
-export async function confirmBigSend(plan: SendPlan, ctx: Context, skip: SkipRecipient | undefined): Promise<boolean> {
-  if (plan.dryRun || plan.yes || ctx.globals.yes) return false;
-  // A resumed file send is not scanned again just to count: the question says "at most".
-  const atMost = plan.to === undefined && skip !== undefined;
-  const recipients = plan.to !== undefined ? plan.to.filter((to) => !skip?.(to)).length : plan.toFile!.check.recipients;
-  let segments: number | undefined;
-  if (recipients <= CONFIRM_RECIPIENTS_ABOVE) {
-    segments = (await bodyStats(plan, skip)).totalSegments;
-    if (segments <= CONFIRM_SEGMENTS_ABOVE) return false;
-  }
-  const who = `${atMost ? 'at most ' : ''}${recipients} recipient${recipients === 1 ? '' : 's'}`;
-  const what = segments !== undefined ? `${segments} segments to ${who}` : `to ${who}`;
-  await confirmAction(ctx, `send ${what} from ${plan.from}${plan.toFile ? ` (${plan.toFile.path})` : ''}`);
-  return true;
 }
 
 /** A refusal that names the number sent from points to the list of numbers that can send. */

@@ -1,19 +1,19 @@
 import { stat } from 'node:fs/promises';
 import { TextDecoder } from 'node:util';
-import { MAX_MEDIA_PER_MESSAGE } from '../../domain/media-formats.js';
-import type { CommandInput } from '../spec.js';
-import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
-import { stripOneTrailingNewline } from '../../output/io.js';
-import { checkRecipientsFile, RecipientsFileError, type RecipientsCheck } from '../../send/recipients.js';
-import { InputFileError, MAX_BODY_BYTES, MAX_RECIPIENTS_BYTES, openInput, readInputBytes, type InputSource } from '../../send/input-source.js';
-import type { UnknownChoice } from '../../send/journal.js';
-import { compileTemplate, TemplateError, type CompiledTemplate } from '../../send/template.js';
-import { requireE164 } from '../shared/input.js';
-import { TENANT_MISSING, tenantOrAsk } from '../tenant/choose.js';
-import { checkMessageMedia, readMediaFile, type MediaFile } from '../media/media-file.js';
-import { DEFAULT_CONCURRENCY } from '../defaults.js';
-import { readPaceFlags, type PaceFlags } from '../../send/pace/options.js';
+import { MAX_MEDIA_PER_MESSAGE } from '../domain/media-formats.js';
+import type { CommandInput } from '../commands/spec.js';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import { stripOneTrailingNewline } from '../output/io.js';
+import { checkRecipientsFile, RecipientsFileError, type RecipientsCheck } from './recipients.js';
+import { InputFileError, MAX_BODY_BYTES, MAX_RECIPIENTS_BYTES, openInput, readInputBytes, type InputSource } from './input-source.js';
+import type { UnknownChoice } from './journal.js';
+import { compileTemplate, TemplateError, type CompiledTemplate } from './template.js';
+import { requireE164 } from '../commands/shared/input.js';
+import { TENANT_MISSING, tenantOrAsk } from '../commands/tenant/choose.js';
+import { checkMessageMedia, readMediaFile, type MediaFile } from '../commands/media/media-file.js';
+import { DEFAULT_CONCURRENCY } from '../commands/defaults.js';
+import { readPaceFlags, type PaceFlags } from './pace/options.js';
 
 // Everything `svc send` checks before it sends anything: numbers, body, media, the recipients
 // file and its placeholders, and the flags that go together. Any problem is a usage error (exit 2)

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createSendProgress } from '../../../src/send/pace/progress.js';
+import { createSendProgress, formatDuration } from '../../src/send/progress.js';
 
 function capture(): { stream: PassThrough; text: () => string } {
   const stream = new PassThrough();
@@ -10,6 +10,14 @@ function capture(): { stream: PassThrough; text: () => string } {
 }
 
 describe('send progress', () => {
+  it('formats durations as seconds, minutes and hours', () => {
+    expect(formatDuration(42_000)).toBe('42s');
+    expect(formatDuration(125_000)).toBe('2m05s');
+    expect(formatDuration(3_600_000 * 2 + 60_000)).toBe('2h01m');
+    expect(formatDuration(Number.NaN)).toBe('?');
+  });
+
+
   it('on a terminal: sent/total, the rate now, the time left, and a throttle wait', () => {
     const out = capture();
     let time = 0;

@@ -1,6 +1,6 @@
-import type { Context } from '../../context.js';
-import type { BulkResult } from '../../bulk/engine.js';
-import { checkFields, selectFields, valueAt } from '../../output/fields.js';
+import type { Context } from '../context.js';
+import type { BulkResult } from './engine.js';
+import { checkFields, selectFields, valueAt } from '../output/fields.js';
 
 // The results of a send as they arrive. --json: one array, one element per request,
 // `{"to": [...], ...answer}` or `{"to": [...], "error": {...}}`, streamed so that a long run holds
@@ -100,7 +100,7 @@ export function createResultPrinter(ctx: Context, options: { bulk: boolean; befo
       flush();
       if (format !== 'table') return;
       if (single !== undefined && single.outcome === 'accepted') {
-        const { writeObject } = await import('../../output/render.js');
+        const { writeObject } = await import('../output/render.js');
         await writeObject(ctx, shown(elementFor(single)), { title: 'Sent', fieldsChecked: true });
       }
     },

@@ -9,7 +9,7 @@ import { appendFileSync, readFileSync } from 'node:fs';
 import { getMessage, messageOutcome, type Message } from '../../api/messages.js';
 import type { ApiClient } from '../../api/http.js';
 import { AuthError, InterruptedError } from '../../errors.js';
-import { readJournalRecords, type JournalError } from '../../send/journal.js';
+import { readJournalRecords, type JournalError } from '../journal.js';
 
 export type JournalState = 'accepted' | 'rejected' | 'unknown';
 

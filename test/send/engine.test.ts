@@ -1,8 +1,6 @@
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { runBulk, journalRecordFor, type BulkRequest, type BulkResult } from '../../src/bulk/engine.js';
-import { classifyFailure } from '../../src/bulk/outcome.js';
-import { createProgressLine, formatDuration, renderProgress } from '../../src/bulk/progress.js';
+import { runBulk, journalRecordFor, type BulkRequest, type BulkResult } from '../../src/send/engine.js';
+import { classifyFailure } from '../../src/send/outcome.js';
 import { ApiError, AuthError, InterruptedError, NetworkError } from '../../src/errors.js';
 import type { JournalRecord } from '../../src/send/journal.js';
 
@@ -266,29 +264,5 @@ describe('classifyFailure', () => {
   it('journals the error fields that are present', () => {
     const record = journalRecordFor({ to: ['+15557000000'], ...classifyFailure(new ApiError('busy', { status: 503, errorCode: 'BUSY' })) });
     expect(record).toEqual({ to: ['+15557000000'], outcome: 'rejected', error: { message: 'busy', status: 503, errorCode: 'BUSY' } });
-  });
-});
-
-describe('progress line', () => {
-  it('shows done/total, sent, failed, rate and ETA', () => {
-    expect(renderProgress({ accepted: 90, failed: 10, skipped: 0 }, 1000, 1000, 100)).toBe(
-      `[${'#'.repeat(3)}${'-'.repeat(27)}] 100/1000 sent 90 failed 10 100/s ETA 9s`,
-    );
-    expect(formatDuration(125_000)).toBe('2m05s');
-    expect(formatDuration(3_600_000 * 2 + 60_000)).toBe('2h01m');
-  });
-
-  it('redraws at most every interval, and always at the end', () => {
-    let time = 0;
-    let written = '';
-    const line = createProgressLine(new Writable({ write(chunk: Buffer, _enc, done) { written += chunk.toString(); done(); } }), 3, () => time, 80, 100);
-    line.update({ accepted: 1, failed: 0, skipped: 0 });
-    time = 50;
-    line.update({ accepted: 2, failed: 0, skipped: 0 });
-    time = 60;
-    line.update({ accepted: 3, failed: 0, skipped: 0 });
-    expect(written.split('\r').filter((s) => s !== '')).toHaveLength(2);
-    line.clear();
-    expect(written.endsWith('\r\u001b[K')).toBe(true);
   });
 });

@@ -1,6 +1,5 @@
 import type { Writable } from 'node:stream';
-import { formatDuration } from '../../bulk/progress.js';
-import type { PaceEvent } from './pacer.js';
+import type { PaceEvent } from './pace/pacer.js';
 
 // Progress that tells the truth (issue 10): done out of total, the rate now (over the last few
 // seconds, not since the start, so that a throttled or paused run does not promise the time it
@@ -36,6 +35,16 @@ export interface SendProgressOptions {
 /** The rate over the last RATE_WINDOW_MS, from samples taken at most every SAMPLE_MS. */
 const RATE_WINDOW_MS = 5_000;
 const SAMPLE_MS = 250;
+
+/** A duration as 42s, 3m05s or 2h01m ('?' when unknown). */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return '?';
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m${String(seconds % 60).padStart(2, '0')}s`;
+  return `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, '0')}m`;
+}
 
 function seconds(ms: number): string {
   const s = Math.max(1, Math.ceil(ms / 1000));

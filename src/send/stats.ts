@@ -1,7 +1,7 @@
-import { countSegments, type SmsEncoding } from '../../sms/segments.js';
-import { readRecipients } from '../../send/recipients.js';
+import { countSegments, type SmsEncoding } from '../sms/segments.js';
+import { readRecipients } from './recipients.js';
 import type { SendPlan } from './plan.js';
-import { RecipientFilter } from '../../send/pace/filter.js';
+import { RecipientFilter } from './pace/filter.js';
 
 // What a send will cost before it is made: recipients, requests, encoding and segments. With a
 // templated body every recipient's text is rendered and counted (streamed, nothing kept).

@@ -1,0 +1,41 @@
+import type { CommandInput } from '../commands/spec.js';
+import type { Context } from '../context.js';
+import { confirmBigSend, confirmSend } from './confirm.js';
+import { planSend } from './plan.js';
+import { resumeFrom } from './resume.js';
+import { runSend, type SendOutcome } from './run.js';
+import { bodyStats, type BodyStats } from './stats.js';
+import { writeDryRun } from './summary.js';
+
+// `svc send` as one pipeline, each stage in its own module of this folder:
+//   plan.ts     every input read and checked once, before anything is sent (usage errors, exit 2)
+//   resume.ts   the write-ahead journal: refused, started, or resumed (who is skipped)
+//   confirm.ts  the questions on a terminal (cost, --async, a big send); stats.ts counts the cost
+//   run.ts      media upload, then the requests through the paced engine (engine.ts, pace/),
+//               each result journaled (journal.ts) and printed (results.ts) as it arrives
+//   summary.ts  the dry run's document, or the run's summary line and what to do next
+// The command (src/commands/send/send.ts) asks for what is missing, calls this, and turns the
+// outcome into an exit code.
+
+/** A dry run sends nothing; a send says what happened. */
+export type SendResult = { dryRun: true } | ({ dryRun: false; from: string } & SendOutcome);
+
+export async function sendPipeline(input: CommandInput, ctx: Context): Promise<SendResult> {
+  const plan = await planSend(input, ctx);
+  try {
+    const resumed = await resumeFrom(plan, ctx);
+    const skip = resumed?.skip;
+    // With a templated body the cost is a pass over the recipients: made once, when first asked.
+    let counted: Promise<BodyStats> | undefined;
+    const cost = (): Promise<BodyStats> => (counted ??= bodyStats(plan, skip));
+    const confirmed = await confirmBigSend(plan, ctx, skip, cost);
+    if (plan.dryRun) {
+      await writeDryRun(ctx, plan, await cost(), resumed);
+      return { dryRun: true };
+    }
+    const isAsync = await confirmSend(plan, ctx, cost, confirmed);
+    return { dryRun: false, from: plan.from, ...(await runSend(plan, ctx, { isAsync, resumed })) };
+  } finally {
+    plan.close();
+  }
+}

@@ -1,0 +1,79 @@
+import {
+  FUNNEL,
+  isFinal,
+  percentile,
+  type FunnelStatus,
+  type MessageStatus,
+  type OutcomeCounts,
+  type ReportJournal,
+  type ReportRecipient,
+} from './data.js';
+
+// The report's document: counts per journal and in total, who is still owed, the statuses of the
+// accepted messages, why they failed, and how long they took to be delivered.
+
+export interface ReportDocument {
+  journals: { path: string; shard: { k: number; n: number } | null; from: string; counts: OutcomeCounts }[];
+  total: OutcomeCounts;
+  /** Recipients not accepted: rejected (never sent) or unknown (maybe sent); not-yet-sent are counted only. */
+  owed: { to: string; state: 'rejected' | 'unknown'; journal: string; error: string | null }[];
+  statuses: Record<FunnelStatus, number>;
+  failures: { errorCode: string | null; errorMessage: string | null; count: number }[];
+  sendToDelivery: { count: number; p50Ms: number | null; p95Ms: number | null; maxMs: number | null };
+  /** Every accepted message has a final status (delivered or failed). */
+  final: boolean;
+  /** GET /messages/{id} made by this report (cached final statuses are not read again). */
+  reads: number;
+}
+
+function sum(counts: readonly OutcomeCounts[]): OutcomeCounts {
+  const total: OutcomeCounts = { recipients: 0, accepted: 0, rejected: 0, unknown: 0, notYetSent: 0 };
+  for (const c of counts) for (const key of Object.keys(total) as (keyof OutcomeCounts)[]) total[key] += c[key];
+  return total;
+}
+
+export function buildDocument(
+  journals: readonly ReportJournal[],
+  recipients: readonly ReportRecipient[],
+  statuses: ReadonlyMap<string, MessageStatus>,
+  reads: number,
+  paths: readonly string[],
+): ReportDocument {
+  const funnel = Object.fromEntries(FUNNEL.map((status) => [status, 0])) as Record<FunnelStatus, number>;
+  const reasons = new Map<string, { errorCode: string | null; errorMessage: string | null; count: number }>();
+  const delays: number[] = [];
+  const owed: ReportDocument['owed'] = [];
+  let final = true;
+  for (const recipient of recipients) {
+    if (recipient.state !== 'accepted') {
+      owed.push({ to: recipient.to, state: recipient.state, journal: paths[recipient.journal]!, error: recipient.error?.message ?? null });
+      continue;
+    }
+    const status = recipient.messageId === undefined ? undefined : statuses.get(recipient.messageId);
+    const word = status?.status ?? 'unknown';
+    funnel[word]++;
+    if (!isFinal(word)) final = false;
+    if (word === 'failed') {
+      const key = `${status?.errorCode ?? ''}\u0000${status?.errorMessage ?? ''}`;
+      const entry = reasons.get(key) ?? { errorCode: status?.errorCode ?? null, errorMessage: status?.errorMessage ?? null, count: 0 };
+      entry.count++;
+      reasons.set(key, entry);
+    }
+    if (word === 'delivered' && status?.deliveredAt) {
+      const start = Date.parse(status.queuedAt ?? recipient.answeredAt ?? '');
+      const end = Date.parse(status.deliveredAt);
+      if (Number.isFinite(start) && Number.isFinite(end) && end >= start) delays.push(end - start);
+    }
+  }
+  delays.sort((a, b) => a - b);
+  return {
+    journals: journals.map((journal) => ({ path: journal.path, shard: journal.shard, from: journal.from, counts: journal.counts })),
+    total: sum(journals.map((journal) => journal.counts)),
+    owed,
+    statuses: funnel,
+    failures: [...reasons.values()].sort((a, b) => b.count - a.count),
+    sendToDelivery: { count: delays.length, p50Ms: percentile(delays, 0.5), p95Ms: percentile(delays, 0.95), maxMs: delays.length === 0 ? null : delays[delays.length - 1]! },
+    final,
+    reads,
+  };
+}

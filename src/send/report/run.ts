@@ -1,0 +1,170 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import type { Readable } from 'node:stream';
+import type { Context } from '../../context.js';
+import { InterruptedError, UsageError } from '../../errors.js';
+import { JournalFormatError } from '../journal.js';
+import {
+  appendCache,
+  isFinal,
+  readCache,
+  readReportJournal,
+  readStatuses,
+  type MessageStatus,
+  type ReportJournal,
+  type ReportRecipient,
+} from './data.js';
+import { buildDocument } from './document.js';
+import { writeFailedTo } from './failed-to.js';
+import { writeReport } from './write.js';
+
+// `svc send report` as one pipeline: the journals (checked, bound to --to-file), the statuses of
+// the accepted messages (cached final ones first, then reads, then with --watch rounds until all
+// are final), the document, --failed-to, and the report on stdout.
+
+const STATUS_CONCURRENCY = 8;
+const WATCH_INTERVAL_MS = 2000;
+const DEFAULT_WATCH_TIMEOUT_S = 600;
+
+export interface ReportOptions {
+  /** The journals of the send, one per shard (distinct). */
+  journals: string[];
+  watch: boolean;
+  /** --timeout of --watch, in seconds. */
+  timeoutS: number | undefined;
+  failedTo: string | undefined;
+  /** The recipients file of the send, for the columns of --failed-to. */
+  toFile: string | undefined;
+}
+
+/** What the report found; `notFinal` counts the messages --watch gave up on when it timed out. */
+export interface ReportOutcome {
+  notFinal: number | undefined;
+}
+
+function journalProblem(path: string, error: unknown): UsageError {
+  if (error instanceof JournalFormatError) return new UsageError(`cannot report on ${error.message}`);
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EISDIR') return new UsageError(`--journal ${path} is a directory`);
+  if (code === 'EACCES') return new UsageError(`--journal ${path} cannot be read (permission denied)`);
+  return new UsageError(`cannot report on ${path}: ${error instanceof Error ? error.message.replace(`${path}: `, '') : String(error)}`);
+}
+
+async function sha256File(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return `sha256:${hash.digest('hex')}`;
+}
+
+async function readJournals(options: ReportOptions): Promise<{ journals: ReportJournal[]; recipients: ReportRecipient[] }> {
+  const recipients: ReportRecipient[] = [];
+  const journals: ReportJournal[] = [];
+  for (const [index, path] of options.journals.entries()) {
+    try {
+      journals.push(await readReportJournal(path, index, recipients));
+    } catch (error) {
+      throw journalProblem(path, error);
+    }
+  }
+  const { toFile } = options;
+  if (toFile !== undefined) {
+    let digest: string;
+    try {
+      digest = await sha256File(toFile);
+    } catch (error) {
+      throw new UsageError(`cannot read --to-file ${toFile}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    }
+    if (!journals.some((journal) => journal.recipientsDigest === digest)) {
+      // Bound by digest: the journals' run names the recipients file it was sent from.
+      throw new UsageError(`--to-file ${toFile} is not the recipients file these journals were sent from`);
+    }
+  }
+  return { journals, recipients };
+}
+
+interface Statuses {
+  statuses: Map<string, MessageStatus>;
+  /** The accepted messages' ids. */
+  ids: string[];
+  reads: number;
+  timedOut: boolean;
+}
+
+async function readAllStatuses(ctx: Context, options: ReportOptions, recipients: readonly ReportRecipient[]): Promise<Statuses> {
+  const paths = options.journals;
+  const { watch } = options;
+  const caches = paths.map((path) => readCache(path));
+  const statuses = new Map<string, MessageStatus>();
+  const journalOf = new Map<string, number>();
+  for (const recipient of recipients) {
+    if (recipient.messageId === undefined) continue;
+    journalOf.set(recipient.messageId, recipient.journal);
+    const cached = caches[recipient.journal]!.get(recipient.messageId);
+    if (cached !== undefined) statuses.set(recipient.messageId, cached);
+  }
+  const ids = [...journalOf.keys()];
+  let reads = 0;
+  const deadline = watch ? ctx.clock.now() + (options.timeoutS ?? DEFAULT_WATCH_TIMEOUT_S) * 1000 : undefined;
+  let timedOut = false;
+  if (ids.length > 0) {
+    const api = await ctx.api();
+    const progress = ctx.io.stderrIsTTY ? (done: number, total: number) => ctx.io.stderr.write(`\r\u001b[2KReading statuses: ${done}/${total}`) : undefined;
+    for (let round = 0; ; round++) {
+      const pending = ids.filter((id) => {
+        const known = statuses.get(id);
+        return known === undefined || !isFinal(known.status);
+      });
+      if (pending.length === 0) break;
+      if (round > 0) {
+        if (deadline === undefined) break;
+        const left = deadline - ctx.clock.now();
+        if (left <= 0) {
+          timedOut = true;
+          break;
+        }
+        try {
+          await ctx.clock.sleep(Math.min(WATCH_INTERVAL_MS, left), ctx.signal);
+        } catch (error) {
+          if (error instanceof InterruptedError || ctx.signal.aborted) throw new InterruptedError('Stopped watching');
+          throw error;
+        }
+      }
+      const result = await readStatuses(api, pending, { concurrency: STATUS_CONCURRENCY, signal: ctx.signal, ...(progress ? { onProgress: progress } : {}) });
+      if (progress) ctx.io.stderr.write('\r\u001b[2K');
+      reads += result.reads;
+      const newlyFinal: MessageStatus[][] = paths.map(() => []);
+      for (const status of result.statuses) {
+        statuses.set(status.messageId, status);
+        if (isFinal(status.status)) newlyFinal[journalOf.get(status.messageId)!]!.push(status);
+      }
+      newlyFinal.forEach((list, index) => {
+        try {
+          appendCache(paths[index]!, list);
+        } catch (error) {
+          ctx.warn(`cannot cache statuses beside ${paths[index]}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+        }
+      });
+      if (!watch) break;
+    }
+  }
+  return { statuses, ids, reads, timedOut };
+}
+
+export async function runReport(options: ReportOptions, ctx: Context): Promise<ReportOutcome> {
+  const paths = options.journals;
+  const { journals, recipients } = await readJournals(options);
+  const { statuses, ids, reads, timedOut } = await readAllStatuses(ctx, options, recipients);
+  const document = buildDocument(journals, recipients, statuses, reads, paths);
+  const { failedTo } = options;
+  if (failedTo !== undefined) {
+    const failed = new Set<string>();
+    for (const recipient of recipients) {
+      const status = recipient.messageId === undefined ? undefined : statuses.get(recipient.messageId);
+      if (recipient.state === 'rejected' || status?.status === 'failed') failed.add(recipient.to);
+    }
+    const written = await writeFailedTo(failedTo, failed, options.toFile, ctx.io.stdin as Readable);
+    ctx.io.stderr.write(`Wrote ${written} failed recipient${written === 1 ? '' : 's'} to ${failedTo} (svc send --to-file takes it).\n`);
+  }
+  await writeReport(ctx, document, recipients, statuses, paths, journals);
+  return { notFinal: timedOut ? ids.filter((id) => !isFinal(statuses.get(id)?.status ?? 'unknown')).length : undefined };
+}

@@ -1,0 +1,87 @@
+import type { Context } from '../../context.js';
+import { checkFields, selectFields } from '../../output/fields.js';
+import { writeObject } from '../../output/render.js';
+import { FUNNEL, type MessageStatus, type OutcomeCounts, type ReportJournal, type ReportRecipient } from './data.js';
+import type { ReportDocument } from './document.js';
+
+// The report on stdout: the document (--json, or --fields in a table), one line per recipient
+// (-o ndjson), or the table of counts, owed recipients, statuses and delays.
+
+const OWED_SHOWN = 20;
+
+function seconds(ms: number | null): string {
+  if (ms === null) return '-';
+  return ms < 1000 ? `${ms} ms` : ms < 120_000 ? `${(ms / 1000).toFixed(1)} s` : `${(ms / 60_000).toFixed(1)} min`;
+}
+
+export async function writeReport(
+  ctx: Context,
+  document: ReportDocument,
+  recipients: readonly ReportRecipient[],
+  statuses: ReadonlyMap<string, MessageStatus>,
+  paths: readonly string[],
+  journals: readonly ReportJournal[],
+): Promise<void> {
+  const fields = ctx.globals.fields !== undefined && ctx.globals.fields.length > 0 ? ctx.globals.fields : undefined;
+  if (ctx.globals.output === 'json' || (ctx.globals.output === 'table' && fields)) {
+    // --fields selects from the report document (in a table: its fields, one a line).
+    await writeObject(ctx, document);
+    return;
+  }
+  if (ctx.globals.output === 'ndjson') {
+    const lines: string[] = [];
+    let checked = false;
+    const select = (line: Record<string, unknown>): unknown => {
+      if (!fields) return line;
+      if (!checked) checkFields([line], fields);
+      checked = true;
+      return selectFields(line, fields);
+    };
+    for (const recipient of recipients) {
+      const status = recipient.messageId === undefined ? undefined : statuses.get(recipient.messageId);
+      lines.push(
+        `${JSON.stringify(select({
+          to: recipient.to,
+          journal: paths[recipient.journal],
+          shard: journals[recipient.journal]!.shard,
+          outcome: recipient.state,
+          messageId: recipient.messageId ?? null,
+          status: recipient.state === 'accepted' ? (status?.status ?? 'unknown') : null,
+          errorCode: status?.errorCode ?? null,
+          errorMessage: status?.errorMessage ?? recipient.error?.message ?? null,
+          answeredAt: recipient.answeredAt ?? null,
+          deliveredAt: status?.deliveredAt ?? null,
+        }))}\n`,
+      );
+      if (lines.length >= 1000) ctx.io.stdout.write(lines.splice(0).join(''));
+    }
+    ctx.io.stdout.write(lines.join(''));
+    return;
+  }
+  const rows: string[][] = [['', 'recipients', 'accepted', 'rejected', 'unknown', 'not yet sent']];
+  const line = (name: string, c: OutcomeCounts): string[] => [name, ...[c.recipients, c.accepted, c.rejected, c.unknown, c.notYetSent].map(String)];
+  document.journals.forEach((journal) => rows.push(line(`${journal.shard ? `shard ${journal.shard.k}/${journal.shard.n} ` : ''}${journal.path}`, journal.counts)));
+  if (document.journals.length > 1) rows.push(line('total', document.total));
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  const out: string[] = rows.map((row) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[0]!) : cell.padStart(widths[column]!))).join('  ').trimEnd());
+  const owedCount = document.owed.length + document.total.notYetSent;
+  out.push('');
+  if (owedCount === 0) out.push('Every recipient was accepted.');
+  else {
+    const parts = [`${document.total.rejected} rejected`, `${document.total.unknown} unknown`, `${document.total.notYetSent} not yet sent`];
+    out.push(`Recipients still owed: ${owedCount} (${parts.join(', ')})`);
+    for (const owed of document.owed.slice(0, OWED_SHOWN)) out.push(`  ${owed.to}  ${owed.state}${owed.error ? `: ${owed.error}` : ''}`);
+    if (document.owed.length > OWED_SHOWN) out.push(`  and ${document.owed.length - OWED_SHOWN} more (-o ndjson lists every recipient)`);
+  }
+  out.push('');
+  const accepted = document.total.accepted;
+  out.push(`Statuses of the ${accepted} accepted (${document.reads} read now${document.final ? '' : '; not all final yet, --watch waits'}):`);
+  out.push(`  ${FUNNEL.map((status) => `${status} ${document.statuses[status]}`).join('  ')}`);
+  if (document.failures.length > 0) {
+    out.push('Failure reasons:');
+    for (const failure of document.failures) out.push(`  ${String(failure.count).padStart(6)}  ${[failure.errorCode, failure.errorMessage].filter((part) => part !== null).join(' ') || '(no reason given)'}`);
+  }
+  const d = document.sendToDelivery;
+  if (d.count > 0) out.push(`Send to delivery (${d.count} delivered): p50 ${seconds(d.p50Ms)}  p95 ${seconds(d.p95Ms)}  max ${seconds(d.maxMs)}`);
+  ctx.io.stdout.write(`${out.join('\n')}\n`);
+}

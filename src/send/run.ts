@@ -1,0 +1,170 @@
+import type { Context } from '../context.js';
+import { messageOutcome, sendMessage, type SendAnswer, type SendMessageRequest } from '../api/messages.js';
+import { uploadMedia } from '../api/media.js';
+import { sentRecorderFor } from '../events/records.js';
+import { runBulk, type BulkRequest, type BulkSummary } from './engine.js';
+import { RecipientFilter } from './pace/filter.js';
+import { readNumberRateLimit } from './pace/number-rate.js';
+import { Pacer, type PaceEvent } from './pace/pacer.js';
+import { throttleOf } from './pace/throttle.js';
+import { effectiveRate } from './pace/token-bucket.js';
+import type { SendPlan } from './plan.js';
+import { createSendProgress, describeWait, type SendProgress } from './progress.js';
+import { readRecipientBatches } from './recipients.js';
+import { createResultPrinter } from './results.js';
+import { openJournal, type Resumed } from './resume.js';
+import { writeSummary } from './summary.js';
+
+// The sending stage of a send: the media go up, the requests stream from the plan's recipients
+// (less those the journal, --exclude-file or --shard leave out) through the paced engine, each
+// result is journaled, printed and recorded, and the run ends with its summary on stderr.
+
+/** Bytes of the recipients file read per batch of requests (see requests()). */
+const SEND_BATCH_BYTES = 8 * 1024;
+
+/** What a finished (or interrupted) send did, for its exit code. */
+export interface SendOutcome {
+  summary: BulkSummary;
+  /** Recipients of accepted requests. */
+  recipientsAccepted: number;
+  /** Recipients that accepted requests' answers already report as failed. */
+  recipientsFailed: string[];
+}
+
+export async function runSend(plan: SendPlan, ctx: Context, options: { isAsync: boolean; resumed: Resumed | undefined }): Promise<SendOutcome> {
+  const { isAsync, resumed } = options;
+  const skip = resumed?.skip;
+  const api = await ctx.api();
+  if (plan.toFile !== undefined) api.preferThroughput();
+  // Opened before any upload: a journal that cannot be written is a usage error (exit 2), and
+  // that must come before the first request, not after the media went up.
+  const journal = resumed !== undefined ? openJournal(plan, resumed) : undefined;
+  const mediaUrls = [...plan.mediaUrls];
+  try {
+    for (const file of plan.mediaFiles) {
+      const uploaded = await uploadMedia(api, file, { number: plan.from, tenantId: plan.tenant }, 'auto', (why) => ctx.debug(`media upload: ${why}`));
+      ctx.debug(`uploaded ${file.path} as ${uploaded.url}`);
+      mediaUrls.push(uploaded.url);
+    }
+  } catch (error) {
+    await journal?.close();
+    throw error;
+  }
+
+  const recorder = sentRecorderFor(ctx); // what was sent, for svc thread and svc events (the event store)
+  const bulk = plan.toFile !== undefined;
+  // Read once before sending: the number's own cap, per second (decisions.md).
+  const numberRate = bulk ? await readNumberRateLimit(api, plan.from, (line) => ctx.debug(line)) : undefined;
+  const started = ctx.clock.now();
+  let skipped = 0;
+  let progress: SendProgress | undefined;
+  const total = plan.to !== undefined ? 1 : plan.toFile!.check.recipients;
+  if (bulk) {
+    progress = createSendProgress({ stream: ctx.io.stderr, isTTY: ctx.io.stderrIsTTY, columns: ctx.io.columns, total, now: () => ctx.clock.now() });
+  }
+  const filter = new RecipientFilter(plan.pace.exclude?.list, plan.pace.shard);
+  const onPaceEvent = (event: PaceEvent): void => {
+    // Journaled, so that the journal shows why the run went quiet; nothing is in flight across
+    // the pause but what was launched before it, and that is journaled as it ends.
+    if (event.type === 'window-closed') journal?.pause('window', { window: event.windowText, until: new Date(event.opensAt) });
+    if (progress !== undefined) progress.event(event);
+    else ctx.io.stderr.write(`${describeWait(event)}\n`);
+  };
+  // A single --to request is paced too: a throttle to it is waited out, not a failure (the
+  // contract's `svc send`), within the same --max-stall.
+  const pacer = new Pacer({
+    clock: ctx.clock,
+    concurrency: bulk ? plan.concurrency : 1,
+    ratePerSecond: effectiveRate(plan.pace.rate, numberRate),
+    maxStallMs: plan.pace.maxStallMs,
+    window: plan.pace.window,
+    onEvent: onPaceEvent,
+  });
+  const printer = createResultPrinter(ctx, { bulk, beforeTerminalLine: () => progress?.clear() });
+  const counts = { accepted: 0, failed: 0, skipped: 0 };
+  let recipientsAccepted = 0;
+  const recipientsFailed: string[] = [];
+
+  const payloadFor = (to: string[], body: string): SendMessageRequest =>
+    mediaUrls.length > 0 ? { from: plan.from, to, body, mediaUrls } : { from: plan.from, to, body };
+
+  async function* requests(): AsyncGenerator<BulkRequest<SendMessageRequest>[]> {
+    if (plan.to !== undefined) {
+      const remaining = plan.to.filter((to) => !skip?.(to));
+      skipped = plan.to.length - remaining.length;
+      if (remaining.length > 0) yield [{ to: remaining, payload: payloadFor(remaining, plan.body) }];
+      return;
+    }
+    // The check read the same bytes: when it found no number listed twice, the send does not
+    // build the duplicate index again (memory at a million recipients, issue 10).
+    const findDuplicates = plan.toFile!.check.duplicateCount > 0;
+    // Small batches: a batch's rows and payloads live until its last request leaves, and a
+    // 64 KB batch (some 2,500 requests) lived long enough for V8 to move it to the old
+    // generation, whose growth then followed the file's length (peak RSS at a million).
+    for await (const rows of readRecipientBatches(plan.toFile!.source, { findDuplicates, highWaterMark: SEND_BATCH_BYTES })) {
+      const batch: BulkRequest<SendMessageRequest>[] = [];
+      for (const row of rows) {
+        if (filter.active && !filter.admits(row.to)) {
+          counts.skipped = skipped + filter.excluded + filter.otherShards;
+          continue;
+        }
+        if (skip?.(row.to)) {
+          skipped++;
+          counts.skipped = skipped + filter.excluded + filter.otherShards;
+          continue;
+        }
+        batch.push({ to: [row.to], payload: payloadFor([row.to], plan.template.render(row.fields)) });
+      }
+      if (batch.length > 0) yield batch;
+    }
+  }
+
+  let summary: BulkSummary;
+  try {
+    summary = await runBulk({
+      requests: requests(),
+      send: (request, cutOff) =>
+        sendMessage(api, request.payload, { isAsync, finishOnInterrupt: true, signal: cutOff }).then((answer) => {
+          recorder?.add(answer, plan.from, request.to, request.payload.body);
+          return answer;
+        }),
+      concurrency: bulk ? plan.concurrency : 1,
+      journal,
+      signal: ctx.signal,
+      sleep: (ms, signal) => ctx.clock.sleep(ms, signal),
+      onResult(result) {
+        if (result.outcome === 'accepted') {
+          counts.accepted++;
+          recipientsAccepted += result.to.length;
+          for (const to of failedRecipientsIn(result.answer, result.to)) recipientsFailed.push(to);
+        } else counts.failed++;
+        printer.add(result);
+        progress?.update(counts);
+      },
+      ready: () => printer.ready(),
+      pace: { pacer, throttleOf },
+    });
+  } finally {
+    progress?.clear();
+    await journal?.close();
+    await recorder?.close();
+  }
+  await printer.end();
+
+  if (bulk || plan.journal !== undefined || summary.interrupted) {
+    writeSummary(ctx, plan, summary, skipped, ctx.clock.now() - started, filter);
+  }
+  return { summary, recipientsAccepted, recipientsFailed };
+}
+
+/** Recipients that an accepted request's answer already reports as failed (a synchronous send). */
+export function failedRecipientsIn(answer: SendAnswer, to: readonly string[]): string[] {
+  const messages = answer['messages'];
+  if (Array.isArray(messages)) {
+    return messages
+      .filter((m): m is Record<string, unknown> => typeof m === 'object' && m !== null)
+      .filter((m) => typeof m['status'] === 'string' && messageOutcome({ status: m['status'] }) === 'failed')
+      .map((m) => (typeof m['to'] === 'string' ? m['to'] : '(unnamed recipient)'));
+  }
+  return typeof answer['status'] === 'string' && messageOutcome({ status: answer['status'] }) === 'failed' ? [...to] : [];
+}

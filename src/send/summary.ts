@@ -1,0 +1,90 @@
+import type { Context } from '../context.js';
+import { writeObject } from '../output/render.js';
+import { describeSize } from '../commands/media/media-file.js';
+import type { BulkSummary } from './engine.js';
+import type { RecipientFilter } from './pace/filter.js';
+import type { SendPlan } from './plan.js';
+import { formatDuration } from './progress.js';
+import type { Resumed } from './resume.js';
+import type { BodyStats } from './stats.js';
+
+// What a send says about itself: what a message costs (before asking), the dry run's document,
+// and the summary line of a run with what to do next (on stderr).
+
+function describeEncoding(stats: BodyStats): string {
+  if (stats.encoding === 'GSM-7') return 'GSM-7';
+  const listed = stats.nonGsmCharacters.map((c) => JSON.stringify(c)).join(' ');
+  return `UCS-2 (because of ${listed || 'characters outside GSM-7'})`;
+}
+
+export function costLine(stats: BodyStats): string {
+  const each = stats.templated ? `up to ${stats.characters} characters, up to ${stats.segments}` : `${stats.characters} characters, ${stats.segments}`;
+  return `${each} segment${stats.segments === 1 ? '' : 's'} per message in ${describeEncoding(stats)}; ${stats.totalSegments} segment${stats.totalSegments === 1 ? '' : 's'} in total for ${stats.recipients} recipient${stats.recipients === 1 ? '' : 's'}`;
+}
+
+export async function writeDryRun(ctx: Context, plan: SendPlan, stats: BodyStats, resumed: Resumed | undefined): Promise<void> {
+  const unknown = resumed?.state.exists === true ? resumed.state.counts.unknown : 0;
+  const media = [
+    ...plan.mediaUrls.map((url) => ({ url })),
+    ...plan.mediaFiles.map((file) => ({ file: file.path, contentType: file.contentType, bytes: file.bytes.length })),
+  ];
+  const document = {
+    requests: stats.requests,
+    recipients: stats.recipients,
+    encoding: stats.encoding,
+    segments: stats.segments,
+    characters: stats.characters,
+    media,
+    totalSegments: stats.totalSegments,
+    nonGsmCharacters: stats.nonGsmCharacters,
+    ...(plan.resume ? { skipped: stats.skipped, unknown } : {}),
+    ...(plan.pace.exclude !== undefined ? { excluded: stats.excluded } : {}),
+    ...(plan.pace.shard !== undefined ? { shard: { k: plan.pace.shard.k, n: plan.pace.shard.n }, otherShards: stats.otherShards } : {}),
+  };
+  if (ctx.globals.output !== 'table' || (ctx.globals.fields !== undefined && ctx.globals.fields.length > 0)) {
+    // With --fields, the table is the selected fields of the same document.
+    if (ctx.globals.output === 'table') ctx.io.stderr.write('Dry run: nothing was sent.\n');
+    await writeObject(ctx, document);
+    return;
+  }
+  const lines = [
+    'Dry run: nothing was sent.',
+    `requests    ${stats.requests}`,
+    `recipients  ${stats.recipients}${plan.resume ? ` (${stats.skipped} skipped: accepted in ${plan.journal}${unknown > 0 && resumed?.unknown !== 'resend' ? `, or of unknown outcome (${unknown})` : ''})` : ''}`,
+    ...(plan.pace.exclude !== undefined ? [`excluded    ${stats.excluded} (on ${plan.pace.exclude.path})`] : []),
+    ...(plan.pace.shard !== undefined ? [`shard       ${plan.pace.shard.k}/${plan.pace.shard.n} (${stats.otherShards} recipients belong to the other shards)`] : []),
+    `encoding    ${describeEncoding(stats)}`,
+    `characters  ${stats.templated ? 'up to ' : ''}${stats.characters}`,
+    `segments    ${stats.templated ? 'up to ' : ''}${stats.segments} per message, ${stats.totalSegments} in total`,
+    `media       ${media.length === 0 ? 'none' : media.map((m) => ('url' in m ? m.url : `${m.file} (${m.contentType}, ${describeSize(m.bytes)})`)).join(', ')}`,
+  ];
+  ctx.io.stdout.write(`${lines.join('\n')}\n`);
+}
+
+export function writeSummary(ctx: Context, plan: SendPlan, summary: BulkSummary, skipped: number, elapsedMs: number, filter: RecipientFilter): void {
+  const rate = elapsedMs > 0 ? Math.round((summary.requests * 1000) / elapsedMs) : summary.requests;
+  const parts = [`${summary.accepted} accepted`];
+  if (summary.rejected > 0) parts.push(`${summary.rejected} failed`);
+  if (summary.unknown > 0) parts.push(`${summary.unknown} without an answer (the service may have sent them)`);
+  if (skipped > 0) parts.push(`${skipped} skipped (as the journal says)`);
+  if (filter.excluded > 0) parts.push(`${filter.excluded} excluded (--exclude-file)`);
+  if (filter.otherShards > 0) parts.push(`${filter.otherShards} left to the other shards`);
+  if (summary.throttleRetries > 0) parts.push(`${summary.throttleRetries} throttle ${summary.throttleRetries === 1 ? 'retry' : 'retries'}`);
+  const head = summary.interrupted ? 'Interrupted after' : 'Sent';
+  ctx.io.stderr.write(
+    `${head} ${summary.requests} request${summary.requests === 1 ? '' : 's'} in ${formatDuration(elapsedMs)} (${rate}/s): ${parts.join(', ')}.\n`,
+  );
+  if (summary.stalled) {
+    ctx.io.stderr.write(
+      `Gave up: the service kept throttling and nothing was accepted for ${Math.round(plan.pace.maxStallMs / 1000)} s (--max-stall); the throttled recipients are recorded as rejected and nothing more was sent.\n`,
+    );
+  }
+  if (summary.requests === 0 && skipped > 0) ctx.io.stderr.write('Nothing left to send: the journal shows every recipient accepted (or skipped by choice).\n');
+  const failed = summary.rejected + summary.unknown;
+  if ((summary.interrupted || summary.stalled || failed > 0) && plan.journal !== undefined) {
+    const choose = summary.unknown > 0 ? ` and --unknown resend|skip for the ${summary.unknown} without an answer` : '';
+    ctx.io.stderr.write(`To send to everyone not yet accepted, run the same command with --resume${choose} (journal: ${plan.journal}).\n`);
+  } else if ((summary.interrupted || failed > 0) && plan.toFile !== undefined) {
+    ctx.io.stderr.write('With --journal FILE, a run can be resumed without sending anyone twice.\n');
+  }
+}
