@@ -73,8 +73,8 @@ export interface BulkOptions<P> {
   graceMs?: number;
   /** Waits (the injected clock in tests); a rejection ends the wait early. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
-  /** Each result, after it is journaled. */
-  onResult(result: BulkResult): void;
+  /** Each result, after it is journaled, with the request it answers. */
+  onResult(result: BulkResult, request: BulkRequest<P>): void;
   /** Backpressure: when it returns a promise, no request is launched until it settles. */
   ready?: () => Promise<void> | undefined;
   /** Paces the launches and makes throttled answers retries instead of failures. */
@@ -171,7 +171,7 @@ export async function runBulk<P>(options: BulkOptions<P>): Promise<BulkSummary> 
   if (options.signal.aborted) onAbort();
   else options.signal.addEventListener('abort', onAbort, { once: true });
 
-  const finish = (seq: number, result: BulkResult): void => {
+  const finish = (seq: number, result: BulkResult, request: BulkRequest<P>): void => {
     if (fatal !== undefined) return;
     try {
       journal?.result(seq, journalRecordFor(result));
@@ -185,7 +185,7 @@ export async function runBulk<P>(options: BulkOptions<P>): Promise<BulkSummary> 
       else summary.unknown++;
       summary.firstFailure ??= { outcome: result.outcome, error: result.error, exitCode: result.exitCode };
     }
-    options.onResult(result);
+    options.onResult(result, request);
   };
 
   // The launcher is woken at the end of the event-loop turn rather than by each answer: the
@@ -227,10 +227,10 @@ export async function runBulk<P>(options: BulkOptions<P>): Promise<BulkSummary> 
         .then(
           (answer) => {
             pace?.pacer.accepted();
-            finish(seq, { to: request.to, outcome: 'accepted', answer });
+            finish(seq, { to: request.to, outcome: 'accepted', answer }, request);
           },
           (error: unknown) => {
-            if (!throttled(seq, ticket, request, error)) finish(seq, { to: request.to, ...classifyFailure(error) });
+            if (!throttled(seq, ticket, request, error)) finish(seq, { to: request.to, ...classifyFailure(error) }, request);
           },
         )
         .finally(settled);
@@ -339,7 +339,7 @@ export async function runBulk<P>(options: BulkOptions<P>): Promise<BulkSummary> 
       } catch (error) {
         fatal = { error };
       }
-      left.forEach((retry, i) => finish(seqs?.[i] ?? 0, retry.failure));
+      left.forEach((retry, i) => finish(seqs?.[i] ?? 0, retry.failure, retry.request));
     }
   }
   graceOver.abort();
