@@ -222,18 +222,20 @@ export async function runBulk<P>(options: BulkOptions<P>): Promise<BulkSummary> 
       const ticket = pace?.pacer.launched() ?? 0;
       inFlight++;
       summary.requests++;
-      options
-        .send(request, cutOff.signal)
-        .then(
-          (answer) => {
-            pace?.pacer.accepted();
-            finish(seq, { to: request.to, outcome: 'accepted', answer }, request);
-          },
-          (error: unknown) => {
-            if (!throttled(seq, ticket, request, error)) finish(seq, { to: request.to, ...classifyFailure(error) }, request);
-          },
-        )
-        .finally(settled);
+      // The slot is freed first: the launcher's wake-up is then queued ahead of the journal's
+      // end-of-turn write of this turn's results, so that those go out in the next launch
+      // window's write instead of a write of their own (and no third promise per request).
+      options.send(request, cutOff.signal).then(
+        (answer) => {
+          settled();
+          pace?.pacer.accepted();
+          finish(seq, { to: request.to, outcome: 'accepted', answer }, request);
+        },
+        (error: unknown) => {
+          settled();
+          if (!throttled(seq, ticket, request, error)) finish(seq, { to: request.to, ...classifyFailure(error) }, request);
+        },
+      );
     }
   };
 
