@@ -13,7 +13,7 @@
 //   readRecipients       the streaming iterator the sender consumes, one row per unique recipient.
 
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createReadStream, statSync } from 'node:fs';
 import { TextDecoder } from 'node:util';
 import type { InputSource } from './input-source.js';
 import { isE164 } from '../domain/validate.js';
@@ -155,8 +155,19 @@ export async function checkRecipientsFile(
   });
   // Nobody reads the rows' fields: they are not built.
   if (onRow === undefined) scanner.skipFields();
-  for await (const text of decodeFile(path, file, options.highWaterMark, (bytes) => hash.update(bytes))) {
+  // A file on disk: once its first rows are read, its size tells how many numbers to make room for.
+  let sizeLeft = typeof path === 'string' ? fileSize(path) : path.size;
+  let bytesRead = 0;
+  const onBytes = (bytes: Buffer): void => {
+    hash.update(bytes);
+    bytesRead += bytes.length;
+  };
+  for await (const text of decodeFile(path, file, options.highWaterMark, onBytes)) {
     scanner.push(text);
+    if (sizeLeft !== undefined && scanner.dataRecords >= 64) {
+      scanner.expectRecords(Math.ceil(((sizeLeft / bytesRead) * scanner.dataRecords) * 1.02));
+      sizeLeft = undefined;
+    }
     // A fault that makes the rest meaningless (binary data, a line without end): stop reading.
     if (scanner.fatal) break;
   }
@@ -225,6 +236,15 @@ export async function* readRecipientBatches(
  * The file as text chunks. Decoded as UTF-8 unless it starts with a UTF-16 byte-order mark
  * (spreadsheets save "Unicode text" that way); the mark itself is dropped by TextDecoder.
  */
+function fileSize(path: string): number | undefined {
+  try {
+    const stats = statSync(path);
+    return stats.isFile() ? stats.size : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function nameOf(path: string | InputSource): string {
   return typeof path === 'string' ? path : path.name;
 }
@@ -447,6 +467,11 @@ class RecipientScanner {
   }
 
   private wantFields = true;
+
+  /** About this many records are coming: the duplicate index makes room for them at once. */
+  expectRecords(count: number): void {
+    this.seen?.reserve(count);
+  }
 
   /** Rows carry no fields (a check that only counts). */
   skipFields(): void {
