@@ -103,9 +103,13 @@ function stringField(answer: SendAnswer, name: string): string | undefined {
 
 export function journalRecordFor(result: BulkResult): JournalRecord {
   if (result.outcome === 'accepted') {
+    // One object a request, no spreads: this runs for every answer of a bulk send.
+    const record: JournalRecord = { to: result.to, outcome: 'accepted' };
     const messageId = stringField(result.answer, 'messageId');
     const status = stringField(result.answer, 'status');
-    return { to: result.to, outcome: 'accepted', ...(messageId !== undefined ? { messageId } : {}), ...(status !== undefined ? { status } : {}) };
+    if (messageId !== undefined) record.messageId = messageId;
+    if (status !== undefined) record.status = status;
+    return record;
   }
   const { status, message, title, errorCode } = result.error;
   return {

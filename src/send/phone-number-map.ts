@@ -1,4 +1,5 @@
 // A map from phone number to a small unsigned integer, sized for millions of recipients.
+// Its memory is handed back to the system the moment it is outgrown or cleared (see resizable).
 //
 // Duplicate detection and the journal's "already accepted" set must hold every number of a bulk
 // send. A Map<string, number> costs roughly 70-100 bytes per entry on V8 (string header, hash
@@ -29,8 +30,22 @@ interface Shard {
   count: number;
 }
 
+/**
+ * A typed array whose memory can be handed back at once (see free): over a resizable
+ * ArrayBuffer, which resize(0) decommits, where the collector would free an ordinary one only
+ * when it next ran, after the send had started and grown to its own peak on top of it.
+ */
+function resizable<T>(View: new (buffer: ArrayBuffer, offset: number, length: number) => T, bytesPerElement: number, length: number): T {
+  const Buffer = ArrayBuffer as unknown as new (bytes: number, options?: { maxByteLength: number }) => ArrayBuffer;
+  return new View(new Buffer(length * bytesPerElement, { maxByteLength: length * bytesPerElement }), 0, length);
+}
+
+function free(array: Float64Array | Uint32Array): void {
+  (array.buffer as ArrayBuffer & { resize?: (bytes: number) => void }).resize?.(0);
+}
+
 function newShard(capacity: number): Shard {
-  return { keys: new Float64Array(capacity), values: new Uint32Array(capacity), mask: capacity - 1, count: 0 };
+  return { keys: resizable(Float64Array, 8, capacity), values: resizable(Uint32Array, 4, capacity), mask: capacity - 1, count: 0 };
 }
 
 export class PhoneNumberMap {
@@ -92,6 +107,18 @@ export class PhoneNumberMap {
     shard.values[slot] = value;
   }
 
+  /** Forgets every number and hands the memory back at once (a check done with its index). */
+  clear(): void {
+    for (let i = 0; i < SHARDS; i++) {
+      const shard = this.shards[i]!;
+      free(shard.keys);
+      free(shard.values);
+      this.shards[i] = newShard(INITIAL_SHARD_CAPACITY);
+    }
+    this.count = 0;
+    this.others.clear();
+  }
+
   /** Calls `visit` with each stored value (in no particular order). */
   forEachValue(visit: (value: number) => void): void {
     for (const { keys, values } of this.shards) {
@@ -130,8 +157,8 @@ function capacityFor(expectedSize: number): number {
 function grow(shard: Shard, capacity: number): void {
   const oldKeys = shard.keys;
   const oldValues = shard.values;
-  shard.keys = new Float64Array(capacity);
-  shard.values = new Uint32Array(capacity);
+  shard.keys = resizable(Float64Array, 8, capacity);
+  shard.values = resizable(Uint32Array, 4, capacity);
   shard.mask = shard.keys.length - 1;
   for (let i = 0; i < oldKeys.length; i++) {
     const key = oldKeys[i]!;
@@ -140,6 +167,8 @@ function grow(shard: Shard, capacity: number): void {
     shard.keys[slot] = key;
     shard.values[slot] = oldValues[i]!;
   }
+  free(oldKeys);
+  free(oldValues);
 }
 
 /** The number's digits as a float64, or 0 when the string is not E.164. */

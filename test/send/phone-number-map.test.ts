@@ -63,4 +63,16 @@ describe('PhoneNumberMap', () => {
     for (let i = 0; i < 60_000; i += 11) expect(map.get(`+1666${String(i).padStart(7, '0')}`)).toBe(i);
     expect(map.get('+16660060000')).toBeUndefined();
   });
+
+  it('forgets everything on clear, and is usable again', () => {
+    const map = new PhoneNumberMap();
+    for (let i = 0; i < 5000; i++) map.set(`+1777${String(i).padStart(7, '0')}`, i);
+    map.set('not a number', 3);
+    map.clear();
+    expect(map.size).toBe(0);
+    expect(map.get('+17770000001')).toBeUndefined();
+    expect(map.get('not a number')).toBeUndefined();
+    map.set('+17770000001', 5);
+    expect(map.get('+17770000001')).toBe(5);
+  });
 });
