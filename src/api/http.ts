@@ -432,6 +432,14 @@ function truncate(text: string, max: number): string {
 
 /** The JSON of a body, when it looks like JSON; `invalid` when it looked like JSON and did not parse. */
 function parseBody(text: string, contentType: string | undefined): { data: unknown; invalid: boolean } {
+  // The usual answer, a JSON object: parsed without a trimmed copy and a regular expression first.
+  if (text.charCodeAt(0) === 0x7b) {
+    try {
+      return { data: JSON.parse(text) as unknown, invalid: false };
+    } catch {
+      return { data: undefined, invalid: true };
+    }
+  }
   if (text.trim() === '') return { data: undefined, invalid: false };
   const looksJson = (contentType ?? '').includes('json') || /^\s*[[{"]/.test(text);
   if (!looksJson) return { data: undefined, invalid: false };

@@ -74,7 +74,7 @@ export function recordSent(store: EventStoreWriter, sent: SentMessage): Promise<
 }
 
 /** The messages an accepted send answer names: one per recipient (`messages`), or the one `messageId`. */
-export function sentMessagesIn(answer: Readonly<Record<string, unknown>>, from: string, to: readonly string[], body: string, at: Date): SentMessage[] {
+export function sentMessagesIn(answer: Readonly<Record<string, unknown>>, from: string, to: readonly string[], body: string, at: Date | string): SentMessage[] {
   const messages = answer['messages'];
   if (Array.isArray(messages)) {
     const sent: SentMessage[] = [];
@@ -111,7 +111,7 @@ export function openSentRecorder(dir: string, warn: (message: string) => void, n
   try {
     // The send's journal is what decides who was sent to; these records are for looking back, so
     // they are not synced one batch at a time during the send, only when it ends (close()).
-    writer = EventStoreWriter.open(dir, { ack: 'write' });
+    writer = EventStoreWriter.open(dir, { ack: 'write', lazy: true });
   } catch (error) {
     warn(`sent messages are not recorded in the event store ${dir}: ${error instanceof Error ? error.message : String(error)}`);
     return undefined;
@@ -122,9 +122,22 @@ export function openSentRecorder(dir: string, warn: (message: string) => void, n
     warned = true;
     warn(`could not record sent messages in the event store ${dir}: ${error instanceof Error ? error.message : String(error)}`);
   };
+  // A bulk send records thousands a second: the time is formatted once a millisecond, and the
+  // records go in without a promise each.
+  let lastMs = NaN;
+  let lastIso = '';
+  const at = (): string => {
+    const date = now();
+    const ms = date.getTime();
+    if (ms !== lastMs) {
+      lastMs = ms;
+      lastIso = date.toISOString();
+    }
+    return lastIso;
+  };
   return {
     add(answer, from, to, body) {
-      for (const sent of sentMessagesIn(answer, from, to, body, now())) recordSent(writer, sent).catch(onError);
+      for (const sent of sentMessagesIn(answer, from, to, body, at())) writer.add(sentRecord(sent), onError);
     },
     close: () => writer.close().catch(onError),
   };

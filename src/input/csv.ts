@@ -26,6 +26,10 @@ export interface CsvReader {
   push(text: string): void;
   /** The end of the input: the last record (without a line break after it) goes out. */
   end(): void;
+  /** Characters of the record not yet complete (a caller bounds how long a record may grow). */
+  pendingLength(): number;
+  /** The line where that record starts. */
+  pendingLine(): number;
 }
 
 export const CSV_ERRORS = {
@@ -189,6 +193,16 @@ class CsvScanner implements CsvReader {
     this.field = '';
     this.state = FIELD_START;
     this.endRecord();
+  }
+
+  pendingLength(): number {
+    let length = this.field.length;
+    for (const field of this.fields) length += field.length + 1;
+    return length;
+  }
+
+  pendingLine(): number {
+    return this.recordStarted ? this.recordLine : this.line;
   }
 
   private startRecord(line: number): void {

@@ -38,6 +38,8 @@ export interface InputSource {
   readonly name: string;
   /** Device and inode of a file on disk, to tell whether another path names the same file. */
   readonly identity: { dev: number; ino: number } | undefined;
+  /** Bytes of a file on disk (undefined for a pipe): what sizes the duplicate index at once. */
+  readonly size?: number | undefined;
   /** The bytes, in chunks. The first pass reads the origin; later passes need `reread`. */
   chunks(highWaterMark?: number): AsyncIterable<Buffer>;
   close(): void;
@@ -135,6 +137,7 @@ export async function openInput(path: string, options: OpenInputOptions): Promis
   return {
     name: path,
     identity: { dev: opened.dev, ino: opened.ino },
+    size,
     async *chunks(highWaterMark = 64 * 1024) {
       if (size === 0) return;
       try {

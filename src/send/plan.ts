@@ -11,6 +11,8 @@ import { compileTemplate, TemplateError, type CompiledTemplate } from './templat
 import { requireE164 } from '../input/checks.js';
 import { checkMessageMedia, readMediaFile, type MediaFile } from '../input/media-file.js';
 import { readPaceFlags, type PaceFlags, type PaceOptions } from './pace/options.js';
+import { RecipientFilter } from './pace/filter.js';
+import { CostTally, type BodyStats } from './stats.js';
 
 // Everything `svc send` checks before it sends anything: numbers, body, media, the recipients
 // file and its placeholders, and the flags that go together. Any problem is a usage error (exit 2)
@@ -45,7 +47,8 @@ export interface SendPlan {
   from: string;
   /** --to recipients (deduplicated, in order), or undefined with --to-file. */
   to: string[] | undefined;
-  toFile: { path: string; source: InputSource; check: RecipientsCheck } | undefined;
+  /** `cost`: what the send costs, counted as the check read the file (see bodyStats). */
+  toFile: { path: string; source: InputSource; check: RecipientsCheck; cost?: BodyStats } | undefined;
   /** The body as given (a template with --to-file). */
   body: string;
   template: CompiledTemplate;
@@ -196,11 +199,11 @@ function recipientsFrom(values: readonly string[], ctx: Context): string[] {
   return list;
 }
 
-async function checkFile(source: InputSource, ctx: Context): Promise<RecipientsCheck> {
+async function checkFile(source: InputSource, ctx: Context, tally?: CostTally): Promise<RecipientsCheck> {
   let check: RecipientsCheck;
   const path = source.name;
   try {
-    check = await checkRecipientsFile(source);
+    check = await checkRecipientsFile(source, tally !== undefined ? { onRow: tally.row } : {});
   } catch (error) {
     if (error instanceof RecipientsFileError) throw new UsageError(error.message);
     throw error;
@@ -265,9 +268,15 @@ export async function planSend(request: SendRequest, ctx: Context): Promise<Send
   let template: CompiledTemplate;
   if (toFilePath !== undefined) {
     const source = await openOrRefuse(toFilePath, inputOptions(ctx, '--to-file', MAX_RECIPIENTS_BYTES, true));
+    // What the send costs is counted in the same pass when it will be shown (a dry run, the
+    // questions on a terminal), so that the file is read once; not with --resume, whose journal
+    // (read later) changes who is counted.
+    const wantsCost = !resume && (request.dryRun || ctx.io.stderrIsTTY || ctx.io.canPrompt);
+    const tally = wantsCost ? new CostTally(body.text, (columns) => compileTemplate(body.text, columns), new RecipientFilter(pace.exclude?.list, pace.shard)) : undefined;
     try {
-      const check = await checkFile(source, ctx);
-      toFile = { path: toFilePath, source, check };
+      const check = await checkFile(source, ctx, tally);
+      const cost = tally?.finish();
+      toFile = { path: toFilePath, source, check, ...(cost !== undefined ? { cost } : {}) };
       template = compileTemplate(body.text, check.columns);
     } catch (error) {
       source.close();

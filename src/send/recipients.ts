@@ -1,6 +1,7 @@
 // Reading the recipients of a bulk send (`svc send --to-file FILE`), as decisions.md describes:
-// a text file with one number a line, or a CSV file (RFC 4180) with a header row whose number
-// column is named phone, number, to or recipient (any case), else the first column.
+// a text file with one number a line, or a CSV file (RFC 4180, read by the CLI's one CSV reader,
+// src/input/csv.ts) with a header row whose number column is named phone, number, to or recipient
+// (any case), else the first column.
 //
 // The file is streamed in chunks and never held whole, so memory stays flat for any length:
 // the only state that grows is the duplicate index (about 24 bytes per distinct number, see
@@ -12,11 +13,12 @@
 //   readRecipients       the streaming iterator the sender consumes, one row per unique recipient.
 
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createReadStream, statSync } from 'node:fs';
 import { TextDecoder } from 'node:util';
 import type { InputSource } from './input-source.js';
 import { isE164 } from '../domain/validate.js';
 import { PhoneNumberMap } from './phone-number-map.js';
+import { createCsvReader } from '../input/csv.js';
 
 /** Header names that mark the number column, in the order they are looked for. */
 export const NUMBER_COLUMN_NAMES = ['phone', 'number', 'to', 'recipient'] as const;
@@ -61,6 +63,11 @@ export interface RecipientsOptions {
 export interface CheckRecipientsOptions extends RecipientsOptions {
   /** At most this many problems and duplicates are kept in the result (all are counted). */
   maxReported?: number;
+  /**
+   * Each valid, first-seen recipient, with the header's columns, as the check reads it: what a
+   * caller counts in the same pass (a dry run's cost) instead of reading the file again.
+   */
+  onRow?: (row: RecipientRow, columns: readonly string[]) => void;
 }
 
 export interface RecipientsCheck {
@@ -131,9 +138,11 @@ export async function checkRecipientsFile(
     sha256: '',
   };
   const hash = createHash('sha256');
+  const onRow = options.onRow;
   const scanner = new RecipientScanner(file, options.numberColumn, {
-    row() {
+    row(row) {
       result.recipients++;
+      onRow?.(row, scanner.columns);
     },
     problem(problem) {
       result.problemCount++;
@@ -144,12 +153,27 @@ export async function checkRecipientsFile(
       if (result.duplicates.length < maxReported) result.duplicates.push(duplicate);
     },
   });
-  for await (const text of decodeFile(path, file, options.highWaterMark, (bytes) => hash.update(bytes))) {
+  // Nobody reads the rows' fields: they are not built.
+  if (onRow === undefined) scanner.skipFields();
+  // A file on disk: once its first rows are read, its size tells how many numbers to make room for.
+  let sizeLeft = typeof path === 'string' ? fileSize(path) : path.size;
+  let bytesRead = 0;
+  const onBytes = (bytes: Buffer): void => {
+    hash.update(bytes);
+    bytesRead += bytes.length;
+  };
+  for await (const text of decodeFile(path, file, options.highWaterMark, onBytes)) {
     scanner.push(text);
+    if (sizeLeft !== undefined && scanner.dataRecords >= 64) {
+      scanner.expectRecords(Math.ceil(((sizeLeft / bytesRead) * scanner.dataRecords) * 1.02));
+      sizeLeft = undefined;
+    }
     // A fault that makes the rest meaningless (binary data, a line without end): stop reading.
     if (scanner.fatal) break;
   }
   if (!scanner.fatal) scanner.end();
+  // The send that follows builds its own when it needs one: this one's memory goes back now.
+  scanner.releaseIndex();
   result.sha256 = hash.digest('hex');
   result.format = scanner.format;
   result.columns = scanner.columns;
@@ -206,6 +230,7 @@ export async function* readRecipientBatches(
     if (failure !== undefined) throw new RecipientsFileError(file, [failure]);
   }
   scanner.end();
+  scanner.releaseIndex();
   if (pending.length > 0) yield take();
   if (failure !== undefined) throw new RecipientsFileError(file, [failure]);
 }
@@ -214,6 +239,15 @@ export async function* readRecipientBatches(
  * The file as text chunks. Decoded as UTF-8 unless it starts with a UTF-16 byte-order mark
  * (spreadsheets save "Unicode text" that way); the mark itself is dropped by TextDecoder.
  */
+function fileSize(path: string): number | undefined {
+  try {
+    const stats = statSync(path);
+    return stats.isFile() ? stats.size : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function nameOf(path: string | InputSource): string {
   return typeof path === 'string' ? path : path.name;
 }
@@ -295,6 +329,8 @@ interface RecordParser {
  */
 const MAX_RECORD_CHARS = 64 * 1024;
 
+const NO_FIELDS: Record<string, string> = Object.freeze(Object.create(null) as Record<string, string>);
+
 /** Turns decoded text into recipients: format detection, header, validation, duplicates. */
 class RecipientScanner {
   format: RecipientsFormat = 'text';
@@ -360,7 +396,10 @@ class RecipientScanner {
     // A header row has a comma between names, or is a lone name: a line without a digit.
     const isCsv = firstLine.includes(',') || (firstLine.trim() !== '' && !/\d/.test(firstLine));
     this.format = isCsv ? 'csv' : 'text';
-    const parser = isCsv ? new CsvRecordParser(handler) : new TextLineParser(handler);
+    // CSV through the CLI's one reader (src/input/csv.ts): the same rules as every command's CSV.
+    const parser: RecordParser = isCsv
+      ? createCsvReader((record) => handler(record.fields, record.line, record.error ?? null))
+      : new TextLineParser(handler);
     this.parser = parser;
     if (!isCsv && this.requestedColumn !== undefined) {
       this.sink.problem({
@@ -396,8 +435,10 @@ class RecipientScanner {
         });
         return;
       }
-      fields = Object.create(null) as Record<string, string>;
-      for (let i = 0; i < values.length; i++) fields[this.columns[i]!] = values[i]!;
+      if (this.wantFields) {
+        fields = Object.create(null) as Record<string, string>;
+        for (let i = 0; i < values.length; i++) fields[this.columns[i]!] = values[i]!;
+      } else fields = NO_FIELDS;
     } else {
       fields = {};
     }
@@ -426,6 +467,24 @@ class RecipientScanner {
     }
     this.seen?.set(to, line);
     this.sink.row({ line, to, fields });
+  }
+
+  private wantFields = true;
+
+  /** Done: the duplicate index's memory goes back to the system now, not at the next collection. */
+  releaseIndex(): void {
+    this.seen?.clear();
+    this.seen = undefined;
+  }
+
+  /** About this many records are coming: the duplicate index makes room for them at once. */
+  expectRecords(count: number): void {
+    this.seen?.reserve(count);
+  }
+
+  /** Rows carry no fields (a check that only counts). */
+  skipFields(): void {
+    this.wantFields = false;
   }
 
   /** Trusts the caller that no number is listed twice (a check of the same bytes said so). */
@@ -503,10 +562,6 @@ function completeFirstLine(text: string): string | undefined {
 
 const LF = 0x0a;
 const CR = 0x0d;
-const QUOTE = 0x22;
-const COMMA = 0x2c;
-const SPACE = 0x20;
-const TAB = 0x09;
 
 /** One number a line; surrounding whitespace trimmed, blank lines skipped; LF, CRLF or CR. */
 class TextLineParser implements RecordParser {
@@ -555,167 +610,5 @@ class TextLineParser implements RecordParser {
   private emit(raw: string): void {
     const value = raw.trim();
     if (value !== '') this.onRecord([value], this.line, null);
-  }
-}
-
-const FIELD_START = 0;
-const UNQUOTED = 1;
-const QUOTED = 2;
-const QUOTE_IN_QUOTED = 3;
-const AFTER_QUOTED = 4;
-
-/**
- * RFC 4180 records, fed in arbitrary chunks: quoted fields may hold commas, doubled quotes and
- * line breaks; whitespace around a field is dropped (inside quotes it is kept); a record whose
- * fields are all empty is a blank line and skipped. Lenient where RFC 4180 is silent: a quote
- * inside an unquoted field is literal. Text after a closing quote, or a quote never closed, is
- * reported as an error of the record.
- */
-class CsvRecordParser implements RecordParser {
-  private state = FIELD_START;
-  /** The current field's text gathered from earlier chunks (or before a doubled quote). */
-  private field = '';
-  private fields: string[] = [];
-  private recordLine = 1;
-  private recordStarted = false;
-  private error: string | null = null;
-  private line = 1;
-  private previousWasCR = false;
-  private quoteLine = 0;
-
-  constructor(private readonly onRecord: RecordHandler) {}
-
-  push(text: string): void {
-    const length = text.length;
-    // Start of the run of field text inside this chunk still to be copied into `field`.
-    let run = 0;
-    for (let i = 0; i < length; i++) {
-      const code = text.charCodeAt(i);
-      if (code === LF) {
-        if (!this.previousWasCR) this.line++;
-        this.previousWasCR = false;
-      } else if (code === CR) {
-        this.line++;
-        this.previousWasCR = true;
-      } else {
-        this.previousWasCR = false;
-      }
-      const lineBreak = code === LF || code === CR;
-
-      if (this.state === QUOTE_IN_QUOTED) {
-        if (code === QUOTE) {
-          // A doubled quote: one literal quote, and the field goes on.
-          this.field += '"';
-          this.state = QUOTED;
-          run = i + 1;
-          continue;
-        }
-        // The previous quote closed the field.
-        this.state = AFTER_QUOTED;
-      }
-
-      switch (this.state) {
-        case FIELD_START:
-          if (code === SPACE || code === TAB) break;
-          if (lineBreak) {
-            if (this.fields.length > 0) this.fields.push('');
-            this.endRecord();
-            break;
-          }
-          this.startRecord(this.line);
-          if (code === COMMA) {
-            this.fields.push('');
-          } else if (code === QUOTE) {
-            this.state = QUOTED;
-            this.quoteLine = this.line;
-            run = i + 1;
-          } else {
-            this.state = UNQUOTED;
-            run = i;
-          }
-          break;
-
-        case UNQUOTED:
-          if (code === COMMA || lineBreak) {
-            this.fields.push((this.field + text.slice(run, i)).trimEnd());
-            this.field = '';
-            this.state = FIELD_START;
-            if (lineBreak) this.endRecord();
-          }
-          break;
-
-        case QUOTED:
-          if (code === QUOTE) {
-            this.field += text.slice(run, i);
-            this.state = QUOTE_IN_QUOTED;
-          }
-          break;
-
-        case AFTER_QUOTED:
-          if (code === SPACE || code === TAB) break;
-          if (code === COMMA || lineBreak) {
-            this.fields.push(this.field);
-            this.field = '';
-            this.state = FIELD_START;
-            if (lineBreak) this.endRecord();
-            break;
-          }
-          this.error ??= 'unexpected text after a closing quote (a quote inside a quoted field is written twice: "")';
-          this.state = UNQUOTED;
-          run = i;
-          break;
-      }
-    }
-    if (this.state === UNQUOTED || this.state === QUOTED) this.field += text.slice(run);
-  }
-
-  end(): void {
-    switch (this.state) {
-      case QUOTED:
-        this.error ??= `a quoted field opened on line ${this.quoteLine} is never closed`;
-        this.fields.push(this.field);
-        break;
-      case UNQUOTED:
-        this.fields.push(this.field.trimEnd());
-        break;
-      case QUOTE_IN_QUOTED:
-      case AFTER_QUOTED:
-        this.fields.push(this.field);
-        break;
-      case FIELD_START:
-        if (this.fields.length > 0) this.fields.push('');
-        break;
-    }
-    this.field = '';
-    this.state = FIELD_START;
-    this.endRecord();
-  }
-
-  pendingLength(): number {
-    let length = this.field.length;
-    for (const field of this.fields) length += field.length + 1;
-    return length;
-  }
-
-  pendingLine(): number {
-    return this.recordStarted ? this.recordLine : this.line;
-  }
-
-  private startRecord(line: number): void {
-    if (this.recordStarted) return;
-    this.recordStarted = true;
-    this.recordLine = line;
-  }
-
-  private endRecord(): void {
-    const fields = this.fields;
-    this.fields = [];
-    const started = this.recordStarted;
-    this.recordStarted = false;
-    const error = this.error;
-    this.error = null;
-    if (!started) return;
-    if (error === null && fields.every((value) => value === '')) return;
-    this.onRecord(fields, this.recordLine, error);
   }
 }

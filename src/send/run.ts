@@ -123,17 +123,14 @@ export async function runSend(plan: SendPlan, ctx: Context, options: { isAsync: 
   try {
     summary = await runBulk({
       requests: requests(),
-      send: (request, cutOff) =>
-        sendMessage(api, request.payload, { isAsync, finishOnInterrupt: true, signal: cutOff }).then((answer) => {
-          recorder?.add(answer, plan.from, request.to, request.payload.body);
-          return answer;
-        }),
+      send: (request, cutOff) => sendMessage(api, request.payload, { isAsync, finishOnInterrupt: true, signal: cutOff }),
       concurrency: bulk ? plan.concurrency : 1,
       journal,
       signal: ctx.signal,
       sleep: (ms, signal) => ctx.clock.sleep(ms, signal),
-      onResult(result) {
+      onResult(result, request) {
         if (result.outcome === 'accepted') {
+          recorder?.add(result.answer, plan.from, request.to, request.payload.body);
           counts.accepted++;
           recipientsAccepted += result.to.length;
           for (const to of failedRecipientsIn(result.answer, result.to)) recipientsFailed.push(to);

@@ -1,5 +1,6 @@
 import { countSegments, type SmsEncoding } from '../sms/segments.js';
-import { readRecipients } from './recipients.js';
+import { readRecipients, type RecipientRow } from './recipients.js';
+import type { CompiledTemplate } from './template.js';
 import type { SendPlan } from './plan.js';
 import { RecipientFilter } from './pace/filter.js';
 
@@ -35,36 +36,15 @@ const MAX_LISTED = 20;
 export type SkipRecipient = (to: string) => boolean;
 
 export async function bodyStats(plan: SendPlan, skip: SkipRecipient | undefined): Promise<BodyStats> {
-  const stats: BodyStats = {
-    requests: 0,
-    recipients: 0,
-    skipped: 0,
-    encoding: 'GSM-7',
-    characters: 0,
-    segments: 0,
-    totalSegments: 0,
-    nonGsmCharacters: [],
-    templated: !plan.template.isStatic,
-    excluded: 0,
-    otherShards: 0,
-  };
-  const add = (text: string, recipients: number): void => {
-    const info = countSegments(text);
-    if (info.encoding === 'UCS-2') stats.encoding = 'UCS-2';
-    stats.characters = Math.max(stats.characters, info.characters);
-    stats.segments = Math.max(stats.segments, info.segments);
-    stats.totalSegments += info.segments * recipients;
-    for (const character of info.nonGsmCharacters) {
-      if (stats.nonGsmCharacters.length < MAX_LISTED && !stats.nonGsmCharacters.includes(character)) stats.nonGsmCharacters.push(character);
-    }
-  };
-
+  // Counted as the check read the file (planSend), when nothing the journal says could change it.
+  if (skip === undefined && plan.toFile?.cost !== undefined) return plan.toFile.cost;
+  const stats = emptyStats(!plan.template.isStatic);
   if (plan.to !== undefined) {
     const remaining = plan.to.filter((to) => !skip?.(to));
     stats.recipients = remaining.length;
     stats.skipped = plan.to.length - remaining.length;
     stats.requests = remaining.length > 0 ? 1 : 0;
-    add(plan.body, remaining.length);
+    addText(stats, plan.body, remaining.length);
     return stats;
   }
 
@@ -73,22 +53,91 @@ export async function bodyStats(plan: SendPlan, skip: SkipRecipient | undefined)
   if (plan.template.isStatic && skip === undefined && !filter.active) {
     stats.recipients = file.check.recipients;
     stats.requests = file.check.recipients;
-    add(plan.body, file.check.recipients);
+    addText(stats, plan.body, file.check.recipients);
     return stats;
   }
-  const staticInfo = plan.template.isStatic ? countSegments(plan.body) : undefined;
-  for await (const row of readRecipients(file.source)) {
-    if (filter.active && !filter.admits(row.to)) continue;
-    if (skip?.(row.to)) {
-      stats.skipped++;
-      continue;
-    }
-    stats.recipients++;
-    if (staticInfo === undefined) add(plan.template.render(row.fields), 1);
+  const tally = new CostTally(plan.body, () => plan.template, filter, skip);
+  for await (const row of readRecipients(file.source)) tally.row(row, []);
+  return tally.finish()!;
+}
+
+function emptyStats(templated: boolean): BodyStats {
+  return {
+    requests: 0,
+    recipients: 0,
+    skipped: 0,
+    encoding: 'GSM-7',
+    characters: 0,
+    segments: 0,
+    totalSegments: 0,
+    nonGsmCharacters: [],
+    templated,
+    excluded: 0,
+    otherShards: 0,
+  };
+}
+
+function addText(stats: BodyStats, text: string, recipients: number): void {
+  const info = countSegments(text);
+  if (info.encoding === 'UCS-2') stats.encoding = 'UCS-2';
+  stats.characters = Math.max(stats.characters, info.characters);
+  stats.segments = Math.max(stats.segments, info.segments);
+  stats.totalSegments += info.segments * recipients;
+  for (const character of info.nonGsmCharacters) {
+    if (stats.nonGsmCharacters.length < MAX_LISTED && !stats.nonGsmCharacters.includes(character)) stats.nonGsmCharacters.push(character);
   }
-  stats.requests = stats.recipients;
-  stats.excluded = filter.excluded;
-  stats.otherShards = filter.otherShards;
-  if (staticInfo !== undefined) add(plan.body, stats.recipients);
-  return stats;
+}
+
+/**
+ * The cost of a file send, counted row by row: by bodyStats' own pass, or by the check of the
+ * file as it reads it (planSend), so that a dry run reads the file once. The template comes from
+ * `templateFor` when the first row arrives (the check knows the header's columns by then); a
+ * template that does not compile leaves the count to bodyStats, after the check has refused it.
+ */
+export class CostTally {
+  private template: CompiledTemplate | undefined;
+  private failed = false;
+  private staticInfo: { text: string } | undefined;
+  private readonly stats: BodyStats;
+
+  constructor(
+    private readonly body: string,
+    private readonly templateFor: (columns: readonly string[]) => CompiledTemplate,
+    private readonly filter: RecipientFilter,
+    private readonly skip: SkipRecipient | undefined = undefined,
+  ) {
+    this.stats = emptyStats(false);
+  }
+
+  readonly row = (row: RecipientRow, columns: readonly string[]): void => {
+    if (this.failed) return;
+    if (this.template === undefined) {
+      try {
+        this.template = this.templateFor(columns);
+      } catch {
+        this.failed = true;
+        return;
+      }
+      this.stats.templated = !this.template.isStatic;
+      if (this.template.isStatic) this.staticInfo = { text: this.body };
+    }
+    if (this.filter.active && !this.filter.admits(row.to)) return;
+    if (this.skip?.(row.to)) {
+      this.stats.skipped++;
+      return;
+    }
+    this.stats.recipients++;
+    if (this.staticInfo === undefined) addText(this.stats, this.template.render(row.fields), 1);
+  };
+
+  /** The cost, or undefined when the template did not compile. */
+  finish(): BodyStats | undefined {
+    if (this.failed) return undefined;
+    const { stats } = this;
+    stats.requests = stats.recipients;
+    stats.excluded = this.filter.excluded;
+    stats.otherShards = this.filter.otherShards;
+    if (this.template === undefined || this.staticInfo !== undefined) addText(stats, this.body, stats.recipients);
+    return stats;
+  }
 }

@@ -232,6 +232,25 @@ describe('the event store', () => {
     expect(sentMessagesIn({}, '+1555', ['+1415'], 'hi', at)).toEqual([]);
   });
 
+  it('a lazy writer takes records without a promise each, writes them a thousand at a time, and the rest at close', async () => {
+    const dir = tempStore();
+    const writer = EventStoreWriter.open(dir, { lazy: true });
+    const errors: unknown[] = [];
+    const sent = (i: number): StoredRecord => sentRecord({ messageId: `m${i}`, from: '+15557770100', to: `+1415555${String(i).padStart(4, '0')}`, body: 'Hi', at: new Date(T0 + i) });
+    for (let i = 0; i < 1000; i++) writer.add(sent(i), (error) => errors.push(error));
+    // The thousandth record wrote the batch at once, before any timer.
+    const data = readdirSync(dir).find((name) => name.endsWith('.ndjson'))!;
+    expect(readFileSync(join(dir, data), 'utf8').split('\n').filter((line) => line !== '')).toHaveLength(1000);
+    for (let i = 1000; i < 1010; i++) writer.add(sent(i), (error) => errors.push(error));
+    await writer.close();
+    expect(errors).toEqual([]);
+    const ids = new EventStoreReader(dir).query({ kinds: ['sent'] }).map((r) => r.id);
+    expect(ids).toHaveLength(1010);
+    expect(new Set(ids).size).toBe(1010);
+    writer.add(sent(2000), (error) => errors.push(error));
+    expect(String(errors[0])).toMatch(/closed/);
+  });
+
   it('refuses appends after close', async () => {
     const dir = tempStore();
     const writer = EventStoreWriter.open(dir);

@@ -52,4 +52,27 @@ describe('PhoneNumberMap', () => {
     expect(visited).toBe(total);
     expect(sum).toBe((total * (total - 1)) / 2);
   });
+
+  it('makes room for a guessed size at once, and keeps growing past a guess that was short', () => {
+    const map = new PhoneNumberMap();
+    map.set('+15550000001', 1);
+    map.reserve(20_000);
+    for (let i = 0; i < 60_000; i++) map.set(`+1666${String(i).padStart(7, '0')}`, i);
+    expect(map.get('+15550000001')).toBe(1);
+    expect(map.size).toBe(60_001);
+    for (let i = 0; i < 60_000; i += 11) expect(map.get(`+1666${String(i).padStart(7, '0')}`)).toBe(i);
+    expect(map.get('+16660060000')).toBeUndefined();
+  });
+
+  it('forgets everything on clear, and is usable again', () => {
+    const map = new PhoneNumberMap();
+    for (let i = 0; i < 5000; i++) map.set(`+1777${String(i).padStart(7, '0')}`, i);
+    map.set('not a number', 3);
+    map.clear();
+    expect(map.size).toBe(0);
+    expect(map.get('+17770000001')).toBeUndefined();
+    expect(map.get('not a number')).toBeUndefined();
+    map.set('+17770000001', 5);
+    expect(map.get('+17770000001')).toBe(5);
+  });
 });

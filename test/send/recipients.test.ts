@@ -216,9 +216,12 @@ describe('CSV files: RFC 4180 fields', () => {
     expect(check).toMatchObject({ rows: 2, recipients: 2, problemCount: 0 });
   });
 
-  it('treats a quote inside an unquoted field as text', async () => {
-    const rows = await readAll(file(`phone,size\n${A},5" screen\n`));
-    expect(rows[0]!.fields['size']).toBe('5" screen');
+  it('reports a quote inside an unquoted field as an error of its record (the one CSV reader\'s rule), and reads on', async () => {
+    const check = await checkRecipientsFile(file(`phone,size\n${A},5" screen\n${B},"6"" screen"\n`), { displayName: 'r.csv' });
+    expect(check.problems.map((p) => p.message)).toEqual(['r.csv:2: a quote inside an unquoted field (quote the whole field and write the quote as "")']);
+    expect(check.recipients).toBe(1);
+    const rows = await readAll(file(`phone,size\n${B},"6"" screen"\n`));
+    expect(rows[0]!.fields['size']).toBe('6" screen');
   });
 
   it('keeps an empty last field after a trailing comma', async () => {
@@ -240,8 +243,8 @@ describe('CSV files: RFC 4180 fields', () => {
       displayName: 'r.csv',
     });
     expect(check.problems.map((p) => p.message)).toEqual([
-      'r.csv:2: unexpected text after a closing quote (a quote inside a quoted field is written twice: "")',
-      'r.csv:3: a quoted field opened on line 3 is never closed',
+      'r.csv:2: text after the closing quote of a field (a quote inside a field is written "")',
+      'r.csv:3: a quoted field opened on line 3 is never closed (a missing " before the end of the file)',
     ]);
   });
 

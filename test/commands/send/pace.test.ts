@@ -188,7 +188,8 @@ describe('pace', () => {
     const clock = fakeClock();
     svc = service(clock, queued);
     const d = dir();
-    const file = d.file('to.txt', `${numbers(41).join('\n')}\n`);
+    // 10 tokens of burst (half a second), then 20 a second: the 50th leaves 2 s after the first.
+    const file = d.file('to.txt', `${numbers(50).join('\n')}\n`);
     const start = clock.time;
     expect((await run(['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--async', '--rate', '20', '-o', 'ndjson'], clock)).code).toBe(0);
     expect(svc.posts.at(-1)!.at - start).toBe(2000);

@@ -68,8 +68,28 @@ describe('Pacer', () => {
   it('paces launches to the rate', async () => {
     const clock = fakeClock();
     const pacer = new Pacer({ clock, concurrency: 8, ratePerSecond: 50 });
-    for (let i = 0; i < 502; i++) await pacer.admit();
-    // 2 tokens of burst, then 50 a second.
+    for (let i = 0; i < 525; i++) await pacer.admit();
+    // 25 tokens of burst (half a second), then 50 a second.
     expect(clock.time - Date.parse('2026-01-01T00:00:00Z')).toBe(10_000);
+  });
+
+  it('keeps the tokens of a stall of the service, up to half a second, and spends them when the answers come back', async () => {
+    const clock = fakeClock();
+    const start = clock.time;
+    const pacer = new Pacer({ clock, concurrency: 64, ratePerSecond: 100 });
+    // The burst, then paced: the 60th leaves 100 ms after the start.
+    for (let i = 0; i < 60; i++) await pacer.admit();
+    expect(clock.time - start).toBe(100);
+    // Every request in flight waits 300 ms for the service: 30 tokens saved, spent at once.
+    clock.advance(300);
+    const sleepsBefore = clock.sleeps.length;
+    await pacer.admit(undefined, 30);
+    expect(clock.sleeps.length).toBe(sleepsBefore);
+    // A stall longer than half a second saves no more than half a second's worth.
+    clock.advance(2000);
+    await pacer.admit(undefined, 50);
+    expect(clock.sleeps.length).toBe(sleepsBefore);
+    await pacer.admit(undefined, 1);
+    expect(clock.sleeps.at(-1)).toBe(10);
   });
 });
