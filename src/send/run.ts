@@ -12,7 +12,8 @@ import type { SendPlan } from './plan.js';
 import { createSendProgress, describeWait, type SendProgress } from './progress.js';
 import { readRecipientBatches } from './recipients.js';
 import { createResultPrinter } from './results.js';
-import { openJournal, type Resumed } from './resume.js';
+import { openJournal, ownCounts, type Resumed } from './resume.js';
+import type { BodyStats } from './stats.js';
 import { writeSummary } from './summary.js';
 
 // The sending stage of a send: the media go up, the requests stream from the plan's recipients
@@ -31,14 +32,19 @@ export interface SendOutcome {
   recipientsFailed: string[];
 }
 
-export async function runSend(plan: SendPlan, ctx: Context, options: { isAsync: boolean; resumed: Resumed | undefined }): Promise<SendOutcome> {
-  const { isAsync, resumed } = options;
+export async function runSend(
+  plan: SendPlan,
+  ctx: Context,
+  options: { isAsync: boolean; resumed: Resumed | undefined; cost: () => Promise<BodyStats> },
+): Promise<SendOutcome> {
+  const { isAsync, resumed, cost } = options;
   const skip = resumed?.skip;
   const api = await ctx.api();
   if (plan.toFile !== undefined) api.preferThroughput();
   // Opened before any upload: a journal that cannot be written is a usage error (exit 2), and
   // that must come before the first request, not after the media went up.
-  const journal = resumed !== undefined ? openJournal(plan, resumed) : undefined;
+  const own = resumed !== undefined && !resumed.state.exists ? await ownCounts(plan, cost) : undefined;
+  const journal = resumed !== undefined ? openJournal(plan, resumed, own) : undefined;
   const mediaUrls = [...plan.mediaUrls];
   try {
     for (const file of plan.mediaFiles) {

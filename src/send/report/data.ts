@@ -35,6 +35,8 @@ export interface OutcomeCounts {
   rejected: number;
   unknown: number;
   notYetSent: number;
+  /** Left out by --exclude-file (never sent, not owed). recipients = accepted + rejected + unknown + notYetSent + excluded. */
+  excluded: number;
 }
 
 export interface ReportJournal {
@@ -44,6 +46,8 @@ export interface ReportJournal {
   /** The run's recipients digest (`sha256:…` of the recipients file). */
   recipientsDigest: string;
   counts: OutcomeCounts;
+  /** A sharded journal of an older svc: its header does not say how many recipients its shard holds. */
+  ownUnknown?: true;
 }
 
 const ACCEPTED = 1;
@@ -80,6 +84,8 @@ export async function readReportJournal(path: string, index: number, into: Repor
   let from = '';
   let recipientsDigest = '';
   let recipientCount = 0;
+  let own: { recipients: number; excluded: number } | undefined;
+  let sharded = false;
   let sawHeader = false;
   const touch = (to: string): { bits: number; entry: ReportRecipient } => {
     let found = recipients.get(to);
@@ -93,6 +99,8 @@ export async function readReportJournal(path: string, index: number, into: Repor
         from = record.header.run.from;
         recipientsDigest = record.header.run.recipients;
         recipientCount = record.header.run.recipientCount;
+        own = record.header.own;
+        sharded = record.header.shard !== undefined && record.header.shard.n > 1;
         break;
       case 'launch':
         open.set(record.seq, record.to);
@@ -129,16 +137,21 @@ export async function readReportJournal(path: string, index: number, into: Repor
   }
   if (!sawHeader) throw new Error(`${path}: no such journal (or an empty file)`);
   for (const to of open.values()) for (const number of to) touch(number).bits |= UNKNOWN;
-  const counts: OutcomeCounts = { recipients: recipientCount, accepted: 0, rejected: 0, unknown: 0, notYetSent: 0 };
+  const counts: OutcomeCounts = { recipients: 0, accepted: 0, rejected: 0, unknown: 0, notYetSent: 0, excluded: 0 };
   for (const { bits, entry } of recipients.values()) {
     entry.state = bits & ACCEPTED ? 'accepted' : bits & UNKNOWN ? 'unknown' : 'rejected';
     if (entry.state !== 'accepted') delete entry.messageId;
     counts[entry.state]++;
     into.push(entry);
   }
-  counts.notYetSent = Math.max(0, recipientCount - recipients.size);
-  counts.recipients = Math.max(recipientCount, recipients.size);
-  return { path, shard: headerShard(path), from, recipientsDigest, counts };
+  // The header's run counts the whole list; its `own` counts this run's share of it (its shard,
+  // less --exclude-file). A journal written before `own` existed: the whole list when it was not
+  // sharded, else only the recipients it names (its shard's not-yet-sent cannot be known).
+  const ownRecipients = own?.recipients ?? (sharded ? recipients.size : recipientCount);
+  counts.excluded = own?.excluded ?? 0;
+  counts.notYetSent = Math.max(0, ownRecipients - recipients.size);
+  counts.recipients = Math.max(ownRecipients, recipients.size) + counts.excluded;
+  return { path, shard: headerShard(path), from, recipientsDigest, counts, ...(own === undefined && sharded ? { ownUnknown: true } : {}) };
 }
 
 // ---------------------------------------------------------------------------------------------

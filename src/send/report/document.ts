@@ -27,7 +27,7 @@ export interface ReportDocument {
 }
 
 function sum(counts: readonly OutcomeCounts[]): OutcomeCounts {
-  const total: OutcomeCounts = { recipients: 0, accepted: 0, rejected: 0, unknown: 0, notYetSent: 0 };
+  const total: OutcomeCounts = { recipients: 0, accepted: 0, rejected: 0, unknown: 0, notYetSent: 0, excluded: 0 };
   for (const c of counts) for (const key of Object.keys(total) as (keyof OutcomeCounts)[]) total[key] += c[key];
   return total;
 }

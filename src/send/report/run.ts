@@ -56,12 +56,14 @@ async function sha256File(path: string): Promise<string> {
   return `sha256:${hash.digest('hex')}`;
 }
 
-async function readJournals(options: ReportOptions): Promise<{ journals: ReportJournal[]; recipients: ReportRecipient[] }> {
+async function readJournals(options: ReportOptions, ctx: Context): Promise<{ journals: ReportJournal[]; recipients: ReportRecipient[] }> {
   const recipients: ReportRecipient[] = [];
   const journals: ReportJournal[] = [];
   for (const [index, path] of options.journals.entries()) {
     try {
-      journals.push(await readReportJournal(path, index, recipients));
+      const journal = await readReportJournal(path, index, recipients);
+      if (journal.ownUnknown) ctx.warn(`${path} was written by an older svc: its shard's recipients not yet sent cannot be counted (only those it names are)`);
+      journals.push(journal);
     } catch (error) {
       throw journalProblem(path, error);
     }
@@ -152,7 +154,7 @@ async function readAllStatuses(ctx: Context, options: ReportOptions, recipients:
 
 export async function runReport(options: ReportOptions, ctx: Context): Promise<ReportOutcome> {
   const paths = options.journals;
-  const { journals, recipients } = await readJournals(options);
+  const { journals, recipients } = await readJournals(options, ctx);
   const { statuses, ids, reads, timedOut } = await readAllStatuses(ctx, options, recipients);
   const document = buildDocument(journals, recipients, statuses, reads, paths);
   const { failedTo } = options;

@@ -58,8 +58,8 @@ export async function writeReport(
     ctx.io.stdout.write(lines.join(''));
     return;
   }
-  const rows: string[][] = [['', 'recipients', 'accepted', 'rejected', 'unknown', 'not yet sent']];
-  const line = (name: string, c: OutcomeCounts): string[] => [name, ...[c.recipients, c.accepted, c.rejected, c.unknown, c.notYetSent].map(String)];
+  const rows: string[][] = [['', 'recipients', 'accepted', 'rejected', 'unknown', 'not yet sent', 'excluded']];
+  const line = (name: string, c: OutcomeCounts): string[] => [name, ...[c.recipients, c.accepted, c.rejected, c.unknown, c.notYetSent, c.excluded].map(String)];
   document.journals.forEach((journal) => rows.push(line(`${journal.shard ? `shard ${journal.shard.k}/${journal.shard.n} ` : ''}${journal.path}`, journal.counts)));
   if (document.journals.length > 1) rows.push(line('total', document.total));
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));

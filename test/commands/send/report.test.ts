@@ -7,6 +7,7 @@ import { createTenant, obj, provisionAndWait, startHarness, type Harness } from 
 import { MOCK_ENV, MOCK_ORIGIN } from '../../helpers/mock-api.js';
 import { MockAgent } from 'undici';
 import { sealRecord } from '../../../src/send/journal.js';
+import { accepted, mockSends, numbers, tempDir } from './helpers.js';
 
 // `svc send report` against the sandbox: 1,000 recipients, 100 of them in the failing range.
 // Its counts must equal what the sandbox itself says about every message, and a second report
@@ -58,7 +59,7 @@ describe('svc send report against the sandbox', () => {
       reads: number;
       sendToDelivery: { count: number; p50Ms: number | null; maxMs: number | null };
     };
-    expect(report.total).toEqual({ recipients: RECIPIENTS, accepted: RECIPIENTS, rejected: 0, unknown: 0, notYetSent: 0 });
+    expect(report.total).toEqual({ recipients: RECIPIENTS, accepted: RECIPIENTS, rejected: 0, unknown: 0, notYetSent: 0, excluded: 0 });
     expect(report.final).toBe(true);
 
     // The sandbox's own word on every message the send accepted.
@@ -105,7 +106,7 @@ describe('svc send report, journal side', () => {
       run: { from: FROM, body: 'sha256:00', recipients: 'sha256:11', recipientCount, media: [] },
       created: '2026-01-01T00:00:00Z',
       svc: '0.1.0',
-      ...(shard ? { shard } : {}),
+      ...(shard ? { shard, own: { recipients: recipientCount, excluded: 0 } } : {}),
     });
   const launch = (seq: number, to: string): string => sealRecord({ type: 'launch', seq, to: [to] });
   const result = (seq: number, to: string, outcome: string, extra: Record<string, unknown> = {}): string =>
@@ -135,9 +136,9 @@ describe('svc send report, journal side', () => {
     expect(run.stderr).toMatch(/--watch timed out: 1 message not yet delivered or failed/);
     const report = JSON.parse(run.stdout) as { journals: { shard: unknown; counts: Record<string, number> }[]; total: Record<string, number>; owed: { to: string; state: string }[]; statuses: Record<string, number>; sendToDelivery: { p50Ms: number } };
     expect(report.journals.map((j) => j.shard)).toEqual([{ k: 1, n: 2 }, { k: 2, n: 2 }]);
-    expect(report.journals[0]!.counts).toEqual({ recipients: 3, accepted: 1, rejected: 1, unknown: 0, notYetSent: 1 });
-    expect(report.journals[1]!.counts).toEqual({ recipients: 3, accepted: 1, rejected: 0, unknown: 1, notYetSent: 1 });
-    expect(report.total).toEqual({ recipients: 6, accepted: 2, rejected: 1, unknown: 1, notYetSent: 2 });
+    expect(report.journals[0]!.counts).toEqual({ recipients: 3, accepted: 1, rejected: 1, unknown: 0, notYetSent: 1, excluded: 0 });
+    expect(report.journals[1]!.counts).toEqual({ recipients: 3, accepted: 1, rejected: 0, unknown: 1, notYetSent: 1, excluded: 0 });
+    expect(report.total).toEqual({ recipients: 6, accepted: 2, rejected: 1, unknown: 1, notYetSent: 2, excluded: 0 });
     expect(report.owed.map((o) => [o.to, o.state])).toEqual([
       ['+14155550002', 'rejected'],
       ['+14155550004', 'unknown'],
@@ -148,6 +149,46 @@ describe('svc send report, journal side', () => {
     expect(gets).toBe(2 + 5);
     expect(clock.sleeps.every((ms) => ms <= 2000)).toBe(true);
     await agent.close();
+  });
+
+  it('real shard journals of one list with an exclude file: the list counted once, nothing owed when every one was accepted', async () => {
+    const d = tempDir();
+    const list = numbers(302, 14155560000);
+    const file = d.file('list.txt', `${list.join('\n')}\n`);
+    const exclude = d.file('optout.txt', `${list[5]}\n${list[200]}\n`);
+    const mock = mockSends(accepted, (pool) => {
+      pool.intercept({ method: 'GET', path: (p) => p.startsWith('/api/v1/phone-numbers/') }).reply(200, { number: FROM, settings: {} }).persist();
+      pool
+        .intercept({ method: 'GET', path: (p) => p.startsWith('/api/v1/messages/') })
+        .reply((request) => ({ statusCode: 200, data: { messageId: request.path.split('/').pop(), status: 'delivered' } }))
+        .persist();
+    });
+    try {
+      const options = { env: { ...MOCK_ENV, SVC_DATA_DIR: join(d.dir, 'data') }, dispatcher: mock.agent, clock: fakeClock() };
+      const journals = [1, 2].map((k) => join(d.dir, `shard-${k}.jsonl`));
+      for (const [i, journal] of journals.entries()) {
+        const sent = await runCli(['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--async', '--shard', `${i + 1}/2`, '--exclude-file', exclude, '--journal', journal, '--yes', '-o', 'ndjson'], options);
+        expect(sent.code, sent.stderr).toBe(0);
+      }
+      expect(mock.sends).toHaveLength(300);
+      const args = ['send', 'report', '--journal', journals[0]!, '--journal', journals[1]!];
+      const json = await runCli([...args, '--json'], options);
+      expect(json.code, json.stderr).toBe(0);
+      const report = JSON.parse(json.stdout) as { journals: { counts: Record<string, number> }[]; total: Record<string, number>; owed: unknown[] };
+      expect(report.total).toEqual({ recipients: 302, accepted: 300, rejected: 0, unknown: 0, notYetSent: 0, excluded: 2 });
+      for (const journal of report.journals) {
+        expect(journal.counts['notYetSent']).toBe(0);
+        expect(journal.counts['recipients']).toBe(journal.counts['accepted']! + journal.counts['excluded']!);
+      }
+      expect(report.owed).toEqual([]);
+      const text = await runCli(args, options);
+      expect(text.code, text.stderr).toBe(0);
+      expect(text.stdout).toContain('Every recipient was accepted.');
+      expect(text.stdout).toMatch(/^total\s+302\s+300\s+0\s+0\s+0\s+2$/m);
+    } finally {
+      await mock.close();
+      d.cleanup();
+    }
   });
 
   it('--fields selects from the report in --json, from each recipient in ndjson, and refuses an unknown one', async () => {
