@@ -6,6 +6,7 @@ import { InterruptedError, UsageError } from '../../errors.js';
 import { JournalFormatError } from '../journal.js';
 import {
   appendCache,
+  cachePath,
   isFinal,
   readCache,
   readReportJournal,
@@ -14,6 +15,7 @@ import {
   type ReportJournal,
   type ReportRecipient,
 } from './data.js';
+import { fileIdentity, sameFileAmong, type NamedFile } from '../plan.js';
 import { buildDocument } from './document.js';
 import { writeFailedTo } from './failed-to.js';
 import { writeReport } from './write.js';
@@ -152,8 +154,33 @@ async function readAllStatuses(ctx: Context, options: ReportOptions, recipients:
   return { statuses, ids, reads, timedOut };
 }
 
+/**
+ * --failed-to is written over: it must not be a journal, a journal's statuses cache or the
+ * --to-file (the same device and inode, or the same resolved path for a file not made yet).
+ */
+async function checkFailedTo(options: ReportOptions): Promise<void> {
+  const target = options.failedTo;
+  if (target === undefined) return;
+  const identity = async (path: string): Promise<{ dev: number; ino: number } | undefined> => {
+    try {
+      return await fileIdentity(path);
+    } catch {
+      return undefined;
+    }
+  };
+  const files: NamedFile[] = [];
+  for (const journal of options.journals) {
+    files.push({ flag: '--journal', name: journal, identity: await identity(journal) });
+    files.push({ flag: 'the statuses cache of --journal', name: cachePath(journal), identity: await identity(cachePath(journal)) });
+  }
+  if (options.toFile !== undefined) files.push({ flag: '--to-file', name: options.toFile, identity: await identity(options.toFile) });
+  const same = sameFileAmong(target, await identity(target), files);
+  if (same !== undefined) throw new UsageError(`--failed-to ${target} is the same file as ${same.flag} ${same.name}: it would be written over`);
+}
+
 export async function runReport(options: ReportOptions, ctx: Context): Promise<ReportOutcome> {
   const paths = options.journals;
+  await checkFailedTo(options);
   const { journals, recipients } = await readJournals(options, ctx);
   const { statuses, ids, reads, timedOut } = await readAllStatuses(ctx, options, recipients);
   const document = buildDocument(journals, recipients, statuses, reads, paths);

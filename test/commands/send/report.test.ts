@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -212,6 +212,32 @@ describe('svc send report, journal side', () => {
     expect(bad.stderr).toMatch(/"outcomes" is not a field[\s\S]*Available: to, journal, shard, outcome/);
     expect(bad.stdout).toBe('');
     await agent.close();
+  });
+
+  it('--failed-to refuses to write over a journal, its statuses cache or the --to-file, however it is spelled (exit 2)', async () => {
+    const d = tempDir();
+    try {
+      const journal = d.file('j.jsonl', header(1) + launch(1, '+14155550001') + result(1, '+14155550001', 'rejected', { error: { message: 'bad', status: 400 } }));
+      const list = d.file('rc.csv', 'phone,name\n+14155550001,A\n');
+      symlinkSync(list, join(d.dir, 'link.csv'));
+      const before = [readFileSync(journal, 'utf8'), readFileSync(list, 'utf8')];
+      const cases: [string, RegExp][] = [
+        [join(d.dir, '.', 'rc.csv'), /is the same file as --to-file/],
+        [join(d.dir, 'link.csv'), /is the same file as --to-file/],
+        [join(d.dir, 'sub', '..', 'j.jsonl'), /is the same file as --journal/],
+        [`${journal}.statuses.ndjson`, /is the same file as the statuses cache of --journal/],
+      ];
+      for (const [target, message] of cases) {
+        const run = await runCli(['send', 'report', '--journal', journal, '--failed-to', target, '--to-file', list], { env: MOCK_ENV });
+        expect(run.code, run.stderr).toBe(2);
+        expect(run.stderr).toMatch(message);
+        expect(run.stderr).toContain(target);
+      }
+      expect([readFileSync(journal, 'utf8'), readFileSync(list, 'utf8')]).toEqual(before);
+      expect(existsSync(`${journal}.statuses.ndjson`)).toBe(false);
+    } finally {
+      d.cleanup();
+    }
   });
 
   it('refuses a damaged journal with its line, and a missing one (exit 2)', async () => {
