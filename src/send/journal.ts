@@ -68,6 +68,13 @@ export interface JournalHeader {
   shard?: { k: number; n: number };
   /** This run's own recipients (its shard, less --exclude-file) and those --exclude-file left out; absent in older journals. */
   own?: JournalOwnCounts;
+  /** The --exclude-file's set of numbers (digest and size); `--resume` must give the same. Absent without one, and in older journals. */
+  exclude?: JournalExclude;
+}
+
+export interface JournalExclude {
+  digest: string;
+  numbers: number;
 }
 
 export interface JournalOwnCounts {
@@ -206,7 +213,7 @@ export class JournalWriter {
   static create(
     path: string,
     run: JournalRun,
-    options: JournalWriterOptions & { svc?: string; shard?: { k: number; n: number } | undefined; own?: JournalOwnCounts | undefined } = {},
+    options: JournalWriterOptions & { svc?: string; shard?: { k: number; n: number } | undefined; own?: JournalOwnCounts | undefined; exclude?: JournalExclude | undefined } = {},
   ): JournalWriter {
     const fd = openSync(path, 'a', 0o600);
     try {
@@ -220,6 +227,7 @@ export class JournalWriter {
         svc: options.svc ?? '',
         ...(options.shard !== undefined ? { shard: { k: options.shard.k, n: options.shard.n } } : {}),
         ...(options.own !== undefined ? { own: { recipients: options.own.recipients, excluded: options.own.excluded } } : {}),
+        ...(options.exclude !== undefined ? { exclude: { digest: options.exclude.digest, numbers: options.exclude.numbers } } : {}),
       };
       writeFully(fd, Buffer.from(sealRecord(header)));
     } catch (error) {
@@ -620,6 +628,10 @@ function parseLine(path: string, bytes: Buffer, line: number): JournalLine {
     const ownValue = get('own');
     const ownRecipients = typeof ownValue === 'object' && ownValue !== null ? Reflect.get(ownValue, 'recipients') : undefined;
     const ownExcluded = typeof ownValue === 'object' && ownValue !== null ? Reflect.get(ownValue, 'excluded') : undefined;
+    const excludeValue = get('exclude');
+    const excludeDigest = typeof excludeValue === 'object' && excludeValue !== null ? Reflect.get(excludeValue, 'digest') : undefined;
+    const excludeNumbers = typeof excludeValue === 'object' && excludeValue !== null ? Reflect.get(excludeValue, 'numbers') : undefined;
+    if (excludeValue !== undefined && (typeof excludeDigest !== 'string' || typeof excludeNumbers !== 'number')) throw bad('a header whose exclude is not {"digest", "numbers"}');
     if (ownValue !== undefined && (typeof ownRecipients !== 'number' || typeof ownExcluded !== 'number')) throw bad('a header whose own counts are not {"recipients", "excluded"}');
     return {
       type: 'header',
@@ -631,6 +643,7 @@ function parseLine(path: string, bytes: Buffer, line: number): JournalLine {
         svc: typeof svc === 'string' ? svc : '',
         ...(typeof k === 'number' && typeof n === 'number' ? { shard: { k, n } } : {}),
         ...(typeof ownRecipients === 'number' && typeof ownExcluded === 'number' ? { own: { recipients: ownRecipients, excluded: ownExcluded } } : {}),
+        ...(typeof excludeDigest === 'string' && typeof excludeNumbers === 'number' ? { exclude: { digest: excludeDigest, numbers: excludeNumbers } } : {}),
       },
     };
   }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { VERSION } from '../version.js';
-import { JournalFormatError, JournalWriter, readJournal, runDifferences, type JournalOwnCounts, type JournalRun, type JournalState, type UnknownChoice } from './journal.js';
+import { JournalFormatError, JournalWriter, readJournal, runDifferences, type JournalExclude, type JournalOwnCounts, type JournalRun, type JournalState, type UnknownChoice } from './journal.js';
 import { RecipientFilter } from './pace/filter.js';
 import type { SendPlan } from './plan.js';
 import type { BodyStats, SkipRecipient } from './stats.js';
@@ -63,7 +63,7 @@ export function openJournal(plan: SendPlan, resumed: Resumed, own?: JournalOwnCo
     // The results of one event-loop turn go in one write (see JournalWriter's batchResults).
     return resumed.state.exists
       ? JournalWriter.resume(resumed.state, resumed.unknown ?? 'none', { batchResults: true, fsyncIntervalMs: JOURNAL_FSYNC_INTERVAL_MS })
-      : JournalWriter.create(path, resumed.run, { svc: VERSION, shard: plan.pace.shard, own, batchResults: true, fsyncIntervalMs: JOURNAL_FSYNC_INTERVAL_MS });
+      : JournalWriter.create(path, resumed.run, { svc: VERSION, shard: plan.pace.shard, own, exclude: excludeOf(plan), batchResults: true, fsyncIntervalMs: JOURNAL_FSYNC_INTERVAL_MS });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new UsageError(`Cannot open the journal ${path} for appending: ${code === 'ENOENT' ? 'no such directory' : String(code ?? error)}`);
@@ -105,6 +105,12 @@ export async function resumeFrom(plan: SendPlan, ctx: Context): Promise<Resumed 
   const differences = runDifferences(state.header!.run, run);
   const shardDifference = shardDifferenceOf(state.header!.shard, plan.pace.shard);
   if (shardDifference !== undefined) differences.push(shardDifference);
+  const excludeProblem = excludeDifferenceOf(state.header!.exclude, plan);
+  if (excludeProblem !== undefined) {
+    throw new UsageError(`${path} was written with an --exclude-file: ${excludeProblem}`, [
+      'Nothing was sent. Resume with the same --exclude-file (the same numbers), so that nobody who opted out is sent to.',
+    ]);
+  }
   if (differences.length > 0) {
     throw new UsageError(`${path} is the journal of another run: ${differences.join('; ')}`, [
       'Nothing was sent. Resume with the same --from, body, recipients and media, or give a new --journal file.',
@@ -154,4 +160,24 @@ function shardDifferenceOf(written: { k: number; n: number } | undefined, given:
   if (written?.k === given?.k && written?.n === given?.n) return undefined;
   const describe = (shard: { k: number; n: number } | undefined): string => (shard === undefined ? 'no --shard' : `shard ${shard.k}/${shard.n}`);
   return `it was written for ${describe(written)}, this run is ${describe(given)}`;
+}
+
+/** The --exclude-file's set as the journal header records it. */
+function excludeOf(plan: SendPlan): JournalExclude | undefined {
+  const list = plan.pace.exclude?.list;
+  return list === undefined ? undefined : { digest: list.digest, numbers: list.size };
+}
+
+/**
+ * A resumed run must leave out the numbers its journal's run left out: without the exclude file
+ * (or with another one), people who opted out would be sent to.
+ */
+function excludeDifferenceOf(written: JournalExclude | undefined, plan: SendPlan): string | undefined {
+  if (written === undefined) return undefined;
+  const given = plan.pace.exclude;
+  if (given === undefined) return `${written.numbers} number${written.numbers === 1 ? '' : 's'} left out, and this run gives no --exclude-file`;
+  if (given.list.digest !== written.digest) {
+    return `its ${written.numbers} number${written.numbers === 1 ? '' : 's'} left out are not those of --exclude-file ${given.path} (${given.list.size})`;
+  }
+  return undefined;
 }
