@@ -8,7 +8,7 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import { getMessage, messageOutcome, type Message } from '../../api/messages.js';
 import type { ApiClient } from '../../api/http.js';
-import { AuthError, InterruptedError } from '../../errors.js';
+import { AuthError, InterruptedError, NotFoundError } from '../../errors.js';
 import { readJournalRecords, type JournalError } from '../journal.js';
 
 export type JournalState = 'accepted' | 'rejected' | 'unknown';
@@ -170,6 +170,8 @@ export interface MessageStatus {
   queuedAt: string | null;
   sentAt: string | null;
   deliveredAt: string | null;
+  /** The service answered 404: it does not know the message, and will not later (final, cached). */
+  notFound?: true;
 }
 
 export function funnelStatus(message: Message): FunnelStatus {
@@ -183,6 +185,11 @@ export function funnelStatus(message: Message): FunnelStatus {
 
 export function isFinal(status: FunnelStatus): boolean {
   return status === 'delivered' || status === 'failed';
+}
+
+/** A status that will not change: delivered, failed, or a message the service does not know (404). */
+export function isSettled(status: MessageStatus | undefined): boolean {
+  return status !== undefined && (isFinal(status.status) || status.notFound === true);
 }
 
 function text(value: unknown): string | null {
@@ -219,7 +226,7 @@ export function readCache(journal: string): Map<string, MessageStatus> {
     if (line.trim() === '') continue;
     try {
       const value = JSON.parse(line) as MessageStatus;
-      if (typeof value.messageId === 'string' && (FUNNEL as readonly string[]).includes(value.status) && isFinal(value.status)) cache.set(value.messageId, value);
+      if (typeof value.messageId === 'string' && (FUNNEL as readonly string[]).includes(value.status) && isSettled(value)) cache.set(value.messageId, value);
     } catch {
       /* a torn last line: that status is read again */
     }
@@ -240,11 +247,17 @@ export interface ReadStatusesOptions {
 
 /**
  * Reads each message's status, `concurrency` at a time (the API client retries a failed read
- * itself). A message the service cannot find, or whose read keeps failing, is `unknown` for this
- * round; credentials that do not work stop the report.
+ * itself). A message the service does not know (404) is a final `unknown`; a read that still fails
+ * is left out of `statuses` and named in `failed` (to be told, and read again by --watch), never
+ * taken for a status. Credentials that do not work stop the report.
  */
-export async function readStatuses(api: ApiClient, ids: readonly string[], options: ReadStatusesOptions): Promise<{ statuses: MessageStatus[]; reads: number }> {
-  const statuses: MessageStatus[] = new Array<MessageStatus>(ids.length);
+export async function readStatuses(
+  api: ApiClient,
+  ids: readonly string[],
+  options: ReadStatusesOptions,
+): Promise<{ statuses: MessageStatus[]; failed: { messageId: string; message: string }[]; reads: number }> {
+  const statuses: MessageStatus[] = [];
+  const failed: { messageId: string; message: string }[] = [];
   let next = 0;
   let done = 0;
   let reads = 0;
@@ -255,17 +268,22 @@ export async function readStatuses(api: ApiClient, ids: readonly string[], optio
       const id = ids[at]!;
       reads++;
       try {
-        statuses[at] = statusFrom(id, await getMessage(api, id, options.signal));
+        statuses.push(statusFrom(id, await getMessage(api, id, options.signal)));
       } catch (error) {
         if (error instanceof AuthError || error instanceof InterruptedError || options.signal.aborted) throw error;
-        statuses[at] = { messageId: id, status: 'unknown', raw: null, errorCode: null, errorMessage: error instanceof Error ? error.message : String(error), queuedAt: null, sentAt: null, deliveredAt: null };
+        const message = error instanceof Error ? error.message : String(error);
+        if (error instanceof NotFoundError) {
+          statuses.push({ messageId: id, status: 'unknown', raw: null, errorCode: null, errorMessage: message, queuedAt: null, sentAt: null, deliveredAt: null, notFound: true });
+        } else {
+          failed.push({ messageId: id, message });
+        }
       }
       done++;
       options.onProgress?.(done, ids.length);
     }
   };
   await Promise.all(Array.from({ length: Math.min(options.concurrency, ids.length) }, worker));
-  return { statuses, reads };
+  return { statuses, failed, reads };
 }
 
 export function percentile(sorted: readonly number[], q: number): number | null {

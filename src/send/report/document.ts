@@ -1,6 +1,6 @@
 import {
   FUNNEL,
-  isFinal,
+  isSettled,
   percentile,
   type FunnelStatus,
   type MessageStatus,
@@ -52,7 +52,7 @@ export function buildDocument(
     const status = recipient.messageId === undefined ? undefined : statuses.get(recipient.messageId);
     const word = status?.status ?? 'unknown';
     funnel[word]++;
-    if (!isFinal(word)) final = false;
+    if (!isSettled(status)) final = false;
     if (word === 'failed') {
       const key = `${status?.errorCode ?? ''}\u0000${status?.errorMessage ?? ''}`;
       const entry = reasons.get(key) ?? { errorCode: status?.errorCode ?? null, errorMessage: status?.errorMessage ?? null, count: 0 };

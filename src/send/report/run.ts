@@ -7,7 +7,7 @@ import { JournalFormatError } from '../journal.js';
 import {
   appendCache,
   cachePath,
-  isFinal,
+  isSettled,
   readCache,
   readReportJournal,
   readStatuses,
@@ -115,8 +115,7 @@ async function readAllStatuses(ctx: Context, options: ReportOptions, recipients:
     const progress = ctx.io.stderrIsTTY ? (done: number, total: number) => ctx.io.stderr.write(`\r\u001b[2KReading statuses: ${done}/${total}`) : undefined;
     for (let round = 0; ; round++) {
       const pending = ids.filter((id) => {
-        const known = statuses.get(id);
-        return known === undefined || !isFinal(known.status);
+        return !isSettled(statuses.get(id));
       });
       if (pending.length === 0) break;
       if (round > 0) {
@@ -136,10 +135,11 @@ async function readAllStatuses(ctx: Context, options: ReportOptions, recipients:
       const result = await readStatuses(api, pending, { concurrency: STATUS_CONCURRENCY, signal: ctx.signal, ...(progress ? { onProgress: progress } : {}) });
       if (progress) ctx.io.stderr.write('\r\u001b[2K');
       reads += result.reads;
+      for (const failure of result.failed) ctx.warn(`cannot read the status of message ${failure.messageId}${watch ? ' (read again next round)' : ''}: ${failure.message}`);
       const newlyFinal: MessageStatus[][] = paths.map(() => []);
       for (const status of result.statuses) {
         statuses.set(status.messageId, status);
-        if (isFinal(status.status)) newlyFinal[journalOf.get(status.messageId)!]!.push(status);
+        if (isSettled(status)) newlyFinal[journalOf.get(status.messageId)!]!.push(status);
       }
       newlyFinal.forEach((list, index) => {
         try {
@@ -195,5 +195,5 @@ export async function runReport(options: ReportOptions, ctx: Context): Promise<R
     ctx.io.stderr.write(`Wrote ${written} failed recipient${written === 1 ? '' : 's'} to ${failedTo} (svc send --to-file takes it).\n`);
   }
   await writeReport(ctx, document, recipients, statuses, paths, journals);
-  return { notFinal: timedOut ? ids.filter((id) => !isFinal(statuses.get(id)?.status ?? 'unknown')).length : undefined };
+  return { notFinal: timedOut ? ids.filter((id) => !isSettled(statuses.get(id))).length : undefined };
 }

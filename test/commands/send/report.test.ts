@@ -191,6 +191,43 @@ describe('svc send report, journal side', () => {
     }
   });
 
+  it('reads failure-like statuses as failed, a 404 as a final unknown, and tells of a read that fails and reads it again', async () => {
+    const journal = join(work, 'statuses.jsonl');
+    const to = ['+14155550001', '+14155550002', '+14155550003', '+14155550004', '+14155550005'];
+    const ids = ['m-undelivered', 'm-expired', 'm-rejected', 'm-gone', 'm-flaky'];
+    writeFileSync(journal, header(5) + to.map((n, i) => launch(i + 1, n) + result(i + 1, n, 'accepted', { messageId: ids[i] })).join(''));
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    const reads = new Map<string, number>();
+    agent
+      .get(MOCK_ORIGIN)
+      .intercept({ path: (p) => p.startsWith('/api/v1/messages/'), method: 'GET' })
+      .reply((request): { statusCode: number; data: object } => {
+        const id = request.path.split('/').pop()!;
+        const count = (reads.get(id) ?? 0) + 1;
+        reads.set(id, count);
+        if (id === 'm-gone') return { statusCode: 404, data: { message: 'No such message', title: 'Not found' } };
+        // Fails for longer than the client's own retries: the first round cannot read it.
+        if (id === 'm-flaky' && count <= 12) return { statusCode: 500, data: { message: 'boom', title: 'Server error' } };
+        return { statusCode: 200, data: { messageId: id, status: id === 'm-flaky' ? 'delivered' : id.slice(2) } };
+      })
+      .persist();
+    const options = { env: { ...MOCK_ENV, SVC_DATA_DIR: join(work, 'd-statuses') }, dispatcher: agent, clock: fakeClock() };
+    const run = await runCli(['send', 'report', '--journal', journal, '--watch', '--timeout', '600', '--json'], options);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/cannot read the status of message m-flaky \(read again next round\)/);
+    const report = JSON.parse(run.stdout) as { statuses: Record<string, number>; final: boolean };
+    expect(report.statuses).toEqual({ delivered: 1, sent: 0, sending: 0, queued: 0, failed: 3, unknown: 1 });
+    expect(report.final).toBe(true);
+    expect(reads.get('m-gone')).toBe(1);
+    // Every status is settled and cached, the 404 too: a second report reads nothing.
+    const before = [...reads.values()].reduce((a, b) => a + b, 0);
+    const again = await runCli(['send', 'report', '--journal', journal, '--json'], options);
+    expect(again.code, again.stderr).toBe(0);
+    expect([...reads.values()].reduce((a, b) => a + b, 0)).toBe(before);
+    await agent.close();
+  });
+
   it('--fields selects from the report in --json, from each recipient in ndjson, and refuses an unknown one', async () => {
     const journal = join(work, 'fields.jsonl');
     writeFileSync(journal, header(2) + launch(1, '+14155550001') + result(1, '+14155550001', 'accepted', { messageId: 'm1' }) + launch(2, '+14155550002') + result(2, '+14155550002', 'rejected', { error: { message: 'bad number', status: 400 } }));
