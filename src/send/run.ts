@@ -64,8 +64,12 @@ export async function runSend(
   const started = ctx.clock.now();
   let skipped = 0;
   let progress: SendProgress | undefined;
-  const total = plan.to !== undefined ? 1 : plan.toFile!.check.recipients;
+  let total = 1;
   if (bulk) {
+    // This run's own recipients: the list less other shards, --exclude-file and --resume skips
+    // (the cost's pass, made once, when any of them applies).
+    const filtered = skip !== undefined || new RecipientFilter(plan.pace.exclude?.list, plan.pace.shard).active;
+    total = filtered ? (await cost()).recipients : plan.toFile!.check.recipients;
     progress = createSendProgress({ stream: ctx.io.stderr, isTTY: ctx.io.stderrIsTTY, columns: ctx.io.columns, total, now: () => ctx.clock.now() });
   }
   const filter = new RecipientFilter(plan.pace.exclude?.list, plan.pace.shard);

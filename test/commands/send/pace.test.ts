@@ -335,6 +335,29 @@ describe('--exclude-file and --shard', () => {
     expect(svc.posts.some((p) => p.to === '+14155552003' || p.to === '+14155552005')).toBe(false);
   });
 
+  it('progress counts out of the shard\'s own recipients, less the excluded, with the skipped apart', async () => {
+    const clock = fakeClock();
+    svc = service(clock, queued);
+    const d = dir();
+    const recipients = numbers(60, 14155553000);
+    const file = d.file('to.txt', `${recipients.join('\n')}\n`);
+    const exclude = d.file('optout.txt', `${recipients.slice(0, 10).join('\n')}\n`);
+    const args = ['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--async', '--shard', '1/2', '--exclude-file', exclude, '--yes'];
+    const dry = await run([...args, '--dry-run', '--json'], clock);
+    const own = (JSON.parse(dry.stdout) as { recipients: number }).recipients;
+    const result = await run([...args, '--rate', '1', '-o', 'ndjson'], clock);
+    expect(result.code, result.stderr).toBe(0);
+    expect(svc.posts).toHaveLength(own);
+    const lines = result.stderr.split('\n').filter((line) => line.startsWith('svc send: '));
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) {
+      const [, sent, total] = /^svc send: (\d+)\/(\d+) sent/.exec(line)!;
+      expect(Number(total)).toBe(own);
+      expect(Number(sent)).toBeLessThanOrEqual(own);
+    }
+    expect(lines.some((line) => / skipped, /.test(line))).toBe(true);
+  });
+
   it('four shards send to everyone exactly once, each journal records its shard, and --resume checks it', async () => {
     const clock = fakeClock();
     svc = service(clock, queued);
