@@ -436,6 +436,8 @@ complete -c svc -n '__svc_at '\''send'\''' -l window -x -d 'quiet hours: send on
 complete -c svc -n '__svc_at '\''send'\''' -l tz -x -d 'IANA time zone of --window, e.g. America/New_York'
 complete -c svc -n '__svc_at '\''send'\''' -l exclude-file -r -F -d 'never send to these numbers (one a line, or a CSV with a number column)'
 complete -c svc -n '__svc_at '\''send'\''' -l shard -x -d 'send only shard K of N of the recipients (stable hash of the number)'
+complete -c svc -n '__svc_at '\''send'\''' -l store -r -F -d 'record what was sent in this event store, for svc thread (default: the user data directory)'
+complete -c svc -n '__svc_at '\''send'\''' -l no-store -d 'do not record what was sent in the event store'
 complete -c svc -n '__svc_at '\''send'\''' -l dry-run -d 'check everything and show recipients, encoding and segments; send nothing'
 complete -c svc -n '__svc_at '\''send'\''' -l yes -s y -d 'do not ask for confirmation on a terminal'
 complete -c svc -n '__svc_at '\''send'\''' -l json -d 'machine output: one JSON document on stdout (same as -o json)'

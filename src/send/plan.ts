@@ -40,6 +40,8 @@ export interface SendRequest {
   dryRun: boolean;
   yes: boolean;
   pace: PaceOptions;
+  /** The event store that records what was sent: a directory (--store), false (--no-store), or the default. */
+  store?: string | false | undefined;
 }
 
 export interface SendPlan {
@@ -63,6 +65,8 @@ export interface SendPlan {
   yes: boolean;
   /** --rate, --max-stall, --window/--tz, --exclude-file, --shard (issue 10). */
   pace: PaceFlags;
+  /** See SendRequest's store. */
+  store: string | false | undefined;
   /** Releases the inputs (the recipients file's descriptor, a spooled pipe). */
   close(): void;
 }
@@ -340,6 +344,7 @@ export async function planSend(request: SendRequest, ctx: Context): Promise<Send
     dryRun: request.dryRun,
     yes: request.yes,
     pace,
+    store: request.store,
     close: () => toFile?.source.close(),
   };
 }

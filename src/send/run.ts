@@ -1,7 +1,7 @@
 import type { Context } from '../context.js';
 import { messageOutcome, sendMessage, type SendAnswer, type SendMessageRequest } from '../api/messages.js';
 import { uploadMedia } from '../api/media.js';
-import { sentRecorderFor } from '../events/records.js';
+import { openSentRecorder, sentRecorderFor } from '../events/records.js';
 import { runBulk, type BulkRequest, type BulkSummary } from './engine.js';
 import { RecipientFilter } from './pace/filter.js';
 import { readNumberRateLimit } from './pace/number-rate.js';
@@ -57,7 +57,8 @@ export async function runSend(
     throw error;
   }
 
-  const recorder = sentRecorderFor(ctx); // what was sent, for svc thread and svc events (the event store)
+  // What was sent, for svc thread and svc events: into --store DIR, none with --no-store, else the default store.
+  const recorder = plan.store === false ? undefined : plan.store !== undefined ? openSentRecorder(plan.store, (message) => ctx.warn(message)) : sentRecorderFor(ctx);
   const bulk = plan.toFile !== undefined;
   // Read once before sending: the number's own cap, per second (decisions.md).
   const numberRate = bulk ? await readNumberRateLimit(api, plan.from, (line) => ctx.debug(line)) : undefined;

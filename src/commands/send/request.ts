@@ -3,6 +3,7 @@ import type { Context } from '../../context.js';
 import type { UnknownChoice } from '../../send/journal.js';
 import type { SendRequest } from '../../send/plan.js';
 import { DEFAULT_CONCURRENCY } from '../defaults.js';
+import { UsageError } from '../../errors.js';
 import { TENANT_MISSING, tenantOrAsk } from '../tenant/choose.js';
 import { readPaceOptions } from './pace-options.js';
 
@@ -12,6 +13,8 @@ import { readPaceOptions } from './pace-options.js';
 
 export function sendRequestOf(input: CommandInput, ctx: Context): SendRequest {
   const unknownText = input.string('unknown');
+  const store = input.string('store');
+  if (store !== undefined && store.trim() === '') throw new UsageError('--store needs a directory, not an empty string');
   return {
     from: input.string('from'),
     to: input.strings('to'),
@@ -29,5 +32,7 @@ export function sendRequestOf(input: CommandInput, ctx: Context): SendRequest {
     dryRun: input.flag('dryRun'),
     yes: input.flag('yes'),
     pace: readPaceOptions(input),
+    // --store DIR, --no-store (false), or the default store (undefined).
+    store: store ?? (input.has('store') ? false : undefined),
   };
 }
