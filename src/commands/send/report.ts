@@ -15,7 +15,6 @@ export async function run(input: CommandInput, ctx: Context): Promise<number> {
   if (timeoutS !== undefined && !watch) throw new UsageError('--timeout goes with --watch');
   const failedTo = input.string('failedTo');
   const toFile = input.string('toFile');
-  if (toFile !== undefined && failedTo === undefined) throw new UsageError('--to-file goes with --failed-to (it gives the template columns of the failed recipients)');
 
   const { notFinal } = await runReport({ journals: paths, watch, timeoutS, failedTo, toFile }, ctx);
   if (notFinal !== undefined) {

@@ -15,8 +15,11 @@ import {
 export interface ReportDocument {
   journals: { path: string; shard: { k: number; n: number } | null; from: string; counts: OutcomeCounts }[];
   total: OutcomeCounts;
-  /** Recipients not accepted: rejected (never sent) or unknown (maybe sent); not-yet-sent are counted only. */
-  owed: { to: string; state: 'rejected' | 'unknown'; journal: string; error: string | null }[];
+  /**
+   * Recipients not accepted: rejected (never sent), unknown (maybe sent), and not yet sent (named
+   * when --to-file gives the list; else counted only, in total.notYetSent).
+   */
+  owed: { to: string; state: 'rejected' | 'unknown' | 'not yet sent'; journal: string; error: string | null }[];
   statuses: Record<FunnelStatus, number>;
   failures: { errorCode: string | null; errorMessage: string | null; count: number }[];
   sendToDelivery: { count: number; p50Ms: number | null; p95Ms: number | null; maxMs: number | null };
@@ -24,6 +27,12 @@ export interface ReportDocument {
   final: boolean;
   /** GET /messages/{id} made by this report (cached final statuses are not read again). */
   reads: number;
+}
+
+/** A recipient of a journal's share of the list that the journal has no record of. */
+export interface NotYetSent {
+  to: string;
+  journal: number;
 }
 
 function sum(counts: readonly OutcomeCounts[]): OutcomeCounts {
@@ -38,6 +47,7 @@ export function buildDocument(
   statuses: ReadonlyMap<string, MessageStatus>,
   reads: number,
   paths: readonly string[],
+  notYetSent: readonly NotYetSent[] = [],
 ): ReportDocument {
   const funnel = Object.fromEntries(FUNNEL.map((status) => [status, 0])) as Record<FunnelStatus, number>;
   const reasons = new Map<string, { errorCode: string | null; errorMessage: string | null; count: number }>();
@@ -65,6 +75,7 @@ export function buildDocument(
       if (Number.isFinite(start) && Number.isFinite(end) && end >= start) delays.push(end - start);
     }
   }
+  for (const recipient of notYetSent) owed.push({ to: recipient.to, state: 'not yet sent', journal: paths[recipient.journal]!, error: null });
   delays.sort((a, b) => a - b);
   return {
     journals: journals.map((journal) => ({ path: journal.path, shard: journal.shard, from: journal.from, counts: journal.counts })),

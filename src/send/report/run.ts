@@ -16,7 +16,10 @@ import {
   type ReportRecipient,
 } from './data.js';
 import { fileIdentity, sameFileAmong, type NamedFile } from '../plan.js';
-import { buildDocument } from './document.js';
+import { MAX_RECIPIENTS_BYTES, openInput } from '../input-source.js';
+import { inShard } from '../pace/shard.js';
+import { readRecipientBatches } from '../recipients.js';
+import { buildDocument, type NotYetSent } from './document.js';
 import { writeFailedTo } from './failed-to.js';
 import { writeReport } from './write.js';
 
@@ -178,12 +181,44 @@ async function checkFailedTo(options: ReportOptions): Promise<void> {
   if (same !== undefined) throw new UsageError(`--failed-to ${target} is the same file as ${same.flag} ${same.name}: it would be written over`);
 }
 
+/**
+ * The recipients not yet sent, by name, when --to-file gives the list: a shard's recipients with
+ * no record in its journal. Only for journals whose header leaves no doubt (nothing excluded: the
+ * report does not have the exclude list), and no more than each journal counts.
+ */
+async function namedNotYetSent(options: ReportOptions, journals: readonly ReportJournal[], recipients: readonly ReportRecipient[], stdin: Readable): Promise<NotYetSent[]> {
+  const { toFile } = options;
+  if (toFile === undefined) return [];
+  const digest = await sha256File(toFile);
+  const wanted = journals.map((journal, index) => ({ journal, index, left: journal.recipientsDigest === digest && journal.counts.excluded === 0 ? journal.counts.notYetSent : 0 }));
+  if (!wanted.some((w) => w.left > 0)) return [];
+  const named = journals.map(() => new Set<string>());
+  for (const recipient of recipients) named[recipient.journal]!.add(recipient.to);
+  const found: NotYetSent[] = [];
+  const source = await openInput(toFile, { flag: '--to-file', maxBytes: MAX_RECIPIENTS_BYTES, reread: false, stdin, stdinIsTTY: false });
+  try {
+    for await (const rows of readRecipientBatches(source)) {
+      for (const row of rows) {
+        for (const w of wanted) {
+          if (w.left === 0 || named[w.index]!.has(row.to) || (w.journal.shard !== null && !inShard(row.to, w.journal.shard))) continue;
+          named[w.index]!.add(row.to);
+          found.push({ to: row.to, journal: w.index });
+          w.left--;
+        }
+      }
+    }
+  } finally {
+    source.close();
+  }
+  return found;
+}
+
 export async function runReport(options: ReportOptions, ctx: Context): Promise<ReportOutcome> {
   const paths = options.journals;
   await checkFailedTo(options);
   const { journals, recipients } = await readJournals(options, ctx);
   const { statuses, ids, reads, timedOut } = await readAllStatuses(ctx, options, recipients);
-  const document = buildDocument(journals, recipients, statuses, reads, paths);
+  const document = buildDocument(journals, recipients, statuses, reads, paths, await namedNotYetSent(options, journals, recipients, ctx.io.stdin as Readable));
   const { failedTo } = options;
   if (failedTo !== undefined) {
     const failed = new Set<string>();

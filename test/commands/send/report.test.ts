@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -226,6 +227,37 @@ describe('svc send report, journal side', () => {
     expect(again.code, again.stderr).toBe(0);
     expect([...reads.values()].reduce((a, b) => a + b, 0)).toBe(before);
     await agent.close();
+  });
+
+  it('names the recipients not yet sent in owed, in --json and in the text alike, when --to-file gives the list', async () => {
+    const d = tempDir();
+    try {
+      const list = ['+14155550001', '+14155550002', '+14155550003', '+14155550004'];
+      const file = d.file('list.txt', `${list.join('\n')}\n`);
+      const digest = `sha256:${createHash('sha256').update(readFileSync(file)).digest('hex')}`;
+      const journal = d.file(
+        'j.jsonl',
+        sealRecord({ journal: 'svc-send', version: 2, run: { from: FROM, body: 'sha256:00', recipients: digest, recipientCount: 4, media: [] }, created: '2026-01-01T00:00:00Z', svc: '0.1.0', own: { recipients: 4, excluded: 0 } }) +
+          launch(1, list[0]!) + result(1, list[0]!, 'accepted', { messageId: 'm1' }) + launch(2, list[1]!) + result(2, list[1]!, 'rejected', { error: { message: 'bad number', status: 400 } }),
+      );
+      const agent = new MockAgent();
+      agent.disableNetConnect();
+      agent.get(MOCK_ORIGIN).intercept({ path: '/api/v1/messages/m1', method: 'GET' }).reply(200, { messageId: 'm1', status: 'delivered' }).persist();
+      const options = { env: { ...MOCK_ENV, SVC_DATA_DIR: join(d.dir, 'data') }, dispatcher: agent };
+      const json = await runCli(['send', 'report', '--journal', journal, '--to-file', file, '--json'], options);
+      expect(json.code, json.stderr).toBe(0);
+      const report = JSON.parse(json.stdout) as { total: Record<string, number>; owed: { to: string; state: string }[] };
+      expect(report.total['notYetSent']).toBe(2);
+      expect(report.owed.map((o) => [o.to, o.state])).toEqual([[list[1], 'rejected'], [list[2], 'not yet sent'], [list[3], 'not yet sent']]);
+      const text = await runCli(['send', 'report', '--journal', journal, '--to-file', file], options);
+      expect(text.stdout).toContain('Recipients still owed: 3 (1 rejected, 0 unknown, 2 not yet sent)');
+      expect(text.stdout).toContain(`  ${list[2]}  not yet sent\n  ${list[3]}  not yet sent\n`);
+      const unnamed = await runCli(['send', 'report', '--journal', journal], options);
+      expect(unnamed.stdout).toContain('  and 2 not yet sent, not named here (give --to-file');
+      await agent.close();
+    } finally {
+      d.cleanup();
+    }
   });
 
   it('--fields selects from the report in --json, from each recipient in ndjson, and refuses an unknown one', async () => {
