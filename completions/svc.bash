@@ -382,13 +382,14 @@ _svc() {
         --tz) return ;;
         --exclude-file) _svc_files; return ;;
         --shard) return ;;
+        --store) _svc_files; return ;;
         --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
         --profile) _svc_profiles; return ;;
         --base-url) return ;;
         --timeout) return ;;
         --fields) return ;;
       esac
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W '--from --to --to-file --body --body-file --media --media-file --tenant --async --concurrency --journal --resume --unknown --rate --max-stall --window --tz --exclude-file --shard --dry-run --yes -y --json --output -o --profile --base-url --debug --no-color --timeout --fields --no-pager --help' -- "$cur")); return; fi
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W '--from --to --to-file --body --body-file --media --media-file --tenant --async --concurrency --journal --resume --unknown --rate --max-stall --window --tz --exclude-file --shard --store --no-store --dry-run --yes -y --json --output -o --profile --base-url --debug --no-color --timeout --fields --no-pager --help' -- "$cur")); return; fi
       COMPREPLY=($(compgen -W 'report' -- "$cur")) ;;
     'send report')
       case "$prev" in

@@ -66,6 +66,20 @@ export interface JournalHeader {
   svc: string;
   /** --shard K/N of the run (issue 10); `--resume` must give the same. */
   shard?: { k: number; n: number };
+  /** This run's own recipients (its shard, less --exclude-file) and those --exclude-file left out; absent in older journals. */
+  own?: JournalOwnCounts;
+  /** The --exclude-file's set of numbers (digest and size); `--resume` must give the same. Absent without one, and in older journals. */
+  exclude?: JournalExclude;
+}
+
+export interface JournalExclude {
+  digest: string;
+  numbers: number;
+}
+
+export interface JournalOwnCounts {
+  recipients: number;
+  excluded: number;
 }
 
 export interface JournalError {
@@ -200,7 +214,11 @@ export class JournalWriter {
    * Starts a journal for a new run: the file must be absent or empty (or hold only a torn header,
    * which means that run launched nothing). Created with mode 0600: it lists phone numbers.
    */
-  static create(path: string, run: JournalRun, options: JournalWriterOptions & { svc?: string; shard?: { k: number; n: number } | undefined } = {}): JournalWriter {
+  static create(
+    path: string,
+    run: JournalRun,
+    options: JournalWriterOptions & { svc?: string; shard?: { k: number; n: number } | undefined; own?: JournalOwnCounts | undefined; exclude?: JournalExclude | undefined } = {},
+  ): JournalWriter {
     const fd = openSync(path, 'a', 0o600);
     try {
       if (fstatSync(fd).size > 0) ftruncateSync(fd, 0);
@@ -212,6 +230,8 @@ export class JournalWriter {
         created: clock().toISOString(),
         svc: options.svc ?? '',
         ...(options.shard !== undefined ? { shard: { k: options.shard.k, n: options.shard.n } } : {}),
+        ...(options.own !== undefined ? { own: { recipients: options.own.recipients, excluded: options.own.excluded } } : {}),
+        ...(options.exclude !== undefined ? { exclude: { digest: options.exclude.digest, numbers: options.exclude.numbers } } : {}),
       };
       writeFully(fd, Buffer.from(sealRecord(header)));
     } catch (error) {
@@ -609,6 +629,14 @@ function parseLine(path: string, bytes: Buffer, line: number): JournalLine {
     const k = typeof shard === 'object' && shard !== null ? Reflect.get(shard, 'k') : undefined;
     const n = typeof shard === 'object' && shard !== null ? Reflect.get(shard, 'n') : undefined;
     if (shard !== undefined && (typeof k !== 'number' || typeof n !== 'number')) throw bad('a header whose shard is not {"k", "n"}');
+    const ownValue = get('own');
+    const ownRecipients = typeof ownValue === 'object' && ownValue !== null ? Reflect.get(ownValue, 'recipients') : undefined;
+    const ownExcluded = typeof ownValue === 'object' && ownValue !== null ? Reflect.get(ownValue, 'excluded') : undefined;
+    const excludeValue = get('exclude');
+    const excludeDigest = typeof excludeValue === 'object' && excludeValue !== null ? Reflect.get(excludeValue, 'digest') : undefined;
+    const excludeNumbers = typeof excludeValue === 'object' && excludeValue !== null ? Reflect.get(excludeValue, 'numbers') : undefined;
+    if (excludeValue !== undefined && (typeof excludeDigest !== 'string' || typeof excludeNumbers !== 'number')) throw bad('a header whose exclude is not {"digest", "numbers"}');
+    if (ownValue !== undefined && (typeof ownRecipients !== 'number' || typeof ownExcluded !== 'number')) throw bad('a header whose own counts are not {"recipients", "excluded"}');
     return {
       type: 'header',
       line,
@@ -618,6 +646,8 @@ function parseLine(path: string, bytes: Buffer, line: number): JournalLine {
         created: typeof created === 'string' ? created : '',
         svc: typeof svc === 'string' ? svc : '',
         ...(typeof k === 'number' && typeof n === 'number' ? { shard: { k, n } } : {}),
+        ...(typeof ownRecipients === 'number' && typeof ownExcluded === 'number' ? { own: { recipients: ownRecipients, excluded: ownExcluded } } : {}),
+        ...(typeof excludeDigest === 'string' && typeof excludeNumbers === 'number' ? { exclude: { digest: excludeDigest, numbers: excludeNumbers } } : {}),
       },
     };
   }

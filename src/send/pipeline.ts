@@ -34,7 +34,7 @@ export async function sendPipeline(request: SendRequest, ctx: Context): Promise<
       return { dryRun: true };
     }
     const isAsync = await confirmSend(plan, ctx, cost, confirmed);
-    return { dryRun: false, from: plan.from, ...(await runSend(plan, ctx, { isAsync, resumed })) };
+    return { dryRun: false, from: plan.from, ...(await runSend(plan, ctx, { isAsync, resumed, cost })) };
   } finally {
     plan.close();
   }

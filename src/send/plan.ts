@@ -1,4 +1,5 @@
 import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { TextDecoder } from 'node:util';
 import { MAX_MEDIA_PER_MESSAGE } from '../domain/media-formats.js';
 import type { Context } from '../context.js';
@@ -41,6 +42,8 @@ export interface SendRequest {
   dryRun: boolean;
   yes: boolean;
   pace: PaceOptions;
+  /** The event store that records what was sent: a directory (--store), false (--no-store), or the default. */
+  store?: string | false | undefined;
 }
 
 export interface SendPlan {
@@ -65,6 +68,8 @@ export interface SendPlan {
   yes: boolean;
   /** --rate, --max-stall, --window/--tz, --exclude-file, --shard (issue 10). */
   pace: PaceFlags;
+  /** See SendRequest's store. */
+  store: string | false | undefined;
   /** Releases the inputs (the recipients file's descriptor, a spooled pipe). */
   close(): void;
 }
@@ -161,25 +166,50 @@ function checkMediaLinks(urls: readonly string[]): void {
   }
 }
 
+/** A file named on the command line: the flag, the name as given, its device and inode when it exists. */
+export interface NamedFile {
+  flag: string;
+  name: string;
+  identity: { dev: number; ino: number } | undefined;
+}
+
+/**
+ * The first of `files` that is the same file as `path`: the same device and inode (so links and
+ * other spellings of a path are caught), or, for a file not yet made, the same resolved path.
+ */
+export function sameFileAmong<T extends NamedFile>(path: string, identity: { dev: number; ino: number } | undefined, files: readonly T[]): T | undefined {
+  const resolved = resolve(path);
+  return files.find(
+    (file) => (identity !== undefined && file.identity !== undefined && file.identity.dev === identity.dev && file.identity.ino === identity.ino) || resolve(file.name) === resolved,
+  );
+}
+
+/** The device and inode of `path`, or undefined when it does not exist (other errors are thrown). */
+export async function fileIdentity(path: string): Promise<{ dev: number; ino: number; isFile: boolean } | undefined> {
+  try {
+    const stats = await stat(path);
+    return { dev: stats.dev, ino: stats.ino, isFile: stats.isFile() };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
 /**
  * The journal must not be any input: appending to the recipients file, the body or a media file
- * would corrupt what is being sent. Compared by device and inode, so that links and other
- * spellings of a path are caught too. An existing journal must be a regular file.
+ * would corrupt what is being sent. An existing journal must be a regular file.
  */
-async function checkJournalPath(journal: string, inputs: readonly { flag: string; name: string; identity: { dev: number; ino: number } | undefined }[]): Promise<void> {
+async function checkJournalPath(journal: string, inputs: readonly NamedFile[]): Promise<void> {
   let journalStats;
   try {
-    journalStats = await stat(journal);
+    journalStats = await fileIdentity(journal);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw new UsageError(`Cannot use --journal ${journal}: ${String((error as NodeJS.ErrnoException).code ?? error)}`);
   }
-  if (!journalStats.isFile()) throw new UsageError(`--journal ${journal} is not a regular file`);
-  for (const input of inputs) {
-    if (input.identity !== undefined && input.identity.dev === journalStats.dev && input.identity.ino === journalStats.ino) {
-      throw new UsageError(`--journal ${journal} is the same file as ${input.flag} ${input.name}: the journal would be written into an input`);
-    }
-  }
+  if (journalStats === undefined) return;
+  if (!journalStats.isFile) throw new UsageError(`--journal ${journal} is not a regular file`);
+  const input = sameFileAmong(journal, journalStats, inputs.filter((file) => file.identity !== undefined));
+  if (input !== undefined) throw new UsageError(`--journal ${journal} is the same file as ${input.flag} ${input.name}: the journal would be written into an input`);
 }
 
 const STDIN_HINT_AFTER_MS = 2_000;
@@ -323,6 +353,7 @@ export async function planSend(request: SendRequest, ctx: Context): Promise<Send
     dryRun: request.dryRun,
     yes: request.yes,
     pace,
+    store: request.store,
     close: () => toFile?.source.close(),
   };
 }

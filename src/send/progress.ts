@@ -87,17 +87,17 @@ export function createSendProgress(options: SendProgressOptions): SendProgress {
   };
 
   const text = (counts: ProgressCounts, time: number): string => {
+    // `total` is this run's own recipients (its shard, less exclusions and --resume skips):
+    // those left out are told apart, never counted as sent.
     const sent = counts.accepted + counts.failed;
-    const done = sent + counts.skipped;
     const rate = rateNow(time, sent);
-    const left = Math.max(0, total - done);
+    const left = Math.max(0, total - sent);
     const eta = rate > 0 ? formatDuration((left / rate) * 1000) : '?';
     const waiting = wait !== undefined && time < wait.until ? `; ${wait.text}` : '';
     return (
-      `${done}/${total} sent (${counts.accepted} accepted` +
+      `${sent}/${total} sent (${counts.accepted} accepted` +
       (counts.failed > 0 ? `, ${counts.failed} failed` : '') +
-      (counts.skipped > 0 ? `, ${counts.skipped} skipped` : '') +
-      `), ${rate.toFixed(0)}/s, ${eta} left${waiting}`
+      `)${counts.skipped > 0 ? `, ${counts.skipped} skipped` : ''}, ${rate.toFixed(0)}/s, ${eta} left${waiting}`
     );
   };
 
@@ -113,7 +113,7 @@ export function createSendProgress(options: SendProgressOptions): SendProgress {
     update(counts) {
       last = counts;
       const time = now();
-      const done = counts.accepted + counts.failed + counts.skipped;
+      const done = counts.accepted + counts.failed;
       if (isTTY) {
         if (time - lastDraw >= drawEveryMs || done >= total) draw(time);
         else rateNow(time, counts.accepted + counts.failed);

@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { VERSION } from '../version.js';
-import { JournalFormatError, JournalWriter, readJournal, runDifferences, type JournalRun, type JournalState, type UnknownChoice } from './journal.js';
+import { JournalFormatError, JournalWriter, readJournal, runDifferences, type JournalExclude, type JournalOwnCounts, type JournalRun, type JournalState, type UnknownChoice } from './journal.js';
+import { RecipientFilter } from './pace/filter.js';
 import type { SendPlan } from './plan.js';
-import type { SkipRecipient } from './stats.js';
+import type { BodyStats, SkipRecipient } from './stats.js';
 
 // The write-ahead journal of a send, before the first request: what the run is bound to, what an
 // existing journal says (refused when damaged, of another run, or not asked to be resumed), who is
@@ -43,14 +44,26 @@ function runOf(plan: SendPlan): JournalRun {
   };
 }
 
-/** The writer of this run's journal, continuing the one read by resumeFrom or starting it. */
-export function openJournal(plan: SendPlan, resumed: Resumed): JournalWriter {
+/**
+ * This run's own recipients (the list less other shards and --exclude-file) and those excluded,
+ * for a new journal's header: `svc send report` counts who is still owed from them. With a
+ * filter it takes a pass over the list (the cost's, made once; no journal skips in a new run).
+ */
+export async function ownCounts(plan: SendPlan, cost: () => Promise<BodyStats>): Promise<JournalOwnCounts> {
+  if (plan.toFile === undefined) return { recipients: plan.to!.length, excluded: 0 };
+  if (!new RecipientFilter(plan.pace.exclude?.list, plan.pace.shard).active) return { recipients: plan.toFile.check.recipients, excluded: 0 };
+  const stats = await cost();
+  return { recipients: stats.recipients + stats.skipped, excluded: stats.excluded };
+}
+
+/** The writer of this run's journal, continuing the one read by resumeFrom or starting it (with `own` in its header). */
+export function openJournal(plan: SendPlan, resumed: Resumed, own?: JournalOwnCounts): JournalWriter {
   const path = plan.journal!;
   try {
     // The results of one event-loop turn go in one write (see JournalWriter's batchResults).
     return resumed.state.exists
       ? JournalWriter.resume(resumed.state, resumed.unknown ?? 'none', { batchResults: true, fsyncIntervalMs: JOURNAL_FSYNC_INTERVAL_MS })
-      : JournalWriter.create(path, resumed.run, { svc: VERSION, shard: plan.pace.shard, batchResults: true, fsyncIntervalMs: JOURNAL_FSYNC_INTERVAL_MS });
+      : JournalWriter.create(path, resumed.run, { svc: VERSION, shard: plan.pace.shard, own, exclude: excludeOf(plan), batchResults: true, fsyncIntervalMs: JOURNAL_FSYNC_INTERVAL_MS });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new UsageError(`Cannot open the journal ${path} for appending: ${code === 'ENOENT' ? 'no such directory' : String(code ?? error)}`);
@@ -92,6 +105,12 @@ export async function resumeFrom(plan: SendPlan, ctx: Context): Promise<Resumed 
   const differences = runDifferences(state.header!.run, run);
   const shardDifference = shardDifferenceOf(state.header!.shard, plan.pace.shard);
   if (shardDifference !== undefined) differences.push(shardDifference);
+  const excludeProblem = excludeDifferenceOf(state.header!.exclude, plan);
+  if (excludeProblem !== undefined) {
+    throw new UsageError(`${path} was written with an --exclude-file: ${excludeProblem}`, [
+      'Nothing was sent. Resume with the same --exclude-file (the same numbers), so that nobody who opted out is sent to.',
+    ]);
+  }
   if (differences.length > 0) {
     throw new UsageError(`${path} is the journal of another run: ${differences.join('; ')}`, [
       'Nothing was sent. Resume with the same --from, body, recipients and media, or give a new --journal file.',
@@ -141,4 +160,24 @@ function shardDifferenceOf(written: { k: number; n: number } | undefined, given:
   if (written?.k === given?.k && written?.n === given?.n) return undefined;
   const describe = (shard: { k: number; n: number } | undefined): string => (shard === undefined ? 'no --shard' : `shard ${shard.k}/${shard.n}`);
   return `it was written for ${describe(written)}, this run is ${describe(given)}`;
+}
+
+/** The --exclude-file's set as the journal header records it. */
+function excludeOf(plan: SendPlan): JournalExclude | undefined {
+  const list = plan.pace.exclude?.list;
+  return list === undefined ? undefined : { digest: list.digest, numbers: list.size };
+}
+
+/**
+ * A resumed run must leave out the numbers its journal's run left out: without the exclude file
+ * (or with another one), people who opted out would be sent to.
+ */
+function excludeDifferenceOf(written: JournalExclude | undefined, plan: SendPlan): string | undefined {
+  if (written === undefined) return undefined;
+  const given = plan.pace.exclude;
+  if (given === undefined) return `${written.numbers} number${written.numbers === 1 ? '' : 's'} left out, and this run gives no --exclude-file`;
+  if (given.list.digest !== written.digest) {
+    return `its ${written.numbers} number${written.numbers === 1 ? '' : 's'} left out are not those of --exclude-file ${given.path} (${given.list.size})`;
+  }
+  return undefined;
 }

@@ -1,7 +1,7 @@
 import type { Context } from '../context.js';
 import { messageOutcome, sendMessage, type SendAnswer, type SendMessageRequest } from '../api/messages.js';
 import { uploadMedia } from '../api/media.js';
-import { sentRecorderFor } from '../events/records.js';
+import { openSentRecorder, sentRecorderFor } from '../events/records.js';
 import { runBulk, type BulkRequest, type BulkSummary } from './engine.js';
 import { RecipientFilter } from './pace/filter.js';
 import { readNumberRateLimit } from './pace/number-rate.js';
@@ -12,7 +12,8 @@ import type { SendPlan } from './plan.js';
 import { createSendProgress, describeWait, type SendProgress } from './progress.js';
 import { readRecipientBatches } from './recipients.js';
 import { createResultPrinter } from './results.js';
-import { openJournal, type Resumed } from './resume.js';
+import { openJournal, ownCounts, type Resumed } from './resume.js';
+import type { BodyStats } from './stats.js';
 import { writeSummary } from './summary.js';
 
 // The sending stage of a send: the media go up, the requests stream from the plan's recipients
@@ -31,14 +32,19 @@ export interface SendOutcome {
   recipientsFailed: string[];
 }
 
-export async function runSend(plan: SendPlan, ctx: Context, options: { isAsync: boolean; resumed: Resumed | undefined }): Promise<SendOutcome> {
-  const { isAsync, resumed } = options;
+export async function runSend(
+  plan: SendPlan,
+  ctx: Context,
+  options: { isAsync: boolean; resumed: Resumed | undefined; cost: () => Promise<BodyStats> },
+): Promise<SendOutcome> {
+  const { isAsync, resumed, cost } = options;
   const skip = resumed?.skip;
   const api = await ctx.api();
   if (plan.toFile !== undefined) api.preferThroughput();
   // Opened before any upload: a journal that cannot be written is a usage error (exit 2), and
   // that must come before the first request, not after the media went up.
-  const journal = resumed !== undefined ? openJournal(plan, resumed) : undefined;
+  const own = resumed !== undefined && !resumed.state.exists ? await ownCounts(plan, cost) : undefined;
+  const journal = resumed !== undefined ? openJournal(plan, resumed, own) : undefined;
   const mediaUrls = [...plan.mediaUrls];
   try {
     for (const file of plan.mediaFiles) {
@@ -51,15 +57,20 @@ export async function runSend(plan: SendPlan, ctx: Context, options: { isAsync: 
     throw error;
   }
 
-  const recorder = sentRecorderFor(ctx); // what was sent, for svc thread and svc events (the event store)
+  // What was sent, for svc thread and svc events: into --store DIR, none with --no-store, else the default store.
+  const recorder = plan.store === false ? undefined : plan.store !== undefined ? openSentRecorder(plan.store, (message) => ctx.warn(message)) : sentRecorderFor(ctx);
   const bulk = plan.toFile !== undefined;
   // Read once before sending: the number's own cap, per second (decisions.md).
   const numberRate = bulk ? await readNumberRateLimit(api, plan.from, (line) => ctx.debug(line)) : undefined;
   const started = ctx.clock.now();
   let skipped = 0;
   let progress: SendProgress | undefined;
-  const total = plan.to !== undefined ? 1 : plan.toFile!.check.recipients;
+  let total = 1;
   if (bulk) {
+    // This run's own recipients: the list less other shards, --exclude-file and --resume skips
+    // (the cost's pass, made once, when any of them applies).
+    const filtered = skip !== undefined || new RecipientFilter(plan.pace.exclude?.list, plan.pace.shard).active;
+    total = filtered ? (await cost()).recipients : plan.toFile!.check.recipients;
     progress = createSendProgress({ stream: ctx.io.stderr, isTTY: ctx.io.stderrIsTTY, columns: ctx.io.columns, total, now: () => ctx.clock.now() });
   }
   const filter = new RecipientFilter(plan.pace.exclude?.list, plan.pace.shard);

@@ -33,6 +33,15 @@ describe('send progress', () => {
     expect(out.text().endsWith('\r\u001b[K')).toBe(true);
   });
 
+  it('counts out of this run\'s own recipients, and tells the skipped apart, never as sent', () => {
+    const out = capture();
+    let time = 0;
+    const progress = createSendProgress({ stream: out.stream, isTTY: true, columns: 200, total: 141, now: () => time });
+    time += 1000;
+    progress.update({ accepted: 49, failed: 0, skipped: 161 });
+    expect(out.text()).toContain('\r49/141 sent (49 accepted), 161 skipped, ');
+  });
+
   it('off a terminal: a plain line every few seconds, and a line when the window closes', () => {
     const out = capture();
     let time = 0;

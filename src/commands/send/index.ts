@@ -44,6 +44,8 @@ export const sendCommands = defineCommands([
       { flags: '--tz <zone>', description: 'IANA time zone of --window, e.g. America/New_York' },
       { flags: '--exclude-file <file>', description: 'never send to these numbers (one a line, or a CSV with a number column)', complete: 'file' },
       { flags: '--shard <K/N>', description: 'send only shard K of N of the recipients (stable hash of the number)' },
+      { flags: '--store <dir>', description: 'record what was sent in this event store, for svc thread (default: the user data directory)', complete: 'file' },
+      { flags: '--no-store', description: 'do not record what was sent in the event store' },
       { flags: '--dry-run', description: 'check everything and show recipients, encoding and segments; send nothing' },
       { flags: '-y, --yes', description: 'do not ask for confirmation on a terminal' },
     ],

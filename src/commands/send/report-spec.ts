@@ -13,7 +13,8 @@ export const sendReportCommands = defineCommands([
       '(JOURNAL.statuses.ndjson), so a second report reads only what was still moving.',
       '--watch reads again every 2 s until every message is delivered or failed, or --timeout (exit 5).',
       '--failed-to writes the rejected and failed recipients as a file svc send --to-file takes; with',
-      '--to-file (the recipients file of the send) it keeps their template columns.',
+      '--to-file (the recipients file of the send) it keeps their template columns; --to-file also',
+      'names the recipients not yet sent among those still owed.',
       'Exit 0 when the report is complete: failed messages are reported, not an error.',
     ].join('\n'),
     options: [
@@ -21,7 +22,7 @@ export const sendReportCommands = defineCommands([
       { flags: '--watch', description: 'keep reading until every message is delivered or failed' },
       { flags: '--timeout <seconds>', description: 'with --watch, give up after this long (exit 5); default 600' },
       { flags: '--failed-to <file>', description: 'write the rejected and failed recipients here, for svc send --to-file', complete: 'file' },
-      { flags: '--to-file <file>', description: 'the recipients file of the send, so --failed-to keeps its columns', complete: 'file' },
+      { flags: '--to-file <file>', description: 'the recipients file of the send: names who is not yet sent, and --failed-to keeps its columns', complete: 'file' },
     ],
     examples: [
       'svc send report --journal run.jsonl',

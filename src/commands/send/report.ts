@@ -16,8 +16,6 @@ export async function run(input: InputFor<typeof sendReportCommands, 'send repor
   if (timeoutS !== undefined && !watch) throw new UsageError('--timeout goes with --watch');
   const failedTo = input.string('failedTo');
   const toFile = input.string('toFile');
-  if (toFile !== undefined && failedTo === undefined) throw new UsageError('--to-file goes with --failed-to (it gives the template columns of the failed recipients)');
-  if (failedTo !== undefined && paths.includes(failedTo)) throw new UsageError(`--failed-to ${failedTo} is one of the journals`);
 
   const { notFinal } = await runReport({ journals: paths, watch, timeoutS, failedTo, toFile }, ctx);
   if (notFinal !== undefined) {

@@ -4,6 +4,7 @@ import type { Context } from '../../context.js';
 import type { UnknownChoice } from '../../send/journal.js';
 import type { SendRequest } from '../../send/plan.js';
 import { DEFAULT_CONCURRENCY } from '../defaults.js';
+import { UsageError } from '../../errors.js';
 import { TENANT_MISSING, tenantOrAsk } from '../tenant/choose.js';
 import { readPaceOptions } from './pace-options.js';
 
@@ -13,6 +14,8 @@ import { readPaceOptions } from './pace-options.js';
 
 export function sendRequestOf(input: InputFor<typeof sendCommands, 'send'>, ctx: Context): SendRequest {
   const unknownText = input.string('unknown');
+  const store = input.string('store');
+  if (store !== undefined && store.trim() === '') throw new UsageError('--store needs a directory, not an empty string');
   return {
     from: input.string('from'),
     to: input.strings('to'),
@@ -30,5 +33,7 @@ export function sendRequestOf(input: InputFor<typeof sendCommands, 'send'>, ctx:
     dryRun: input.flag('dryRun'),
     yes: input.flag('yes'),
     pace: readPaceOptions(input),
+    // --store DIR, --no-store (false), or the default store (undefined).
+    store: store ?? (input.has('store') ? false : undefined),
   };
 }

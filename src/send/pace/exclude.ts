@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { UsageError } from '../../errors.js';
 import { PhoneNumberMap } from '../phone-number-map.js';
 import type { InputSource } from '../input-source.js';
@@ -21,17 +22,25 @@ export interface ExcludeList {
   has(e164: string): boolean;
   /** Distinct numbers in the file. */
   readonly size: number;
+  /** `sha256:` of the distinct numbers, sorted, one a line: the same set gives the same digest, however written. */
+  readonly digest: string;
 }
 
 export async function readExcludeFile(path: string | InputSource): Promise<ExcludeList> {
   const numbers = new PhoneNumberMap();
+  const distinct: string[] = [];
   try {
     for await (const batch of readRecipientBatches(path, { normalizeNumber: normalizeExcludedNumber })) {
-      for (const row of batch) numbers.set(row.to, 1);
+      for (const row of batch) {
+        if (numbers.has(row.to)) continue;
+        numbers.set(row.to, 1);
+        distinct.push(row.to);
+      }
     }
   } catch (error) {
     if (error instanceof RecipientsFileError) throw new UsageError(`--exclude-file ${error.message}`);
     throw error;
   }
-  return { has: (e164) => numbers.has(e164), size: numbers.size };
+  const digest = `sha256:${createHash('sha256').update(distinct.sort().join('\n')).digest('hex')}`;
+  return { has: (e164) => numbers.has(e164), size: numbers.size, digest };
 }

@@ -8,7 +8,7 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import { getMessage, messageOutcome, type Message } from '../../api/messages.js';
 import type { ApiClient } from '../../api/http.js';
-import { AuthError, InterruptedError } from '../../errors.js';
+import { AuthError, InterruptedError, NotFoundError } from '../../errors.js';
 import { readJournalRecords, type JournalError } from '../journal.js';
 
 export type JournalState = 'accepted' | 'rejected' | 'unknown';
@@ -35,6 +35,8 @@ export interface OutcomeCounts {
   rejected: number;
   unknown: number;
   notYetSent: number;
+  /** Left out by --exclude-file (never sent, not owed). recipients = accepted + rejected + unknown + notYetSent + excluded. */
+  excluded: number;
 }
 
 export interface ReportJournal {
@@ -44,6 +46,8 @@ export interface ReportJournal {
   /** The run's recipients digest (`sha256:…` of the recipients file). */
   recipientsDigest: string;
   counts: OutcomeCounts;
+  /** A sharded journal of an older svc: its header does not say how many recipients its shard holds. */
+  ownUnknown?: true;
 }
 
 const ACCEPTED = 1;
@@ -80,6 +84,8 @@ export async function readReportJournal(path: string, index: number, into: Repor
   let from = '';
   let recipientsDigest = '';
   let recipientCount = 0;
+  let own: { recipients: number; excluded: number } | undefined;
+  let sharded = false;
   let sawHeader = false;
   const touch = (to: string): { bits: number; entry: ReportRecipient } => {
     let found = recipients.get(to);
@@ -93,6 +99,8 @@ export async function readReportJournal(path: string, index: number, into: Repor
         from = record.header.run.from;
         recipientsDigest = record.header.run.recipients;
         recipientCount = record.header.run.recipientCount;
+        own = record.header.own;
+        sharded = record.header.shard !== undefined && record.header.shard.n > 1;
         break;
       case 'launch':
         open.set(record.seq, record.to);
@@ -129,16 +137,21 @@ export async function readReportJournal(path: string, index: number, into: Repor
   }
   if (!sawHeader) throw new Error(`${path}: no such journal (or an empty file)`);
   for (const to of open.values()) for (const number of to) touch(number).bits |= UNKNOWN;
-  const counts: OutcomeCounts = { recipients: recipientCount, accepted: 0, rejected: 0, unknown: 0, notYetSent: 0 };
+  const counts: OutcomeCounts = { recipients: 0, accepted: 0, rejected: 0, unknown: 0, notYetSent: 0, excluded: 0 };
   for (const { bits, entry } of recipients.values()) {
     entry.state = bits & ACCEPTED ? 'accepted' : bits & UNKNOWN ? 'unknown' : 'rejected';
     if (entry.state !== 'accepted') delete entry.messageId;
     counts[entry.state]++;
     into.push(entry);
   }
-  counts.notYetSent = Math.max(0, recipientCount - recipients.size);
-  counts.recipients = Math.max(recipientCount, recipients.size);
-  return { path, shard: headerShard(path), from, recipientsDigest, counts };
+  // The header's run counts the whole list; its `own` counts this run's share of it (its shard,
+  // less --exclude-file). A journal written before `own` existed: the whole list when it was not
+  // sharded, else only the recipients it names (its shard's not-yet-sent cannot be known).
+  const ownRecipients = own?.recipients ?? (sharded ? recipients.size : recipientCount);
+  counts.excluded = own?.excluded ?? 0;
+  counts.notYetSent = Math.max(0, ownRecipients - recipients.size);
+  counts.recipients = Math.max(ownRecipients, recipients.size) + counts.excluded;
+  return { path, shard: headerShard(path), from, recipientsDigest, counts, ...(own === undefined && sharded ? { ownUnknown: true } : {}) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -157,6 +170,8 @@ export interface MessageStatus {
   queuedAt: string | null;
   sentAt: string | null;
   deliveredAt: string | null;
+  /** The service answered 404: it does not know the message, and will not later (final, cached). */
+  notFound?: true;
 }
 
 export function funnelStatus(message: Message): FunnelStatus {
@@ -170,6 +185,11 @@ export function funnelStatus(message: Message): FunnelStatus {
 
 export function isFinal(status: FunnelStatus): boolean {
   return status === 'delivered' || status === 'failed';
+}
+
+/** A status that will not change: delivered, failed, or a message the service does not know (404). */
+export function isSettled(status: MessageStatus | undefined): boolean {
+  return status !== undefined && (isFinal(status.status) || status.notFound === true);
 }
 
 function text(value: unknown): string | null {
@@ -206,7 +226,7 @@ export function readCache(journal: string): Map<string, MessageStatus> {
     if (line.trim() === '') continue;
     try {
       const value = JSON.parse(line) as MessageStatus;
-      if (typeof value.messageId === 'string' && (FUNNEL as readonly string[]).includes(value.status) && isFinal(value.status)) cache.set(value.messageId, value);
+      if (typeof value.messageId === 'string' && (FUNNEL as readonly string[]).includes(value.status) && isSettled(value)) cache.set(value.messageId, value);
     } catch {
       /* a torn last line: that status is read again */
     }
@@ -227,11 +247,17 @@ export interface ReadStatusesOptions {
 
 /**
  * Reads each message's status, `concurrency` at a time (the API client retries a failed read
- * itself). A message the service cannot find, or whose read keeps failing, is `unknown` for this
- * round; credentials that do not work stop the report.
+ * itself). A message the service does not know (404) is a final `unknown`; a read that still fails
+ * is left out of `statuses` and named in `failed` (to be told, and read again by --watch), never
+ * taken for a status. Credentials that do not work stop the report.
  */
-export async function readStatuses(api: ApiClient, ids: readonly string[], options: ReadStatusesOptions): Promise<{ statuses: MessageStatus[]; reads: number }> {
-  const statuses: MessageStatus[] = new Array<MessageStatus>(ids.length);
+export async function readStatuses(
+  api: ApiClient,
+  ids: readonly string[],
+  options: ReadStatusesOptions,
+): Promise<{ statuses: MessageStatus[]; failed: { messageId: string; message: string }[]; reads: number }> {
+  const statuses: MessageStatus[] = [];
+  const failed: { messageId: string; message: string }[] = [];
   let next = 0;
   let done = 0;
   let reads = 0;
@@ -242,17 +268,22 @@ export async function readStatuses(api: ApiClient, ids: readonly string[], optio
       const id = ids[at]!;
       reads++;
       try {
-        statuses[at] = statusFrom(id, await getMessage(api, id, options.signal));
+        statuses.push(statusFrom(id, await getMessage(api, id, options.signal)));
       } catch (error) {
         if (error instanceof AuthError || error instanceof InterruptedError || options.signal.aborted) throw error;
-        statuses[at] = { messageId: id, status: 'unknown', raw: null, errorCode: null, errorMessage: error instanceof Error ? error.message : String(error), queuedAt: null, sentAt: null, deliveredAt: null };
+        const message = error instanceof Error ? error.message : String(error);
+        if (error instanceof NotFoundError) {
+          statuses.push({ messageId: id, status: 'unknown', raw: null, errorCode: null, errorMessage: message, queuedAt: null, sentAt: null, deliveredAt: null, notFound: true });
+        } else {
+          failed.push({ messageId: id, message });
+        }
       }
       done++;
       options.onProgress?.(done, ids.length);
     }
   };
   await Promise.all(Array.from({ length: Math.min(options.concurrency, ids.length) }, worker));
-  return { statuses, reads };
+  return { statuses, failed, reads };
 }
 
 export function percentile(sorted: readonly number[], q: number): number | null {

@@ -1,6 +1,6 @@
 import {
   FUNNEL,
-  isFinal,
+  isSettled,
   percentile,
   type FunnelStatus,
   type MessageStatus,
@@ -15,8 +15,11 @@ import {
 export interface ReportDocument {
   journals: { path: string; shard: { k: number; n: number } | null; from: string; counts: OutcomeCounts }[];
   total: OutcomeCounts;
-  /** Recipients not accepted: rejected (never sent) or unknown (maybe sent); not-yet-sent are counted only. */
-  owed: { to: string; state: 'rejected' | 'unknown'; journal: string; error: string | null }[];
+  /**
+   * Recipients not accepted: rejected (never sent), unknown (maybe sent), and not yet sent (named
+   * when --to-file gives the list; else counted only, in total.notYetSent).
+   */
+  owed: { to: string; state: 'rejected' | 'unknown' | 'not yet sent'; journal: string; error: string | null }[];
   statuses: Record<FunnelStatus, number>;
   failures: { errorCode: string | null; errorMessage: string | null; count: number }[];
   sendToDelivery: { count: number; p50Ms: number | null; p95Ms: number | null; maxMs: number | null };
@@ -26,8 +29,14 @@ export interface ReportDocument {
   reads: number;
 }
 
+/** A recipient of a journal's share of the list that the journal has no record of. */
+export interface NotYetSent {
+  to: string;
+  journal: number;
+}
+
 function sum(counts: readonly OutcomeCounts[]): OutcomeCounts {
-  const total: OutcomeCounts = { recipients: 0, accepted: 0, rejected: 0, unknown: 0, notYetSent: 0 };
+  const total: OutcomeCounts = { recipients: 0, accepted: 0, rejected: 0, unknown: 0, notYetSent: 0, excluded: 0 };
   for (const c of counts) for (const key of Object.keys(total) as (keyof OutcomeCounts)[]) total[key] += c[key];
   return total;
 }
@@ -38,6 +47,7 @@ export function buildDocument(
   statuses: ReadonlyMap<string, MessageStatus>,
   reads: number,
   paths: readonly string[],
+  notYetSent: readonly NotYetSent[] = [],
 ): ReportDocument {
   const funnel = Object.fromEntries(FUNNEL.map((status) => [status, 0])) as Record<FunnelStatus, number>;
   const reasons = new Map<string, { errorCode: string | null; errorMessage: string | null; count: number }>();
@@ -52,7 +62,7 @@ export function buildDocument(
     const status = recipient.messageId === undefined ? undefined : statuses.get(recipient.messageId);
     const word = status?.status ?? 'unknown';
     funnel[word]++;
-    if (!isFinal(word)) final = false;
+    if (!isSettled(status)) final = false;
     if (word === 'failed') {
       const key = `${status?.errorCode ?? ''}\u0000${status?.errorMessage ?? ''}`;
       const entry = reasons.get(key) ?? { errorCode: status?.errorCode ?? null, errorMessage: status?.errorMessage ?? null, count: 0 };
@@ -65,6 +75,7 @@ export function buildDocument(
       if (Number.isFinite(start) && Number.isFinite(end) && end >= start) delays.push(end - start);
     }
   }
+  for (const recipient of notYetSent) owed.push({ to: recipient.to, state: 'not yet sent', journal: paths[recipient.journal]!, error: null });
   delays.sort((a, b) => a - b);
   return {
     journals: journals.map((journal) => ({ path: journal.path, shard: journal.shard, from: journal.from, counts: journal.counts })),

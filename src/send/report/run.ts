@@ -6,7 +6,8 @@ import { InterruptedError, UsageError } from '../../errors.js';
 import { JournalFormatError } from '../journal.js';
 import {
   appendCache,
-  isFinal,
+  cachePath,
+  isSettled,
   readCache,
   readReportJournal,
   readStatuses,
@@ -14,7 +15,11 @@ import {
   type ReportJournal,
   type ReportRecipient,
 } from './data.js';
-import { buildDocument } from './document.js';
+import { fileIdentity, sameFileAmong, type NamedFile } from '../plan.js';
+import { MAX_RECIPIENTS_BYTES, openInput } from '../input-source.js';
+import { inShard } from '../pace/shard.js';
+import { readRecipientBatches } from '../recipients.js';
+import { buildDocument, type NotYetSent } from './document.js';
 import { writeFailedTo } from './failed-to.js';
 import { writeReport } from './write.js';
 
@@ -56,12 +61,14 @@ async function sha256File(path: string): Promise<string> {
   return `sha256:${hash.digest('hex')}`;
 }
 
-async function readJournals(options: ReportOptions): Promise<{ journals: ReportJournal[]; recipients: ReportRecipient[] }> {
+async function readJournals(options: ReportOptions, ctx: Context): Promise<{ journals: ReportJournal[]; recipients: ReportRecipient[] }> {
   const recipients: ReportRecipient[] = [];
   const journals: ReportJournal[] = [];
   for (const [index, path] of options.journals.entries()) {
     try {
-      journals.push(await readReportJournal(path, index, recipients));
+      const journal = await readReportJournal(path, index, recipients);
+      if (journal.ownUnknown) ctx.warn(`${path} was written by an older svc: its shard's recipients not yet sent cannot be counted (only those it names are)`);
+      journals.push(journal);
     } catch (error) {
       throw journalProblem(path, error);
     }
@@ -111,8 +118,7 @@ async function readAllStatuses(ctx: Context, options: ReportOptions, recipients:
     const progress = ctx.io.stderrIsTTY ? (done: number, total: number) => ctx.io.stderr.write(`\r\u001b[2KReading statuses: ${done}/${total}`) : undefined;
     for (let round = 0; ; round++) {
       const pending = ids.filter((id) => {
-        const known = statuses.get(id);
-        return known === undefined || !isFinal(known.status);
+        return !isSettled(statuses.get(id));
       });
       if (pending.length === 0) break;
       if (round > 0) {
@@ -132,10 +138,11 @@ async function readAllStatuses(ctx: Context, options: ReportOptions, recipients:
       const result = await readStatuses(api, pending, { concurrency: STATUS_CONCURRENCY, signal: ctx.signal, ...(progress ? { onProgress: progress } : {}) });
       if (progress) ctx.io.stderr.write('\r\u001b[2K');
       reads += result.reads;
+      for (const failure of result.failed) ctx.warn(`cannot read the status of message ${failure.messageId}${watch ? ' (read again next round)' : ''}: ${failure.message}`);
       const newlyFinal: MessageStatus[][] = paths.map(() => []);
       for (const status of result.statuses) {
         statuses.set(status.messageId, status);
-        if (isFinal(status.status)) newlyFinal[journalOf.get(status.messageId)!]!.push(status);
+        if (isSettled(status)) newlyFinal[journalOf.get(status.messageId)!]!.push(status);
       }
       newlyFinal.forEach((list, index) => {
         try {
@@ -150,11 +157,68 @@ async function readAllStatuses(ctx: Context, options: ReportOptions, recipients:
   return { statuses, ids, reads, timedOut };
 }
 
+/**
+ * --failed-to is written over: it must not be a journal, a journal's statuses cache or the
+ * --to-file (the same device and inode, or the same resolved path for a file not made yet).
+ */
+async function checkFailedTo(options: ReportOptions): Promise<void> {
+  const target = options.failedTo;
+  if (target === undefined) return;
+  const identity = async (path: string): Promise<{ dev: number; ino: number } | undefined> => {
+    try {
+      return await fileIdentity(path);
+    } catch {
+      return undefined;
+    }
+  };
+  const files: NamedFile[] = [];
+  for (const journal of options.journals) {
+    files.push({ flag: '--journal', name: journal, identity: await identity(journal) });
+    files.push({ flag: 'the statuses cache of --journal', name: cachePath(journal), identity: await identity(cachePath(journal)) });
+  }
+  if (options.toFile !== undefined) files.push({ flag: '--to-file', name: options.toFile, identity: await identity(options.toFile) });
+  const same = sameFileAmong(target, await identity(target), files);
+  if (same !== undefined) throw new UsageError(`--failed-to ${target} is the same file as ${same.flag} ${same.name}: it would be written over`);
+}
+
+/**
+ * The recipients not yet sent, by name, when --to-file gives the list: a shard's recipients with
+ * no record in its journal. Only for journals whose header leaves no doubt (nothing excluded: the
+ * report does not have the exclude list), and no more than each journal counts.
+ */
+async function namedNotYetSent(options: ReportOptions, journals: readonly ReportJournal[], recipients: readonly ReportRecipient[], stdin: Readable): Promise<NotYetSent[]> {
+  const { toFile } = options;
+  if (toFile === undefined) return [];
+  const digest = await sha256File(toFile);
+  const wanted = journals.map((journal, index) => ({ journal, index, left: journal.recipientsDigest === digest && journal.counts.excluded === 0 ? journal.counts.notYetSent : 0 }));
+  if (!wanted.some((w) => w.left > 0)) return [];
+  const named = journals.map(() => new Set<string>());
+  for (const recipient of recipients) named[recipient.journal]!.add(recipient.to);
+  const found: NotYetSent[] = [];
+  const source = await openInput(toFile, { flag: '--to-file', maxBytes: MAX_RECIPIENTS_BYTES, reread: false, stdin, stdinIsTTY: false });
+  try {
+    for await (const rows of readRecipientBatches(source)) {
+      for (const row of rows) {
+        for (const w of wanted) {
+          if (w.left === 0 || named[w.index]!.has(row.to) || (w.journal.shard !== null && !inShard(row.to, w.journal.shard))) continue;
+          named[w.index]!.add(row.to);
+          found.push({ to: row.to, journal: w.index });
+          w.left--;
+        }
+      }
+    }
+  } finally {
+    source.close();
+  }
+  return found;
+}
+
 export async function runReport(options: ReportOptions, ctx: Context): Promise<ReportOutcome> {
   const paths = options.journals;
-  const { journals, recipients } = await readJournals(options);
+  await checkFailedTo(options);
+  const { journals, recipients } = await readJournals(options, ctx);
   const { statuses, ids, reads, timedOut } = await readAllStatuses(ctx, options, recipients);
-  const document = buildDocument(journals, recipients, statuses, reads, paths);
+  const document = buildDocument(journals, recipients, statuses, reads, paths, await namedNotYetSent(options, journals, recipients, ctx.io.stdin as Readable));
   const { failedTo } = options;
   if (failedTo !== undefined) {
     const failed = new Set<string>();
@@ -166,5 +230,5 @@ export async function runReport(options: ReportOptions, ctx: Context): Promise<R
     ctx.io.stderr.write(`Wrote ${written} failed recipient${written === 1 ? '' : 's'} to ${failedTo} (svc send --to-file takes it).\n`);
   }
   await writeReport(ctx, document, recipients, statuses, paths, journals);
-  return { notFinal: timedOut ? ids.filter((id) => !isFinal(statuses.get(id)?.status ?? 'unknown')).length : undefined };
+  return { notFinal: timedOut ? ids.filter((id) => !isSettled(statuses.get(id))).length : undefined };
 }

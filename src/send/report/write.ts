@@ -58,20 +58,22 @@ export async function writeReport(
     ctx.io.stdout.write(lines.join(''));
     return;
   }
-  const rows: string[][] = [['', 'recipients', 'accepted', 'rejected', 'unknown', 'not yet sent']];
-  const line = (name: string, c: OutcomeCounts): string[] => [name, ...[c.recipients, c.accepted, c.rejected, c.unknown, c.notYetSent].map(String)];
+  const rows: string[][] = [['', 'recipients', 'accepted', 'rejected', 'unknown', 'not yet sent', 'excluded']];
+  const line = (name: string, c: OutcomeCounts): string[] => [name, ...[c.recipients, c.accepted, c.rejected, c.unknown, c.notYetSent, c.excluded].map(String)];
   document.journals.forEach((journal) => rows.push(line(`${journal.shard ? `shard ${journal.shard.k}/${journal.shard.n} ` : ''}${journal.path}`, journal.counts)));
   if (document.journals.length > 1) rows.push(line('total', document.total));
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
   const out: string[] = rows.map((row) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[0]!) : cell.padStart(widths[column]!))).join('  ').trimEnd());
-  const owedCount = document.owed.length + document.total.notYetSent;
+  const owedCount = document.total.rejected + document.total.unknown + document.total.notYetSent;
+  const unnamed = owedCount - document.owed.length;
   out.push('');
   if (owedCount === 0) out.push('Every recipient was accepted.');
   else {
     const parts = [`${document.total.rejected} rejected`, `${document.total.unknown} unknown`, `${document.total.notYetSent} not yet sent`];
     out.push(`Recipients still owed: ${owedCount} (${parts.join(', ')})`);
     for (const owed of document.owed.slice(0, OWED_SHOWN)) out.push(`  ${owed.to}  ${owed.state}${owed.error ? `: ${owed.error}` : ''}`);
-    if (document.owed.length > OWED_SHOWN) out.push(`  and ${document.owed.length - OWED_SHOWN} more (-o ndjson lists every recipient)`);
+    if (document.owed.length > OWED_SHOWN) out.push(`  and ${document.owed.length - OWED_SHOWN} more (--json lists them all)`);
+    if (unnamed > 0) out.push(`  and ${unnamed} not yet sent, not named here (give --to-file, the list sent from, to name them)`);
   }
   out.push('');
   const accepted = document.total.accepted;

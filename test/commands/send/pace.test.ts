@@ -307,6 +307,58 @@ describe('--exclude-file and --shard', () => {
     expect(svc.posts).toHaveLength(0);
   });
 
+  it('--resume refuses a missing or different --exclude-file, and takes the same numbers written otherwise', async () => {
+    const clock = fakeClock();
+    // The first run's requests to two recipients are rejected: the resumed run sends them again.
+    const rejectedOnce = new Set(['+14155552002', '+14155552007']);
+    svc = service(clock, (to, attempt) => (attempt === 1 && rejectedOnce.has(to) ? { status: 400, body: { message: 'try later', title: 'Bad' } } : queued(to)));
+    const d = dir();
+    const recipients = numbers(10, 14155552000);
+    const file = d.file('to.txt', `${recipients.join('\n')}\n`);
+    const exclude = d.file('optout.txt', '+14155552003\n+14155552005\n');
+    const journal = `${d.dir}/run.jsonl`;
+    const base = ['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--async', '--journal', journal, '-o', 'ndjson', '--yes'];
+    const first = await run([...base, '--exclude-file', exclude], clock);
+    expect(first.code, first.stderr).toBe(6); // some recipients failed
+    expect(svc.posts).toHaveLength(8);
+
+    const without = await run([...base, '--resume'], clock);
+    expect(without.code).toBe(2);
+    expect(without.stderr).toContain(`${journal} was written with an --exclude-file: 2 numbers left out, and this run gives no --exclude-file`);
+    const other = await run([...base, '--resume', '--exclude-file', d.file('other.txt', '+14155552003\n')], clock);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(/are not those of --exclude-file .*other\.txt \(1\)/);
+    expect(svc.posts).toHaveLength(8);
+
+    const same = await run([...base, '--resume', '--exclude-file', d.file('same.csv', 'number\n+1 (415) 555-2005\n+1-415-555-2003\n')], clock);
+    expect(same.code, same.stderr).toBe(0);
+    expect(svc.posts.slice(8).map((p) => p.to).sort()).toEqual([...rejectedOnce].sort());
+    expect(svc.posts.some((p) => p.to === '+14155552003' || p.to === '+14155552005')).toBe(false);
+  });
+
+  it('progress counts out of the shard\'s own recipients, less the excluded, with the skipped apart', async () => {
+    const clock = fakeClock();
+    svc = service(clock, queued);
+    const d = dir();
+    const recipients = numbers(60, 14155553000);
+    const file = d.file('to.txt', `${recipients.join('\n')}\n`);
+    const exclude = d.file('optout.txt', `${recipients.slice(0, 10).join('\n')}\n`);
+    const args = ['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--async', '--shard', '1/2', '--exclude-file', exclude, '--yes'];
+    const dry = await run([...args, '--dry-run', '--json'], clock);
+    const own = (JSON.parse(dry.stdout) as { recipients: number }).recipients;
+    const result = await run([...args, '--rate', '1', '-o', 'ndjson'], clock);
+    expect(result.code, result.stderr).toBe(0);
+    expect(svc.posts).toHaveLength(own);
+    const lines = result.stderr.split('\n').filter((line) => line.startsWith('svc send: '));
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) {
+      const [, sent, total] = /^svc send: (\d+)\/(\d+) sent/.exec(line)!;
+      expect(Number(total)).toBe(own);
+      expect(Number(sent)).toBeLessThanOrEqual(own);
+    }
+    expect(lines.some((line) => / skipped, /.test(line))).toBe(true);
+  });
+
   it('four shards send to everyone exactly once, each journal records its shard, and --resume checks it', async () => {
     const clock = fakeClock();
     svc = service(clock, queued);

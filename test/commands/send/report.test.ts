@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +8,7 @@ import { createTenant, obj, provisionAndWait, startHarness, type Harness } from 
 import { MOCK_ENV, MOCK_ORIGIN } from '../../helpers/mock-api.js';
 import { MockAgent } from 'undici';
 import { sealRecord } from '../../../src/send/journal.js';
+import { accepted, mockSends, numbers, tempDir } from './helpers.js';
 
 // `svc send report` against the sandbox: 1,000 recipients, 100 of them in the failing range.
 // Its counts must equal what the sandbox itself says about every message, and a second report
@@ -58,7 +60,7 @@ describe('svc send report against the sandbox', () => {
       reads: number;
       sendToDelivery: { count: number; p50Ms: number | null; maxMs: number | null };
     };
-    expect(report.total).toEqual({ recipients: RECIPIENTS, accepted: RECIPIENTS, rejected: 0, unknown: 0, notYetSent: 0 });
+    expect(report.total).toEqual({ recipients: RECIPIENTS, accepted: RECIPIENTS, rejected: 0, unknown: 0, notYetSent: 0, excluded: 0 });
     expect(report.final).toBe(true);
 
     // The sandbox's own word on every message the send accepted.
@@ -105,7 +107,7 @@ describe('svc send report, journal side', () => {
       run: { from: FROM, body: 'sha256:00', recipients: 'sha256:11', recipientCount, media: [] },
       created: '2026-01-01T00:00:00Z',
       svc: '0.1.0',
-      ...(shard ? { shard } : {}),
+      ...(shard ? { shard, own: { recipients: recipientCount, excluded: 0 } } : {}),
     });
   const launch = (seq: number, to: string): string => sealRecord({ type: 'launch', seq, to: [to] });
   const result = (seq: number, to: string, outcome: string, extra: Record<string, unknown> = {}): string =>
@@ -135,9 +137,9 @@ describe('svc send report, journal side', () => {
     expect(run.stderr).toMatch(/--watch timed out: 1 message not yet delivered or failed/);
     const report = JSON.parse(run.stdout) as { journals: { shard: unknown; counts: Record<string, number> }[]; total: Record<string, number>; owed: { to: string; state: string }[]; statuses: Record<string, number>; sendToDelivery: { p50Ms: number } };
     expect(report.journals.map((j) => j.shard)).toEqual([{ k: 1, n: 2 }, { k: 2, n: 2 }]);
-    expect(report.journals[0]!.counts).toEqual({ recipients: 3, accepted: 1, rejected: 1, unknown: 0, notYetSent: 1 });
-    expect(report.journals[1]!.counts).toEqual({ recipients: 3, accepted: 1, rejected: 0, unknown: 1, notYetSent: 1 });
-    expect(report.total).toEqual({ recipients: 6, accepted: 2, rejected: 1, unknown: 1, notYetSent: 2 });
+    expect(report.journals[0]!.counts).toEqual({ recipients: 3, accepted: 1, rejected: 1, unknown: 0, notYetSent: 1, excluded: 0 });
+    expect(report.journals[1]!.counts).toEqual({ recipients: 3, accepted: 1, rejected: 0, unknown: 1, notYetSent: 1, excluded: 0 });
+    expect(report.total).toEqual({ recipients: 6, accepted: 2, rejected: 1, unknown: 1, notYetSent: 2, excluded: 0 });
     expect(report.owed.map((o) => [o.to, o.state])).toEqual([
       ['+14155550002', 'rejected'],
       ['+14155550004', 'unknown'],
@@ -148,6 +150,114 @@ describe('svc send report, journal side', () => {
     expect(gets).toBe(2 + 5);
     expect(clock.sleeps.every((ms) => ms <= 2000)).toBe(true);
     await agent.close();
+  });
+
+  it('real shard journals of one list with an exclude file: the list counted once, nothing owed when every one was accepted', async () => {
+    const d = tempDir();
+    const list = numbers(302, 14155560000);
+    const file = d.file('list.txt', `${list.join('\n')}\n`);
+    const exclude = d.file('optout.txt', `${list[5]}\n${list[200]}\n`);
+    const mock = mockSends(accepted, (pool) => {
+      pool.intercept({ method: 'GET', path: (p) => p.startsWith('/api/v1/phone-numbers/') }).reply(200, { number: FROM, settings: {} }).persist();
+      pool
+        .intercept({ method: 'GET', path: (p) => p.startsWith('/api/v1/messages/') })
+        .reply((request) => ({ statusCode: 200, data: { messageId: request.path.split('/').pop(), status: 'delivered' } }))
+        .persist();
+    });
+    try {
+      const options = { env: { ...MOCK_ENV, SVC_DATA_DIR: join(d.dir, 'data') }, dispatcher: mock.agent, clock: fakeClock() };
+      const journals = [1, 2].map((k) => join(d.dir, `shard-${k}.jsonl`));
+      for (const [i, journal] of journals.entries()) {
+        const sent = await runCli(['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--async', '--shard', `${i + 1}/2`, '--exclude-file', exclude, '--journal', journal, '--yes', '-o', 'ndjson'], options);
+        expect(sent.code, sent.stderr).toBe(0);
+      }
+      expect(mock.sends).toHaveLength(300);
+      const args = ['send', 'report', '--journal', journals[0]!, '--journal', journals[1]!];
+      const json = await runCli([...args, '--json'], options);
+      expect(json.code, json.stderr).toBe(0);
+      const report = JSON.parse(json.stdout) as { journals: { counts: Record<string, number> }[]; total: Record<string, number>; owed: unknown[] };
+      expect(report.total).toEqual({ recipients: 302, accepted: 300, rejected: 0, unknown: 0, notYetSent: 0, excluded: 2 });
+      for (const journal of report.journals) {
+        expect(journal.counts['notYetSent']).toBe(0);
+        expect(journal.counts['recipients']).toBe(journal.counts['accepted']! + journal.counts['excluded']!);
+      }
+      expect(report.owed).toEqual([]);
+      const text = await runCli(args, options);
+      expect(text.code, text.stderr).toBe(0);
+      expect(text.stdout).toContain('Every recipient was accepted.');
+      expect(text.stdout).toMatch(/^total\s+302\s+300\s+0\s+0\s+0\s+2$/m);
+    } finally {
+      await mock.close();
+      d.cleanup();
+    }
+  });
+
+  it('reads failure-like statuses as failed, a 404 as a final unknown, and tells of a read that fails and reads it again', async () => {
+    const journal = join(work, 'statuses.jsonl');
+    const to = ['+14155550001', '+14155550002', '+14155550003', '+14155550004', '+14155550005'];
+    const ids = ['m-undelivered', 'm-expired', 'm-rejected', 'm-gone', 'm-flaky'];
+    writeFileSync(journal, header(5) + to.map((n, i) => launch(i + 1, n) + result(i + 1, n, 'accepted', { messageId: ids[i] })).join(''));
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    const reads = new Map<string, number>();
+    agent
+      .get(MOCK_ORIGIN)
+      .intercept({ path: (p) => p.startsWith('/api/v1/messages/'), method: 'GET' })
+      .reply((request): { statusCode: number; data: object } => {
+        const id = request.path.split('/').pop()!;
+        const count = (reads.get(id) ?? 0) + 1;
+        reads.set(id, count);
+        if (id === 'm-gone') return { statusCode: 404, data: { message: 'No such message', title: 'Not found' } };
+        // Fails for longer than the client's own retries: the first round cannot read it.
+        if (id === 'm-flaky' && count <= 12) return { statusCode: 500, data: { message: 'boom', title: 'Server error' } };
+        return { statusCode: 200, data: { messageId: id, status: id === 'm-flaky' ? 'delivered' : id.slice(2) } };
+      })
+      .persist();
+    const options = { env: { ...MOCK_ENV, SVC_DATA_DIR: join(work, 'd-statuses') }, dispatcher: agent, clock: fakeClock() };
+    const run = await runCli(['send', 'report', '--journal', journal, '--watch', '--timeout', '600', '--json'], options);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/cannot read the status of message m-flaky \(read again next round\)/);
+    const report = JSON.parse(run.stdout) as { statuses: Record<string, number>; final: boolean };
+    expect(report.statuses).toEqual({ delivered: 1, sent: 0, sending: 0, queued: 0, failed: 3, unknown: 1 });
+    expect(report.final).toBe(true);
+    expect(reads.get('m-gone')).toBe(1);
+    // Every status is settled and cached, the 404 too: a second report reads nothing.
+    const before = [...reads.values()].reduce((a, b) => a + b, 0);
+    const again = await runCli(['send', 'report', '--journal', journal, '--json'], options);
+    expect(again.code, again.stderr).toBe(0);
+    expect([...reads.values()].reduce((a, b) => a + b, 0)).toBe(before);
+    await agent.close();
+  });
+
+  it('names the recipients not yet sent in owed, in --json and in the text alike, when --to-file gives the list', async () => {
+    const d = tempDir();
+    try {
+      const list = ['+14155550001', '+14155550002', '+14155550003', '+14155550004'];
+      const file = d.file('list.txt', `${list.join('\n')}\n`);
+      const digest = `sha256:${createHash('sha256').update(readFileSync(file)).digest('hex')}`;
+      const journal = d.file(
+        'j.jsonl',
+        sealRecord({ journal: 'svc-send', version: 2, run: { from: FROM, body: 'sha256:00', recipients: digest, recipientCount: 4, media: [] }, created: '2026-01-01T00:00:00Z', svc: '0.1.0', own: { recipients: 4, excluded: 0 } }) +
+          launch(1, list[0]!) + result(1, list[0]!, 'accepted', { messageId: 'm1' }) + launch(2, list[1]!) + result(2, list[1]!, 'rejected', { error: { message: 'bad number', status: 400 } }),
+      );
+      const agent = new MockAgent();
+      agent.disableNetConnect();
+      agent.get(MOCK_ORIGIN).intercept({ path: '/api/v1/messages/m1', method: 'GET' }).reply(200, { messageId: 'm1', status: 'delivered' }).persist();
+      const options = { env: { ...MOCK_ENV, SVC_DATA_DIR: join(d.dir, 'data') }, dispatcher: agent };
+      const json = await runCli(['send', 'report', '--journal', journal, '--to-file', file, '--json'], options);
+      expect(json.code, json.stderr).toBe(0);
+      const report = JSON.parse(json.stdout) as { total: Record<string, number>; owed: { to: string; state: string }[] };
+      expect(report.total['notYetSent']).toBe(2);
+      expect(report.owed.map((o) => [o.to, o.state])).toEqual([[list[1], 'rejected'], [list[2], 'not yet sent'], [list[3], 'not yet sent']]);
+      const text = await runCli(['send', 'report', '--journal', journal, '--to-file', file], options);
+      expect(text.stdout).toContain('Recipients still owed: 3 (1 rejected, 0 unknown, 2 not yet sent)');
+      expect(text.stdout).toContain(`  ${list[2]}  not yet sent\n  ${list[3]}  not yet sent\n`);
+      const unnamed = await runCli(['send', 'report', '--journal', journal], options);
+      expect(unnamed.stdout).toContain('  and 2 not yet sent, not named here (give --to-file');
+      await agent.close();
+    } finally {
+      d.cleanup();
+    }
   });
 
   it('--fields selects from the report in --json, from each recipient in ndjson, and refuses an unknown one', async () => {
@@ -171,6 +281,32 @@ describe('svc send report, journal side', () => {
     expect(bad.stderr).toMatch(/"outcomes" is not a field[\s\S]*Available: to, journal, shard, outcome/);
     expect(bad.stdout).toBe('');
     await agent.close();
+  });
+
+  it('--failed-to refuses to write over a journal, its statuses cache or the --to-file, however it is spelled (exit 2)', async () => {
+    const d = tempDir();
+    try {
+      const journal = d.file('j.jsonl', header(1) + launch(1, '+14155550001') + result(1, '+14155550001', 'rejected', { error: { message: 'bad', status: 400 } }));
+      const list = d.file('rc.csv', 'phone,name\n+14155550001,A\n');
+      symlinkSync(list, join(d.dir, 'link.csv'));
+      const before = [readFileSync(journal, 'utf8'), readFileSync(list, 'utf8')];
+      const cases: [string, RegExp][] = [
+        [join(d.dir, '.', 'rc.csv'), /is the same file as --to-file/],
+        [join(d.dir, 'link.csv'), /is the same file as --to-file/],
+        [join(d.dir, 'sub', '..', 'j.jsonl'), /is the same file as --journal/],
+        [`${journal}.statuses.ndjson`, /is the same file as the statuses cache of --journal/],
+      ];
+      for (const [target, message] of cases) {
+        const run = await runCli(['send', 'report', '--journal', journal, '--failed-to', target, '--to-file', list], { env: MOCK_ENV });
+        expect(run.code, run.stderr).toBe(2);
+        expect(run.stderr).toMatch(message);
+        expect(run.stderr).toContain(target);
+      }
+      expect([readFileSync(journal, 'utf8'), readFileSync(list, 'utf8')]).toEqual(before);
+      expect(existsSync(`${journal}.statuses.ndjson`)).toBe(false);
+    } finally {
+      d.cleanup();
+    }
   });
 
   it('refuses a damaged journal with its line, and a missing one (exit 2)', async () => {

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fakeClock, runCli, scriptedPrompter } from '../../helpers/cli.js';
@@ -709,5 +710,26 @@ describe('svc send: inputs read once and bounded', () => {
     expect(big.code).toBe(2);
     expect(big.stderr).toContain(`--body-file ${bigFile} is larger than the limit of 64 KiB`);
     expect(mock.sends).toHaveLength(0);
+  });
+});
+
+describe('svc send --store and --no-store', () => {
+  it('records what was sent in --store DIR (read by svc thread --store DIR), in no store with --no-store', async () => {
+    mock = mockSends(accepted);
+    const d = dir();
+    const store = join(d.dir, 'shared-events');
+    const env = { SVC_DATA_DIR: join(d.dir, 'data') };
+    const sent = await run(['send', '--from', FROM, '--to', A, '--body', 'Stored elsewhere', '--json', '--store', store], { env });
+    expect(sent.code, sent.stderr).toBe(0);
+    const thread = await run(['thread', A, '--store', store], { env });
+    expect(thread.code, thread.stderr).toBe(0);
+    expect(thread.stdout).toContain('Stored elsewhere');
+    // Not in the default store: it went where --store said.
+    expect(existsSync(join(d.dir, 'data', 'events'))).toBe(false);
+    const off = await run(['send', '--from', FROM, '--to', A, '--body', 'Not stored', '--json', '--no-store'], { env });
+    expect(off.code, off.stderr).toBe(0);
+    expect(existsSync(join(d.dir, 'data', 'events'))).toBe(false);
+    expect((await run(['thread', A, '--store', store], { env })).stdout).not.toContain('Not stored');
+    expect((await run(['send', '--from', FROM, '--to', A, '--body', 'x', '--store', ''], { env })).code).toBe(2);
   });
 });
