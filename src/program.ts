@@ -157,9 +157,19 @@ function choiceParser(flag: string, choices: readonly string[]): (value: string)
  * commander would keep whichever came last, silently, so it is a usage error naming both.
  */
 function refuseBothForms(spec: CommandSpec, argv: readonly string[]): void {
-  const end = argv.indexOf('--');
-  const words = end === -1 ? argv : argv.slice(0, end);
-  const given = (flag: string): boolean => words.some((word) => word === flag || word.startsWith(`${flag}=`));
+  // The flags on the line, not the values they take (`--body --no-store` sends that text).
+  const takesValue = new Set(
+    [...GLOBAL_OPTIONS, ...(spec.options ?? [])].filter((o) => /[<[]/.test(o.flags)).flatMap((o) => o.flags.split(/[ ,]+/).filter((f) => f.startsWith('-'))),
+  );
+  const flags: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    if (word === '--') break;
+    if (!word.startsWith('-')) continue;
+    flags.push(word);
+    if (takesValue.has(word)) i++;
+  }
+  const given = (flag: string): boolean => flags.some((word) => word === flag || word.startsWith(`${flag}=`));
   for (const option of spec.options ?? []) {
     const flag = longFlag(option.flags);
     if (!flag.startsWith('--no-')) continue;

@@ -208,6 +208,16 @@ describe('svc webhook listen', () => {
     if (!('url' in result)) expect(result.stderr).toContain('--store and --no-store cannot be used together');
   });
 
+  it('takes a value that looks like the other form as a value, not as that flag', async () => {
+    // `--store` here is the value of --secret-env: the command gets to judge it (and refuses it).
+    const result = await startListen(['--no-store', '--secret-env', '--store'], { env });
+    expect('url' in result ? 0 : result.code).toBe(2);
+    if (!('url' in result)) {
+      expect(result.stderr).not.toContain('cannot be used together');
+      expect(result.stderr).toContain('--secret-env takes the name of an environment variable');
+    }
+  });
+
   it('refuses --no-verify beside a secret (exit 2)', async () => {
     const result = await startListen(['--no-verify'], { env });
     expect('url' in result ? 0 : result.code).toBe(2);
