@@ -92,7 +92,8 @@ function stagedChunk(dir, name) {
 
 /** The chunk files a chunk imports statically (dynamic imports load later, if ever). */
 function localImports(id) {
-  return [...readFileSync(id, 'utf8').matchAll(/\bfrom\s*["'](\.[^"']+)["']|^import\s*["'](\.[^"']+)["']/gm)].map((m) => resolve(dirname(id), m[1] ?? m[2]));
+  // `from"./x.js"` and a bare `import"./x.js"`, anywhere on a line (the output is minified).
+  return [...readFileSync(id, 'utf8').matchAll(/\bfrom\s*["'](\.[^"']+)["']|(?:^|[;}\s])import\s*["'](\.[^"']+)["']/gm)].map((m) => resolve(dirname(id), m[1] ?? m[2]));
 }
 
 function staticClosure(id, seen = new Set()) {
