@@ -3,6 +3,7 @@ import { readJournalRecords, type JournalLine } from '../../../src/send/journal.
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MockAgent } from 'undici';
+import { onTestFinished } from 'vitest';
 import { MOCK_ORIGIN } from '../../helpers/mock-api.js';
 
 // A MockAgent whose POST /messages answers are computed from each request, for sends whose
@@ -63,6 +64,13 @@ export function tempDir(): { dir: string; file(name: string, content: string | B
     },
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
   };
+}
+
+/** A temporary directory removed when the current test ends. */
+export function testDir(): ReturnType<typeof tempDir> {
+  const made = tempDir();
+  onTestFinished(made.cleanup);
+  return made;
 }
 
 /** `count` distinct E.164 numbers. */

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Clock } from '../../../src/api/http.js';
 import { fakeClock, runCli } from '../../helpers/cli.js';
 import { MOCK_ENV, MOCK_ORIGIN } from '../../helpers/mock-api.js';
-import { numbers, tempDir } from './helpers.js';
+import { numbers, testDir } from './helpers.js';
 
 // Bulk sends at the service's pace (issue 10): throttling, --max-stall, --rate and the number's
 // rateLimit, --window with --tz, --exclude-file and --shard. In-process against an undici
@@ -69,18 +69,11 @@ const throttled = (status: number, retryAfter?: string): Answer => ({
 });
 
 let svc: Service | undefined;
-let dirs: ReturnType<typeof tempDir>[] = [];
 afterEach(async () => {
   await svc?.close();
   svc = undefined;
-  for (const d of dirs) d.cleanup();
-  dirs = [];
 });
-const dir = (): ReturnType<typeof tempDir> => {
-  const d = tempDir();
-  dirs.push(d);
-  return d;
-};
+const dir = testDir;
 
 function run(argv: string[], clock: Clock, options: Parameters<typeof runCli>[1] = {}) {
   return runCli(argv, { clock, ...options, env: { ...MOCK_ENV, ...options.env }, dispatcher: svc!.agent });

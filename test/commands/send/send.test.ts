@@ -6,7 +6,7 @@ import { fakeClock, runCli, scriptedPrompter } from '../../helpers/cli.js';
 import { MOCK_ENV } from '../../helpers/mock-api.js';
 import { startTestServer } from '../../helpers/http-server.js';
 import { InterruptedError } from '../../../src/errors.js';
-import { accepted, dropResultsFor, journalRecords, mockSends, numbers, PNG_BYTES, tempDir, type SendMock } from './helpers.js';
+import { accepted, dropResultsFor, journalRecords, mockSends, numbers, PNG_BYTES, testDir, type SendMock } from './helpers.js';
 
 const FROM = '+15551230000';
 const A = '+15557650001';
@@ -14,18 +14,11 @@ const B = '+15557650002';
 const TENANT = '3f2504e0-4f89-11d3-9a0c-0305e82c3301';
 
 let mock: SendMock | undefined;
-let dirs: ReturnType<typeof tempDir>[] = [];
 afterEach(async () => {
   await mock?.close();
   mock = undefined;
-  for (const d of dirs) d.cleanup();
-  dirs = [];
 });
-const dir = (): ReturnType<typeof tempDir> => {
-  const d = tempDir();
-  dirs.push(d);
-  return d;
-};
+const dir = testDir;
 const run = (argv: string[], options: Parameters<typeof runCli>[1] = {}) =>
   runCli(argv, { clock: fakeClock(), ...options, env: { ...MOCK_ENV, ...options.env }, ...(mock ? { dispatcher: mock.agent } : {}) });
 
