@@ -38,6 +38,7 @@ export interface SendRequest {
   concurrency: number;
   journal: string | undefined;
   resume: boolean;
+  /** --unknown: what --resume does with recipients whose outcome is unknown (asked when absent). */
   unknown: UnknownChoice | undefined;
   dryRun: boolean;
   yes: boolean;
@@ -46,7 +47,10 @@ export interface SendRequest {
   store?: string | false | undefined;
 }
 
-export interface SendPlan {
+/** The flags a plan carries on as they were asked for. */
+type CarriedFlags = 'isAsync' | 'concurrency' | 'journal' | 'resume' | 'unknown' | 'dryRun' | 'yes';
+
+export interface SendPlan extends Pick<SendRequest, CarriedFlags> {
   from: string;
   /** --to recipients (deduplicated, in order), or undefined with --to-file. */
   to: string[] | undefined;
@@ -58,14 +62,6 @@ export interface SendPlan {
   mediaUrls: string[];
   mediaFiles: MediaFile[];
   tenant: string | undefined;
-  isAsync: boolean;
-  concurrency: number;
-  journal: string | undefined;
-  resume: boolean;
-  /** --unknown: what --resume does with recipients whose outcome is unknown (asked when absent). */
-  unknown: UnknownChoice | undefined;
-  dryRun: boolean;
-  yes: boolean;
   /** --rate, --max-stall, --window/--tz, --exclude-file, --shard (issue 10). */
   pace: PaceFlags;
   /** See SendRequest's store. */
