@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { Context } from '../../context.js';
 import { isE164 } from '../../domain/validate.js';
+import { requireE164 } from '../../input/checks.js';
 import { NotFoundError, UsageError } from '../../errors.js';
 import { EventStoreReader, normalizeNumber, type StoredRecord } from '../../events/store.js';
 import type { CommandInput } from '../spec.js';
@@ -15,16 +16,14 @@ export function eventType(text: string): string {
 }
 
 /**
- * A number as the store keeps it: E.164 (`+` then 8 to 15 digits), written with or without the
- * spaces, dashes, dots and brackets people type; anything else is a usage error naming it.
+ * A number as the store keeps it: E.164, written with or without the spaces, dashes, dots and
+ * brackets people type; anything else gets the one E.164 message, naming what was typed.
  */
 export function numberArg(text: string, what: string): string {
   const number = normalizeNumber(text.trim());
-  if (!isE164(number)) throw new UsageError(`${what} must be a phone number in E.164 form (+14155551001), not "${text}"`);
-  return number;
+  return isE164(number) ? number : requireE164(text, what);
 }
 
-/** --since and --until (thread has no --until) as milliseconds since the epoch, checked. */
 export function timeRange(ctx: Context, sinceText: string | undefined, untilText?: string): { since?: number; until?: number } {
   const now = ctx.clock.now();
   const range: { since?: number; until?: number } = {};

@@ -124,9 +124,9 @@ describe('svc events list', () => {
     [['--since', 'yesterday'], /--since must be an ISO 8601 date-time .* not "yesterday"/],
     [['--until', '2026-13-45'], /--until must be/],
     [['--type', 'Bogus'], /--type must be one of MessageReceived, DeliveryReceipt, OrderStatus, unknown, not "Bogus"/],
-    [['--number', 'ann'], /--number must be a phone number in E.164 form .* not "ann"/],
-    [['--number', '12345'], /--number must be a phone number in E.164 form .* not "12345"/],
-    [['--number', '14155551001'], /--number must be a phone number in E.164 form .* not "14155551001"/],
+    [['--number', 'ann'], /--number "ann" is not an E.164 number \(a \+ then 8 to 15 digits/],
+    [['--number', '12345'], /--number "12345" is not an E.164 number \(a \+ then 8 to 15 digits/],
+    [['--number', '14155551001'], /--number "14155551001" is not an E.164 number \(a \+ then 8 to 15 digits/],
     [['--since', '1h', '--until', '2h'], /--since 1h is not before --until 2h/],
   ])('refuses %j (exit 2)', async (flags, message) => {
     const result = await run(['events', 'list', '--store', tempStore(), ...flags]);
@@ -266,7 +266,7 @@ describe('svc thread', () => {
     expect((await run(['thread', 'bob', '--store', store])).code).toBe(2);
     const short = await run(['thread', '12345', '--store', store]);
     expect(short.code).toBe(2);
-    expect(short.stderr).toContain('NUMBER must be a phone number in E.164 form (+14155551001), not "12345"');
+    expect(short.stderr).toContain('NUMBER "12345" is not an E.164 number (a + then 8 to 15 digits, the first not 0, e.g. +15551234567)');
   });
 });
 
