@@ -158,9 +158,7 @@ function choiceParser(flag: string, choices: readonly string[]): (value: string)
  */
 function refuseBothForms(spec: CommandSpec, argv: readonly string[]): void {
   // The flags on the line, not the values they take (`--body --no-store` sends that text).
-  const takesValue = new Set(
-    [...GLOBAL_OPTIONS, ...(spec.options ?? [])].filter((o) => /[<[]/.test(o.flags)).flatMap((o) => o.flags.split(/[ ,]+/).filter((f) => f.startsWith('-'))),
-  );
+  const takesValue = valueFlags([...GLOBAL_OPTIONS, ...(spec.options ?? [])]);
   const flags: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const word = argv[i]!;
@@ -197,9 +195,12 @@ function makeOption(Option: typeof CommanderOption, spec: OptionSpec): Commander
   return option;
 }
 
-const GLOBALS_WITH_VALUES = new Set(
-  GLOBAL_OPTIONS.filter((o) => /[<[]/.test(o.flags)).flatMap((o) => o.flags.split(/[ ,]+/).filter((f) => f.startsWith('-'))),
-);
+/** Every spelling (`-o`, `--output`) of the options that take a value. */
+function valueFlags(options: readonly OptionSpec[]): Set<string> {
+  return new Set(options.filter((o) => /[<[]/.test(o.flags)).flatMap((o) => o.flags.split(/[ ,]+/).filter((f) => f.startsWith('-'))));
+}
+
+const GLOBALS_WITH_VALUES = valueFlags(GLOBAL_OPTIONS);
 
 /** The first `max` words of the line that are not options or the values of global options. */
 function leadingWords(argv: readonly string[], max: number): string[] {
