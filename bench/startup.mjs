@@ -5,7 +5,7 @@
 // the API command loaded: the dist chunks, and whether node:http2, node:tls or undici came in.
 import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:http';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -82,16 +82,20 @@ for (const c of cases) {
   });
 }
 
-// What the API command loads: a resolve hook counts the dist files, and the process's own list of
-// built-in modules says whether HTTP/2, TLS or undici's WebAssembly parser came in.
-const hooks = `data:text/javascript,${encodeURIComponent(
-  "export async function resolve(s, c, n) { const r = await n(s, c); if (r.url.includes('/dist/')) process.stderr.write('DIST ' + r.url + '\\n'); return r; }",
-)}`;
-const probe = `data:text/javascript,${encodeURIComponent(
-  `import { register } from 'node:module'; register(${JSON.stringify(hooks)});
-   process.on('exit', () => process.stderr.write('BUILTINS ' + process.moduleLoadList.filter((m) => /NativeModule (http2|tls|_tls_wrap|https)$/.test(m)).join(', ') + '\\n'));`,
-)}`;
-const traced = spawnSync(process.execPath, ['--import', probe, bin, 'tenant', 'list', '--json'], { env, encoding: 'utf8' });
+// What the API command loads: a preload (-r, CommonJS, so that the probe starts nothing itself)
+// prints at exit the dist files in the CommonJS cache (dist/ is CommonJS), whether Node's ESM
+// loader was started, and whether HTTP/2, TLS or undici's WebAssembly parser came in.
+const probe = join(env.SVC_CONFIG_DIR, 'probe.cjs');
+writeFileSync(
+  probe,
+  `process.on('exit', () => {
+     for (const file of Object.keys(require.cache)) if (file.includes('/dist/')) process.stderr.write('DIST ' + file + '\\n');
+     process.stderr.write('ESM ' + process.moduleLoadList.includes('NativeModule internal/modules/esm/loader') + '\\n');
+     process.stderr.write('BUILTINS ' + process.moduleLoadList.filter((m) => /NativeModule (http2|tls|_tls_wrap|https)$/.test(m)).join(', ') + '\\n');
+   });`,
+);
+const traced = spawnSync(process.execPath, ['-r', probe, bin, 'tenant', 'list', '--json'], { env, encoding: 'utf8' });
+const esmLoader = traced.stderr.split('\n').find((l) => l.startsWith('ESM ')) === 'ESM true';
 const distFiles = new Set(traced.stderr.split('\n').filter((l) => l.startsWith('DIST ')));
 const builtins = [
   traced.stderr.split('\n').find((l) => l.startsWith('BUILTINS '))?.slice(9) ?? '',
@@ -103,4 +107,4 @@ const builtins = [
 worker.postMessage('stop');
 console.log(`node ${process.version}, ${runs} alternating runs per case, medians`);
 console.table(rows);
-console.log(`svc tenant list --json (loopback) loaded ${distFiles.size} dist files; node:http2, node:tls, node:https or undici: ${builtins || 'none'}`);
+console.log(`svc tenant list --json (loopback) loaded ${distFiles.size} dist files; the ESM loader: ${esmLoader ? 'started' : 'not started'}; node:http2, node:tls, node:https or undici: ${builtins || 'none'}`);
