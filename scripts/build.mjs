@@ -16,6 +16,8 @@ const { version, dependencies } = JSON.parse(readFileSync(new URL('../package.js
 // The other libraries are loaded only by the commands that need them, from node_modules. All seven
 // stay in `dependencies`, so that audit and licence tools see what the program runs.
 const BUNDLED = new Set(['undici', 'commander']);
+// The module through which chunks import() packages (see requireWhatIsOurs).
+const IMPORT_PACKAGE = 'import-package.js';
 
 // Two passes. esbuild compiles TypeScript and splits the program into chunks, one per set of
 // entry points that share code; with a lazily loaded body per command that is about a hundred
@@ -89,6 +91,7 @@ try {
   });
   await bundle.close();
   writeFileSync(join(root, 'dist', 'package.json'), `${JSON.stringify({ type: 'commonjs' }, null, 2)}\n`);
+  writeFileSync(join(root, 'dist', 'chunks', IMPORT_PACKAGE), "'use strict';\n// import() of a package, for chunks compiled from bin/compile-cache.js's cache.\nmodule.exports = (specifier) => import(specifier);\n");
 } finally {
   rmSync(staged, { recursive: true, force: true });
 }
@@ -101,11 +104,14 @@ try {
 function requireWhatIsOurs() {
   return {
     name: 'require-what-is-ours',
-    renderDynamicImport({ targetModuleId, targetChunk }) {
+    renderDynamicImport({ targetModuleId, targetChunk, chunk }) {
       if (targetChunk || (typeof targetModuleId === 'string' && targetModuleId.startsWith('node:'))) {
         return { left: 'Promise.resolve().then(() => require(', right: '))' };
       }
-      return null;
+      // A package's import() goes through one small module that Node compiles itself: code that
+      // bin/compile-cache.js compiles from its cache (node:vm) cannot call import() on Node 20.
+      const helper = chunk.fileName.startsWith('chunks/') ? `./${IMPORT_PACKAGE}` : `./chunks/${IMPORT_PACKAGE}`;
+      return { left: `require(${JSON.stringify(helper)})(`, right: ')' };
     },
   };
 }
