@@ -10,7 +10,8 @@ import { VERSION } from './version.js';
 // no more than a bare start of node.
 
 export interface MainDeps extends Omit<ContextDeps, 'io'> {
-  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  /** Standard input, or how to get it: the process's is created on first use (see processDeps). */
+  stdin: (NodeJS.ReadableStream & { isTTY?: boolean }) | (() => NodeJS.ReadableStream & { isTTY?: boolean });
   stdout: Writable & { isTTY?: boolean; columns?: number };
   stderr: Writable & { isTTY?: boolean };
   /** Overrides TTY detection (tests). */
@@ -31,7 +32,9 @@ export async function main(argv: readonly string[], deps?: MainDeps): Promise<nu
 const inquirerPrompter: PrompterFactory = async (io, signal) => (await import('./output/prompter.js')).createInquirerPrompter(io, signal);
 
 function processDeps(): MainDeps {
-  return { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
+  // process.stdin builds its stream when first read (a socket for a pipe, a file stream that loads
+  // node:fs/promises for a file): most commands never read it, so neither do they build it.
+  return { stdin: () => process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
 }
 
 const STOP_SIGNALS: readonly StopSignal[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];

@@ -5,7 +5,7 @@ import { GLOBAL_OPTIONS } from './commands/globals.js';
 import { COMMANDS, GROUPS } from './commands/tree.js';
 import { CommandContext, type GlobalOptions, type OutputFormat } from './context.js';
 import { CliError, describeError, exitCodeFor, ExitCode, UsageError } from './errors.js';
-import { createIOStreams, type IOStreams } from './output/io.js';
+import { createIOStreams, type IOStreams, type IOStreamsInit } from './output/io.js';
 import { registerEnvironmentSecrets, SecretRegistry } from './output/secrets.js';
 import { canAsk, missingValueError, whyNotAsked } from './output/ask.js';
 import { parseFieldList } from './output/fields.js';
@@ -48,7 +48,7 @@ export async function runMain(argv: readonly string[], resolved: MainDeps): Prom
 function ioInit(deps: MainDeps, noColorFlag: boolean, secrets: SecretRegistry): Parameters<typeof createIOStreams>[0] {
   return {
     secrets,
-    stdin: deps.stdin as IOStreams['stdin'],
+    stdin: deps.stdin as IOStreamsInit['stdin'],
     stdout: deps.stdout,
     stderr: deps.stderr,
     ...(deps.tty?.stdin !== undefined ? { stdinIsTTY: deps.tty.stdin } : {}),

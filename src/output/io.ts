@@ -24,7 +24,8 @@ export interface IOStreams {
 }
 
 export interface IOStreamsInit {
-  stdin: Readable;
+  /** The stream, or a function that makes it when it is first used (and not before). */
+  stdin: Readable | (() => Readable);
   stdout: Writable;
   stderr: Writable;
   stdinIsTTY?: boolean;
@@ -41,25 +42,36 @@ function ttyOf(stream: unknown): boolean {
 }
 
 export function createIOStreams(init: IOStreamsInit): IOStreams {
-  const stdinIsTTY = init.stdinIsTTY ?? ttyOf(init.stdin);
   const stdoutIsTTY = init.stdoutIsTTY ?? ttyOf(init.stdout);
   const stderrIsTTY = init.stderrIsTTY ?? ttyOf(init.stderr);
   const colorAllowed = !init.noColorFlag && !('NO_COLOR' in init.env && init.env['NO_COLOR'] !== '') && init.env['TERM'] !== 'dumb';
   const inCi = init.env['CI'] !== undefined && init.env['CI'] !== '' && init.env['CI'] !== 'false';
   const columns = init.columns ?? (init.stdout as { columns?: number }).columns ?? 80;
   const secrets = init.secrets ?? new SecretRegistry();
+  // Standard input is made, and asked whether it is a terminal, only when a command needs it.
+  const source = init.stdin;
+  let stdin = typeof source === 'function' ? undefined : source;
+  const input = (): Readable => (stdin ??= (source as () => Readable)());
+  let stdinIsTTY = init.stdinIsTTY;
+  const inputIsTTY = (): boolean => (stdinIsTTY ??= ttyOf(input()));
   return {
-    stdin: init.stdin,
+    get stdin() {
+      return input();
+    },
     stdout: redactingStream(init.stdout, secrets),
     stderr: redactingStream(init.stderr, secrets),
     secrets,
-    stdinIsTTY,
+    get stdinIsTTY() {
+      return inputIsTTY();
+    },
     stdoutIsTTY,
     stderrIsTTY,
     colorStdout: colorAllowed && stdoutIsTTY,
     colorStderr: colorAllowed && stderrIsTTY,
     columns,
-    canPrompt: stdinIsTTY && stderrIsTTY && !inCi,
+    get canPrompt() {
+      return stderrIsTTY && !inCi && inputIsTTY();
+    },
   };
 }
 
