@@ -47,8 +47,16 @@ function has(payload: JsonObject, key: string): boolean {
 }
 
 /** Shape first; the header, when it names a known event, overrides a guess. */
+const KNOWN_BY_HEADER = new Map<string, WebhookEventKind>(KNOWN_EVENT_NAMES.flatMap((name) => [[name, name] as const, [name.toLowerCase(), name] as const]));
+
+/** The kind an X-Svc-Event header names: as sent (the usual case, one lookup), or in any case and spacing. */
+function namedKind(eventHeader: string | null | undefined): WebhookEventKind | undefined {
+  if (eventHeader === undefined || eventHeader === null) return undefined;
+  return KNOWN_BY_HEADER.get(eventHeader) ?? KNOWN_BY_HEADER.get(eventHeader.trim().toLowerCase());
+}
+
 export function classifyEvent(payload: unknown, eventHeader?: string | null): ClassifiedEvent {
-  const named = KNOWN_EVENT_NAMES.find((name) => name.toLowerCase() === eventHeader?.trim().toLowerCase());
+  const named = namedKind(eventHeader);
   const kind = named ?? kindFromShape(payload);
   return { kind, summary: isObject(payload) ? summarise(kind, payload) : {} };
 }
