@@ -11,19 +11,21 @@
 //
 // The noise, and what is done about it: the load generator and the server share the machine (2
 // cores here, and other people's work on them), so one round's events/s moves by 20% and more.
-// Where `taskset` exists and there are 2 CPUs or more, the load generator runs on CPU 0 and every
-// server on CPU 1 (all of them alike: neither side gains), so the two do not take turns on a core.
 // The servers take turns round by round (interleaved), each round's ratio is taken against the
 // floor's rate in the same round, and the report gives the median ratio over the rounds with its
 // spread (min-max), not the best round. Beside the wall rates it reports each server's CPU time
 // per event (user + system, all threads, from /proc: what the load costs the server, steadier than
 // the rate when the machine is busy) and, where `perf stat` can count instructions (not in most
-// VMs), user-space instructions per event.
+// VMs), user-space instructions per event. BENCH_PIN=1 runs the load generator on CPU 0 and every
+// server on CPU 1 (taskset). It is not the default: on the 2-core machine it did not make the
+// rounds steadier (0.37-0.83 against 0.81-0.94 unpinned, both at a load average of about 4-5), and
+// it puts a server's compiler and GC threads on the one core its event loop runs on, which weighs
+// on a server in proportion to its background work rather than measuring its request path.
 //
 //   BENCH_REQUESTS  measured events per server and round (default 15000)
 //   BENCH_WARMUP    warm-up events per round (default 2000)
 //   BENCH_ROUNDS    rounds (default 5)
-//   BENCH_PIN=0     do not pin with taskset
+//   BENCH_PIN=1     pin with taskset (see above)
 import { execFileSync, fork, spawn } from 'node:child_process';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -112,7 +114,7 @@ async function runLoad(options) {
 
 /** `taskset -c N` when it exists, pinning is not switched off and there are two CPUs or more; else null. */
 const PIN = (() => {
-  if (process.env.BENCH_PIN === '0' || cpus().length < 2) return null;
+  if (process.env.BENCH_PIN !== '1' || cpus().length < 2) return null;
   try {
     execFileSync('taskset', ['-c', '0', 'true'], { stdio: 'ignore' });
     return (cpu, command, args) => ['taskset', ['-c', String(cpu), command, ...args]];
