@@ -3,17 +3,14 @@
 
 import type { IncomingHttpHeaders } from 'node:http';
 import type { StoredRecord } from './store.js';
-import { EventStoreWriter } from './store.js';
+import { EventStoreWriter, NOT_KEPT_HEADERS } from './store.js';
 import { defaultStoreDir } from './paths.js';
 import { compactQuietly } from './compact.js';
-
-/** Headers never kept: credentials, and what belongs to one connection. */
-const NOT_KEPT = new Set(['authorization', 'proxy-authorization', 'cookie', 'host', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
 
 export function keptHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   const kept: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || NOT_KEPT.has(name)) continue;
+    if (value === undefined || NOT_KEPT_HEADERS.has(name)) continue;
     kept[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   return kept;

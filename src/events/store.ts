@@ -64,11 +64,27 @@ export function hash32(text: string): number {
 
 /** Numbers compare without spaces, dashes, dots and brackets: `+1 (415) 555-1001` is `+14155551001`. */
 export function normalizeNumber(number: string): string {
-  return number.replace(/[\s().-]/g, '');
+  // The common case (`+14155551001`) without a regular expression.
+  for (let i = 0; i < number.length; i++) {
+    const c = number.charCodeAt(i);
+    if (c !== 0x2b && (c < 0x30 || c > 0x39)) return number.replace(/[\s().-]/g, '');
+  }
+  return number;
 }
 
 function typeKey(type: string): string {
   return type.toLowerCase();
+}
+
+// The hash of a type, remembered: a store sees a handful of types.
+const typeHashes = new Map<string, number>();
+function typeHash(type: string): number {
+  let hash = typeHashes.get(type);
+  if (hash === undefined) {
+    hash = hash32(typeKey(type));
+    if (typeHashes.size < 64) typeHashes.set(type, hash);
+  }
+  return hash;
 }
 
 interface EntryFields {
@@ -81,14 +97,18 @@ interface EntryFields {
 }
 
 function entryFields(record: StoredRecord): EntryFields {
-  const numbers = record.numbers.map(normalizeNumber);
+  return fieldsOf(Date.parse(record.at), record.type, record.numbers[0], record.numbers.length > 2 ? null : record.numbers[1], record.messageId, record.id);
+}
+
+/** An entry's fields; `second` null when the record concerns more than two numbers. */
+function fieldsOf(time: number, type: string, first: string | undefined, second: string | undefined | null, messageId: string | undefined, id: string): EntryFields {
   return {
-    time: Date.parse(record.at),
-    typeHash: hash32(typeKey(record.type)),
-    number1: numbers[0] === undefined ? NONE : hash32(numbers[0]),
-    number2: numbers.length > 2 ? ANY : numbers[1] === undefined ? NONE : hash32(numbers[1]),
-    messageHash: record.messageId === undefined ? NONE : hash32(record.messageId),
-    idHash: hash32(record.id),
+    time,
+    typeHash: typeHash(type),
+    number1: first === undefined ? NONE : hash32(normalizeNumber(first)),
+    number2: second === null ? ANY : second === undefined ? NONE : hash32(normalizeNumber(second)),
+    messageHash: messageId === undefined ? NONE : hash32(messageId),
+    idHash: hash32(id),
   };
 }
 
@@ -104,22 +124,92 @@ function writeEntry(view: DataView, at: number, offset: number, length: number, 
   view.setUint32(at + 36, 0, true);
 }
 
-/** One line: the id first, so that a reader can take it without parsing the rest. */
+/**
+ * A string as JSON text. Ids, numbers, times and header values rarely hold anything to escape:
+ * those are quoted as they are, without a call into JSON.stringify each.
+ */
+export function jsonString(text: string): string {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 || c === 0x22 || c === 0x5c || c > 0x7e) return JSON.stringify(text);
+  }
+  return `"${text}"`;
+}
+
+function jsonStrings(list: readonly string[]): string {
+  let text = '[';
+  for (let i = 0; i < list.length; i++) text += i === 0 ? jsonString(list[i]!) : `,${jsonString(list[i]!)}`;
+  return `${text}]`;
+}
+
+/** Headers never kept: credentials, and what belongs to one connection. */
+export const NOT_KEPT_HEADERS: ReadonlySet<string> = new Set(['authorization', 'proxy-authorization', 'cookie', 'host', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
+
+/** The kept headers as a JSON object, in their order (what JSON.stringify of the kept ones gives). */
+function jsonHeaders(headers: Readonly<Record<string, string | string[] | undefined>>, filter: boolean): string {
+  let text = '{';
+  for (const name of Object.keys(headers)) {
+    const value = headers[name];
+    if (value === undefined || (filter && NOT_KEPT_HEADERS.has(name))) continue;
+    const member = `${jsonString(name)}:${jsonString(typeof value === 'string' ? value : value.join(', '))}`;
+    text += text.length === 1 ? member : `,${member}`;
+  }
+  return `${text}}`;
+}
+
+/**
+ * One line: the id first, so that a reader can take it without parsing the rest. The members in
+ * a fixed order, undefined ones left out: the text JSON.stringify gives for the record (a test
+ * holds the two equal), built from its parts.
+ */
 export function recordLine(record: StoredRecord): string {
-  // One object literal of a fixed shape (JSON.stringify leaves out the undefined members).
-  return JSON.stringify({
-    id: record.id,
-    kind: record.kind,
-    type: record.type,
-    at: record.at,
-    numbers: record.numbers,
-    messageId: record.messageId,
-    status: record.status,
-    from: record.from,
-    to: record.to,
-    headers: record.headers,
-    body: record.body,
-  });
+  let line = `{"id":${jsonString(record.id)},"kind":${jsonString(record.kind)},"type":${jsonString(record.type)},"at":${jsonString(record.at)},"numbers":${jsonStrings(record.numbers)}`;
+  if (record.messageId !== undefined) line += `,"messageId":${jsonString(record.messageId)}`;
+  if (record.status !== undefined) line += `,"status":${jsonString(record.status)}`;
+  if (record.from !== undefined) line += `,"from":${jsonString(record.from)}`;
+  if (record.to !== undefined) line += `,"to":${jsonStrings(record.to)}`;
+  if (record.headers !== undefined) line += `,"headers":${jsonHeaders(record.headers, false)}`;
+  return `${line},"body":${JSON.stringify(record.body)}}`;
+}
+
+/**
+ * A received webhook event as the listener has it: what `eventRecord` (records.ts) makes a
+ * StoredRecord of, here written straight to its line without one.
+ */
+export interface IncomingEvent {
+  id: string;
+  type: string;
+  /** Milliseconds since the epoch, and the same time in ISO 8601. */
+  time: number;
+  at: string;
+  from?: string | undefined;
+  to?: readonly string[] | undefined;
+  messageId?: string | undefined;
+  status?: string | undefined;
+  /** The request's headers as Node gives them; the ones never kept (credentials) are left out here. */
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  raw: string;
+}
+
+/** The line of `recordLine(eventRecord(event))`, without building the record. */
+export function eventLine(event: IncomingEvent): string {
+  const { from, to } = event;
+  let numbers = from === undefined ? '' : jsonString(from);
+  if (to !== undefined) for (let i = 0; i < to.length; i++) numbers += numbers === '' ? jsonString(to[i]!) : `,${jsonString(to[i]!)}`;
+  let line = `{"id":${jsonString(event.id)},"kind":"event","type":${jsonString(event.type)},"at":${jsonString(event.at)},"numbers":[${numbers}]`;
+  if (event.messageId !== undefined) line += `,"messageId":${jsonString(event.messageId)}`;
+  if (event.status !== undefined) line += `,"status":${jsonString(event.status)}`;
+  if (from !== undefined) line += `,"from":${jsonString(from)}`;
+  if (to !== undefined) line += `,"to":${jsonStrings(to)}`;
+  return `${line},"headers":${jsonHeaders(event.headers, true)},"body":${JSON.stringify(event.raw)}}`;
+}
+
+function eventFields(event: IncomingEvent): EntryFields {
+  const { from, to } = event;
+  const count = (from === undefined ? 0 : 1) + (to === undefined ? 0 : to.length);
+  const first = from ?? to?.[0];
+  const second = count > 2 ? null : from === undefined ? to?.[1] : to?.[0];
+  return fieldsOf(event.time, event.type, first, second, event.messageId, event.id);
 }
 
 export function parseRecord(line: string): StoredRecord | undefined {
@@ -218,17 +308,22 @@ export interface WriterOptions {
   lazy?: boolean;
 }
 
+/** A record waiting to be written: its line is bytes [start, start + length) of the batch buffer, then a newline. */
 interface Pending {
-  line: Buffer;
+  start: number;
+  length: number;
   fields: EntryFields;
-  resolve: () => void;
-  reject: (error: unknown) => void;
+  /** Called once written (ack 'write') or synced (ack 'fsync'), or with failed = true. */
+  done: (failed: boolean, error?: unknown) => void;
 }
 
+/** What a record's writer is told: written (or synced), or not, with why. */
+export type Written = (failed: boolean, error?: unknown) => void;
+
+const BATCH_BYTES = 64 * 1024;
 /** A lazy writer writes its records this often, or once this many wait. */
 const LAZY_FLUSH_MS = 50;
 const LAZY_BATCH_RECORDS = 1000;
-const noop = (): void => undefined;
 
 export class EventStoreWriter {
   private dataFd = -1;
@@ -238,6 +333,9 @@ export class EventStoreWriter {
   private count = 0;
   private sequence = 0;
   private queue: Pending[] = [];
+  /** The lines of the queued records, back to back. */
+  private batch = Buffer.allocUnsafe(BATCH_BYTES);
+  private batchUsed = 0;
   private scheduled = false;
   /** Written, waiting for the next fdatasync (ack 'fsync' only). */
   private unsynced: Pending[] = [];
@@ -305,8 +403,7 @@ export class EventStoreWriter {
     if (this.closed) return Promise.reject(new Error(`the event store ${this.dir} is closed`));
     if (this.broken !== null) return Promise.reject(this.broken);
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ line: Buffer.from(`${recordLine(record)}\n`, 'utf8'), fields: entryFields(record), resolve, reject });
-      this.schedule();
+      this.enqueue(recordLine(record), entryFields(record), (failed, error) => (failed ? reject(error) : resolve()));
     });
   }
 
@@ -317,7 +414,36 @@ export class EventStoreWriter {
   add(record: StoredRecord, onError: (error: unknown) => void): void {
     if (this.closed) return onError(new Error(`the event store ${this.dir} is closed`));
     if (this.broken !== null) return onError(this.broken);
-    this.queue.push({ line: Buffer.from(`${recordLine(record)}\n`, 'utf8'), fields: entryFields(record), resolve: noop, reject: onError });
+    this.enqueue(recordLine(record), entryFields(record), (failed, error) => {
+      if (failed) onError(error);
+    });
+  }
+
+  /**
+   * A received webhook event, written as `append(eventRecord(...))` would write it but without
+   * the record object and the promise: `done` is called once it is written (or synced), which is
+   * when the listener may answer 2xx, or with failed = true.
+   */
+  addEvent(event: IncomingEvent, done: Written): void {
+    if (this.closed) return done(true, new Error(`the event store ${this.dir} is closed`));
+    if (this.broken !== null) return done(true, this.broken);
+    this.enqueue(eventLine(event), eventFields(event), done);
+  }
+
+  /** Encodes the line into the batch buffer (one buffer a turn, not one a record) and queues it. */
+  private enqueue(line: string, fields: EntryFields, done: Written): void {
+    const start = this.batchUsed;
+    // UTF-8 takes at most 3 bytes per UTF-16 code unit; one more for the newline.
+    const room = start + line.length * 3 + 1;
+    if (room > this.batch.length) {
+      const grown = Buffer.allocUnsafe(Math.max(room, this.batch.length * 2));
+      this.batch.copy(grown, 0, 0, start);
+      this.batch = grown;
+    }
+    const length = this.batch.write(line, start, 'utf8');
+    this.batch[start + length] = 10;
+    this.batchUsed = start + length + 1;
+    this.queue.push({ start, length, fields, done });
     this.schedule();
   }
 
@@ -352,41 +478,50 @@ export class EventStoreWriter {
 
   private fail(error: unknown, batch: Pending[]): void {
     this.broken ??= error;
-    for (const pending of batch) pending.reject(error);
-    for (const pending of this.queue.splice(0)) pending.reject(error);
-    for (const pending of this.unsynced.splice(0)) pending.reject(error);
+    for (const pending of batch) pending.done(true, error);
+    for (const pending of this.queue.splice(0)) pending.done(true, error);
+    for (const pending of this.unsynced.splice(0)) pending.done(true, error);
   }
 
   private flush(): void {
     if (this.queue.length === 0 || this.broken !== null) return;
     const batch = this.queue;
     this.queue = [];
-    let at = 0;
-    while (at < batch.length) {
-      const part = batch.slice(at, at + Math.max(1, this.segmentRecords - this.count));
-      at += part.length;
+    // Every part is written before anyone hears of it: what `done` does (answer, append more)
+    // then finds the batch buffer free again.
+    let written = 0;
+    let failure: { error: unknown } | null = null;
+    while (written < batch.length) {
+      const count = Math.min(batch.length - written, Math.max(1, this.segmentRecords - this.count));
       try {
-        this.writePart(part);
+        this.writePart(batch, written, count);
       } catch (error) {
-        this.fail(error, batch.slice(at - part.length));
-        return;
+        failure = { error };
+        break;
       }
+      written += count;
       this.written = true;
-      if (this.ack === 'write') {
-        for (const pending of part) pending.resolve();
-      } else {
-        this.dirty.add(this.dataFd);
-        for (const pending of part) this.unsynced.push(pending);
-      }
+      if (this.ack === 'fsync') this.dirty.add(this.dataFd);
       if (this.count >= this.segmentRecords) {
         this.closeSegment();
         try {
           this.startSegment();
         } catch (error) {
-          this.fail(error, batch.slice(at));
-          return;
+          failure = { error };
+          break;
         }
       }
+    }
+    this.batchUsed = 0;
+    if (this.batch.length > 16 * BATCH_BYTES) this.batch = Buffer.allocUnsafe(BATCH_BYTES);
+    if (this.ack === 'write') {
+      for (let i = 0; i < written; i++) batch[i]!.done(false);
+    } else {
+      for (let i = 0; i < written; i++) this.unsynced.push(batch[i]!);
+    }
+    if (failure !== null) {
+      this.fail(failure.error, batch.slice(written));
+      return;
     }
     if (this.ack === 'fsync' && this.syncing === null) this.startSync();
   }
@@ -400,7 +535,7 @@ export class EventStoreWriter {
     this.written = false;
     this.syncing = Promise.all(fds.map(fdatasyncAsync)).then(
       () => {
-        for (const pending of group) pending.resolve();
+        for (const pending of group) pending.done(false);
       },
       (error: unknown) => this.fail(error, group),
     );
@@ -414,21 +549,24 @@ export class EventStoreWriter {
     });
   }
 
-  private writePart(part: Pending[]): void {
-    const data = part.length === 1 ? part[0]!.line : Buffer.concat(part.map((p) => p.line));
-    const index = Buffer.alloc(part.length * ENTRY_BYTES);
+  /** Writes `count` queued records from `from` on: their lines in one write, then their index entries in one. */
+  private writePart(batch: Pending[], from: number, count: number): void {
+    const first = batch[from]!;
+    const last = batch[from + count - 1]!;
+    const data = this.batch.subarray(first.start, last.start + last.length + 1);
+    const index = Buffer.alloc(count * ENTRY_BYTES);
     const view = new DataView(index.buffer, index.byteOffset, index.byteLength);
     let offset = this.size;
-    for (let i = 0; i < part.length; i++) {
-      const pending = part[i]!;
-      writeEntry(view, i * ENTRY_BYTES, offset, pending.line.length - 1, pending.fields);
-      offset += pending.line.length;
+    for (let i = 0; i < count; i++) {
+      const pending = batch[from + i]!;
+      writeEntry(view, i * ENTRY_BYTES, offset, pending.length, pending.fields);
+      offset += pending.length + 1;
     }
     // The data first: a reader indexes lines the index does not cover yet, never the reverse.
     writeFully(this.dataFd, data);
     writeFully(this.indexFd, index);
     this.size = offset;
-    this.count += part.length;
+    this.count += count;
   }
 
   /** Waits for what was appended, syncs it, then closes. */

@@ -8,7 +8,7 @@ export class Deliveries {
   private readonly acknowledged: SeenDeliveries;
   /** With a relay, an event can be stored but not acknowledged (the app refused it): its retry is relayed again but not stored twice. */
   private readonly stored: SeenDeliveries;
-  private readonly handling = new Map<string, Promise<void>>();
+  private readonly handling = new Map<string, Claim>();
 
   constructor(capacity: number, relaying: boolean, storedIds: readonly string[]) {
     this.acknowledged = new SeenDeliveries(capacity);
@@ -34,22 +34,33 @@ export class Deliveries {
 
   /**
    * The handling of an earlier delivery of the key still under way, if any. The caller awaits it
-   * in a loop and then, with no await in between, decides and calls whileHandling: checking and
+   * in a loop and then, with no await in between, decides and claims the key: checking and
    * claiming a key in one synchronous step is what keeps two deliveries from both storing it.
    */
   pending(key: string): Promise<void> | undefined {
-    return this.handling.get(key);
+    const claim = this.handling.get(key);
+    if (claim === undefined) return undefined;
+    // Made only when a retry waits (rare), not for every delivery.
+    claim.waiting ??= new Promise<void>((resolve) => (claim.release = resolve));
+    return claim.waiting;
   }
 
-  /** Runs the handling of a key's delivery, holding back its retries until it ends (claims the key at once, synchronously). */
-  async whileHandling(key: string, work: () => Promise<void>): Promise<void> {
-    let done = (): void => {};
-    this.handling.set(key, new Promise<void>((resolve) => (done = resolve)));
-    try {
-      await work();
-    } finally {
-      this.handling.delete(key);
-      done();
-    }
+  /** Holds back the retries of a key's delivery until `release` (claims the key at once, synchronously). */
+  claim(key: string): Claim {
+    const claim: Claim = { key };
+    this.handling.set(key, claim);
+    return claim;
   }
+
+  release(claim: Claim): void {
+    if (this.handling.get(claim.key) === claim) this.handling.delete(claim.key);
+    claim.release?.();
+  }
+}
+
+/** A delivery being handled: what its retries wait on. */
+export interface Claim {
+  readonly key: string;
+  waiting?: Promise<void>;
+  release?: () => void;
 }

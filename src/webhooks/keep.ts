@@ -3,13 +3,15 @@
 
 import type { IncomingHttpHeaders } from 'node:http';
 import { eventRecord, keptHeaders } from '../events/records.js';
-import type { StoredRecord } from '../events/store.js';
+import type { IncomingEvent, StoredRecord, Written } from '../events/store.js';
 import { describeError, Rejection } from './receive.js';
 import type { WebhookEventKind, WebhookEventSummary } from './payloads.js';
 
 /** The part of the event store the listener needs. */
 export interface EventSink {
   append(record: StoredRecord): Promise<void>;
+  /** The event store's way: no record object, no promise; `done` hears when it is kept (or why not). */
+  addEvent?(event: IncomingEvent, done: Written): void;
 }
 
 export interface KeptEvent {
@@ -18,6 +20,8 @@ export interface KeptEvent {
   kind: WebhookEventKind;
   summary: WebhookEventSummary;
   receivedAt: Date;
+  /** receivedAt in ISO 8601 (formatted once for the store and the printed line). */
+  at: string;
   headers: IncomingHttpHeaders;
   raw: string;
 }
@@ -38,12 +42,44 @@ export function recordOf(event: KeptEvent): StoredRecord {
   });
 }
 
+function notKept(error: unknown): Rejection {
+  // Not kept, so not acknowledged: the sender will try again.
+  return new Rejection(503, `the event could not be stored: ${describeError(error)}`, { 'Retry-After': '5' });
+}
+
 /** Resolves once the sink holds the event; a sink that fails becomes a 503 Rejection. */
 export async function keepEvent(sink: EventSink, event: KeptEvent): Promise<void> {
   try {
     await sink.append(recordOf(event));
   } catch (error) {
-    // Not kept, so not acknowledged: the sender will try again.
-    throw new Rejection(503, `the event could not be stored: ${describeError(error)}`, { 'Retry-After': '5' });
+    throw notKept(error);
   }
+}
+
+/** As keepEvent, with a callback: null once the sink holds the event, or the 503 Rejection. */
+export function keepEventThen(sink: EventSink, event: KeptEvent, done: (rejection: Rejection | null) => void): void {
+  if (sink.addEvent === undefined) {
+    sink.append(recordOf(event)).then(
+      () => done(null),
+      (error: unknown) => done(notKept(error)),
+    );
+    return;
+  }
+  const { kind, summary } = event;
+  const hasNumbers = kind === 'MessageReceived' || kind === 'DeliveryReceipt';
+  sink.addEvent(
+    {
+      id: event.id,
+      type: kind,
+      time: event.receivedAt.getTime(),
+      at: event.at,
+      from: hasNumbers ? summary.from : undefined,
+      to: hasNumbers ? summary.to : undefined,
+      messageId: hasNumbers ? summary.id : undefined,
+      status: summary.status,
+      headers: event.headers,
+      raw: event.raw,
+    },
+    (failed, error) => done(failed ? notKept(error) : null),
+  );
 }

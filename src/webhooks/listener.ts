@@ -8,8 +8,9 @@ import { STATUS_CODES, createServer } from 'node:http';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { Deliveries } from './deliveries.js';
-import { keepEvent, type EventSink } from './keep.js';
-import { MAX_WEBHOOK_BODY_BYTES, Rejection, deliveryIdOf, describeError, errorCodeFor, receiveEvent, type VerifiedEvent } from './receive.js';
+import { keepEvent, keepEventThen, type EventSink, type KeptEvent } from './keep.js';
+import { isoTime } from './format.js';
+import { MAX_WEBHOOK_BODY_BYTES, Rejection, checkRequest, collectBody, deliveryIdOf, describeError, errorCodeFor, prepareChecks, verifyEvent, type VerifiedEvent } from './receive.js';
 import { checkForwardUrl, createRelay, type Relay } from './relay.js';
 import type { AcceptedWebhookEvent, BasicCredentials, WebhookSink } from './types.js';
 
@@ -63,6 +64,9 @@ const DRAIN_LIMIT_FACTOR = 4;
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
+const LATEST_REQUEST = Symbol('svc.latestRequest');
+type TrackedSocket = Socket & { [LATEST_REQUEST]?: IncomingMessage };
+
 function answer(response: ServerResponse, status: number, body: Buffer | string, headers: OutgoingHttpHeaders, closing: boolean): void {
   if (response.headersSent || response.destroyed) return;
   const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
@@ -74,6 +78,15 @@ function answer(response: ServerResponse, status: number, body: Buffer | string,
 
 function received(deliveryId: string | null, duplicate: boolean): string {
   return `{"received":true,"duplicate":${duplicate},"deliveryId":${JSON.stringify(deliveryId)}}\n`;
+}
+
+/** The 200 an accepted event gets (the common answer: headers as a flat list, no object to build and walk). */
+function acknowledge(response: ServerResponse, deliveryId: string | null, duplicate: boolean, closing: boolean): void {
+  if (response.headersSent || response.destroyed) return;
+  const body = received(deliveryId, duplicate);
+  const length = String(Buffer.byteLength(body));
+  response.writeHead(200, closing ? ['Content-Type', JSON_TYPE, 'Content-Length', length, 'Connection', 'close'] : ['Content-Type', JSON_TYPE, 'Content-Length', length]);
+  response.end(body);
 }
 
 /** Reads and discards the rest of a refused body, so that a client still sending gets to read the answer. */
@@ -93,6 +106,15 @@ function drain(request: IncomingMessage, response: ServerResponse, maxBodyBytes:
     if (drained > drainLimit) request.socket.destroy();
   });
   request.resume();
+}
+
+/** Hands an accepted event to the sink: one that throws must not take the listener down. */
+function reportAccepted(sink: WebhookSink, event: AcceptedWebhookEvent): void {
+  try {
+    sink.accepted(event);
+  } catch {
+    /* the sink is the command's printer; nothing better to do with its failure here */
+  }
 }
 
 function report(call: () => void): void {
@@ -116,14 +138,13 @@ export async function startWebhookListener(options: WebhookListenerOptions, sink
   const maxBodyBytes = options.maxBodyBytes ?? MAX_WEBHOOK_BODY_BYTES;
   const closeGraceMs = options.closeGraceMs ?? 1000;
   const now = options.now ?? ((): Date => new Date());
-  const checks = { maxBodyBytes, secrets: secretsOf(options.secrets), basicAuth: options.basicAuth };
+  const checks = prepareChecks({ maxBodyBytes, secrets: secretsOf(options.secrets), basicAuth: options.basicAuth });
   const relay: Relay | undefined =
     options.forwardTo === undefined
       ? undefined
       : createRelay(checkForwardUrl(options.forwardTo), { maxBodyBytes, ...(options.forwardTimeoutMs !== undefined ? { timeoutMs: options.forwardTimeoutMs } : {}) });
   const store = options.store;
   const deliveries = new Deliveries(options.dedupeCapacity ?? DEFAULT_DEDUPE_CAPACITY, relay !== undefined, options.storedIds ?? []);
-  const handlersInFlight = new Set<Promise<void>>();
   let closing = false;
 
   function refuse(request: IncomingMessage, response: ServerResponse, rejection: Rejection, deliveryId: string | null): void {
@@ -147,14 +168,14 @@ export async function startWebhookListener(options: WebhookListenerOptions, sink
   async function accept(request: IncomingMessage, response: ServerResponse, event: AcceptedWebhookEvent, verified: VerifiedEvent): Promise<void> {
     const { dedupeKey } = event;
     if (store !== undefined && !deliveries.isStored(dedupeKey)) {
-      await keepEvent(store, { id: event.deliveryId ?? dedupeKey, kind: event.kind, summary: event.summary, receivedAt: event.receivedAt, headers: request.headers, raw: event.raw });
+      await keepEvent(store, keptOf(event, request));
       deliveries.markStored(dedupeKey);
       event.stored = true;
     }
     if (relay === undefined) {
       deliveries.markAcknowledged(dedupeKey);
-      report(() => sink.accepted(event));
-      answer(response, 200, received(event.deliveryId, false), { 'Content-Type': JSON_TYPE }, closing);
+      reportAccepted(sink, event);
+      acknowledge(response, event.deliveryId, false, closing);
       return;
     }
     const { answer: appAnswer, result } = await relay.send(request, verified.body);
@@ -169,72 +190,150 @@ export async function startWebhookListener(options: WebhookListenerOptions, sink
       if (appAnswer.status >= 200 && appAnswer.status < 300) deliveries.markAcknowledged(dedupeKey);
       answer(response, appAnswer.status, appAnswer.body, appAnswer.headers, closing);
     }
-    report(() => sink.accepted(event));
+    reportAccepted(sink, event);
   }
 
-  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  function keptOf(event: AcceptedWebhookEvent, request: IncomingMessage): KeptEvent {
+    return { id: event.deliveryId ?? event.dedupeKey, kind: event.kind, summary: event.summary, receivedAt: event.receivedAt, at: isoTime(event.receivedAt), headers: request.headers, raw: event.raw };
+  }
+
+  /** What a request that failed a check, or broke, is answered. */
+  function failed(request: IncomingMessage, response: ServerResponse, error: unknown, deliveryId: string | null): void {
+    if (error instanceof Rejection) {
+      refuse(request, response, error, deliveryId);
+      return;
+    }
+    // The client went away or something unforeseen broke: answer if still possible, keep running.
+    const reason = `request failed: ${describeError(error)}`;
+    refuse(request, response, new Rejection(request.destroyed ? 400 : 500, reason), deliveryId);
+    if (!request.complete) request.socket.destroy();
+  }
+
+  // Requests being handled, so that close() can let them finish: a count, not a promise each.
+  let inFlight = 0;
+  const whenIdle: (() => void)[] = [];
+  function finished(): void {
+    inFlight -= 1;
+    if (inFlight === 0) for (const resolve of whenIdle.splice(0)) resolve();
+  }
+
+  /**
+   * A verified event: a retry of one acknowledged is answered 200 again; a new one is kept (with a
+   * store) before its 200, or relayed. Calls `finish` once, when the request is dealt with. The
+   * common cases run on callbacks: no promise, no async function per event.
+   */
+  function decide(request: IncomingMessage, response: ServerResponse, verified: VerifiedEvent, receivedAt: Date, deliveryId: string | null, finish: () => void): void {
+    const { dedupeKey } = verified;
+    const duplicate = deliveries.isAcknowledged(dedupeKey);
+    const event: AcceptedWebhookEvent = {
+      receivedAt,
+      method: 'POST',
+      path: request.url ?? '/',
+      kind: verified.kind,
+      eventHeader: verified.eventHeader,
+      summary: verified.summary,
+      payload: verified.payload,
+      raw: verified.raw,
+      deliveryId,
+      dedupeKey,
+      duplicate,
+      stored: false,
+      signature: checks.secrets === undefined ? 'unchecked' : 'valid',
+      secretIndex: verified.secretIndex,
+      status: 200,
+      forward: null,
+    };
+    if (duplicate || (store === undefined && relay === undefined)) {
+      if (!duplicate) deliveries.markAcknowledged(dedupeKey);
+      reportAccepted(sink, event);
+      acknowledge(response, deliveryId, duplicate, closing);
+      finish();
+      return;
+    }
+    // A retry arriving while this one is stored or relayed waits for its outcome (see handle).
+    const claim = deliveries.claim(dedupeKey);
+    if (relay === undefined && store !== undefined && !deliveries.isStored(dedupeKey)) {
+      keepEventThen(store, keptOf(event, request), (rejection) => {
+        try {
+          if (rejection !== null) {
+            failed(request, response, rejection, deliveryId);
+            return;
+          }
+          deliveries.markStored(dedupeKey);
+          event.stored = true;
+          deliveries.markAcknowledged(dedupeKey);
+          reportAccepted(sink, event);
+          acknowledge(response, deliveryId, false, closing);
+        } finally {
+          deliveries.release(claim);
+          finish();
+        }
+      });
+      return;
+    }
+    accept(request, response, event, verified).then(
+      () => {
+        deliveries.release(claim);
+        finish();
+      },
+      (error: unknown) => {
+        deliveries.release(claim);
+        failed(request, response, error, deliveryId);
+        finish();
+      },
+    );
+  }
+
+  /** A retry of a delivery still being handled: waits for that to end, then decides (rare). */
+  async function afterEarlier(request: IncomingMessage, response: ServerResponse, verified: VerifiedEvent, receivedAt: Date, deliveryId: string | null): Promise<void> {
+    const { dedupeKey } = verified;
+    for (let earlier = deliveries.pending(dedupeKey); earlier !== undefined; earlier = deliveries.pending(dedupeKey)) await earlier;
+    await new Promise<void>((resolve) => decide(request, response, verified, receivedAt, deliveryId, resolve));
+  }
+
+  function handle(request: IncomingMessage, response: ServerResponse): void {
     const receivedAt = now();
     const method = request.method ?? '?';
     const path = request.url ?? '/';
     const deliveryId = deliveryIdOf(request);
-    try {
-      if ((method === 'GET' || method === 'HEAD') && (path === '/' || path.startsWith('/?'))) {
-        answer(response, 200, 'svc webhook listener: POST events here\n', { 'Content-Type': 'text/plain; charset=utf-8' }, closing);
-        return;
-      }
-      const verified = await receiveEvent(request, deliveryId, checks);
-      const { dedupeKey } = verified;
-      for (let earlier = deliveries.pending(dedupeKey); earlier !== undefined; earlier = deliveries.pending(dedupeKey)) await earlier;
-      const duplicate = deliveries.isAcknowledged(dedupeKey);
-      const event: AcceptedWebhookEvent = {
-        receivedAt,
-        method,
-        path,
-        kind: verified.kind,
-        eventHeader: verified.eventHeader,
-        summary: verified.summary,
-        payload: verified.payload,
-        raw: verified.raw,
-        deliveryId,
-        dedupeKey,
-        duplicate,
-        stored: false,
-        signature: checks.secrets === undefined ? 'unchecked' : 'valid',
-        secretIndex: verified.secretIndex,
-        status: 200,
-        forward: null,
-      };
-      if (duplicate || (store === undefined && relay === undefined)) {
-        if (!duplicate) deliveries.markAcknowledged(dedupeKey);
-        report(() => sink.accepted(event));
-        answer(response, 200, received(deliveryId, duplicate), { 'Content-Type': JSON_TYPE }, closing);
-        return;
-      }
-      // A retry arriving while this one is stored or relayed waits for its outcome (the loop above).
-      await deliveries.whileHandling(dedupeKey, () => accept(request, response, event, verified));
-    } catch (error) {
-      if (error instanceof Rejection) {
-        refuse(request, response, error, deliveryId);
-        return;
-      }
-      // The client went away or something unforeseen broke: answer if still possible, keep running.
-      const reason = `request failed: ${describeError(error)}`;
-      refuse(request, response, new Rejection(request.destroyed ? 400 : 500, reason), deliveryId);
-      if (!request.complete) request.socket.destroy();
+    if ((method === 'GET' || method === 'HEAD') && (path === '/' || path.startsWith('/?'))) {
+      answer(response, 200, 'svc webhook listener: POST events here\n', { 'Content-Type': 'text/plain; charset=utf-8' }, closing);
+      return;
     }
+    try {
+      checkRequest(request, checks);
+    } catch (error) {
+      failed(request, response, error, deliveryId);
+      return;
+    }
+    inFlight += 1;
+    collectBody(request, maxBodyBytes, (error, body) => {
+      try {
+        if (body === null) throw error;
+        const verified = verifyEvent(request, body, deliveryId, checks);
+        if (deliveries.pending(verified.dedupeKey) !== undefined) {
+          afterEarlier(request, response, verified, receivedAt, deliveryId).then(finished, (error: unknown) => {
+            failed(request, response, error, deliveryId);
+            finished();
+          });
+          return;
+        }
+        decide(request, response, verified, receivedAt, deliveryId, finished);
+      } catch (error) {
+        failed(request, response, error, deliveryId);
+        finished();
+      }
+    });
   }
 
-  // The latest request of each connection: a client that hangs up before that request's body
-  // ended makes Node report the connection too, after the request itself was reported.
-  const latestRequest = new WeakMap<Socket, IncomingMessage>();
   const server = createServer({ requestTimeout: 60_000, headersTimeout: 30_000 }, (request, response) => {
-    latestRequest.set(request.socket, request);
-    const handling = handle(request, response);
-    handlersInFlight.add(handling);
-    void handling.finally(() => handlersInFlight.delete(handling));
+    // The latest request of each connection: a client that hangs up before that request's body
+    // ended makes Node report the connection too, after the request itself was reported.
+    (request.socket as TrackedSocket)[LATEST_REQUEST] = request;
+    handle(request, response);
   });
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
-    const cutRequest = latestRequest.get(socket);
+    const cutRequest = (socket as TrackedSocket)[LATEST_REQUEST];
     if (error.code === 'ECONNRESET' || !socket.writable || (error.code === 'HPE_INVALID_EOF_STATE' && cutRequest !== undefined && !cutRequest.complete)) {
       socket.destroy();
       return;
@@ -279,7 +378,7 @@ export async function startWebhookListener(options: WebhookListenerOptions, sink
           relay?.abortAll();
           server.closeAllConnections();
         }, closeGraceMs);
-        await Promise.allSettled([...handlersInFlight]);
+        if (inFlight > 0) await new Promise<void>((resolve) => whenIdle.push(resolve));
         // Connections that served the last requests are idle now.
         server.closeIdleConnections();
         server.closeAllConnections();

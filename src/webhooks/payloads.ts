@@ -47,8 +47,16 @@ function has(payload: JsonObject, key: string): boolean {
 }
 
 /** Shape first; the header, when it names a known event, overrides a guess. */
+const KNOWN_BY_HEADER = new Map<string, WebhookEventKind>(KNOWN_EVENT_NAMES.flatMap((name) => [[name, name] as const, [name.toLowerCase(), name] as const]));
+
+/** The kind an X-Svc-Event header names: as sent (the usual case, one lookup), or in any case and spacing. */
+function namedKind(eventHeader: string | null | undefined): WebhookEventKind | undefined {
+  if (eventHeader === undefined || eventHeader === null) return undefined;
+  return KNOWN_BY_HEADER.get(eventHeader) ?? KNOWN_BY_HEADER.get(eventHeader.trim().toLowerCase());
+}
+
 export function classifyEvent(payload: unknown, eventHeader?: string | null): ClassifiedEvent {
-  const named = KNOWN_EVENT_NAMES.find((name) => name.toLowerCase() === eventHeader?.trim().toLowerCase());
+  const named = namedKind(eventHeader);
   const kind = named ?? kindFromShape(payload);
   return { kind, summary: isObject(payload) ? summarise(kind, payload) : {} };
 }
@@ -62,27 +70,31 @@ function kindFromShape(payload: unknown): WebhookEventKind {
 }
 
 function summarise(kind: WebhookEventKind, payload: JsonObject): WebhookEventSummary {
+  // Members are set only when present (no undefined ones), in this order: the printed JSON follows it.
   const summary: WebhookEventSummary = {};
-  const put = <K extends keyof WebhookEventSummary>(key: K, value: WebhookEventSummary[K] | undefined): void => {
-    if (value !== undefined) summary[key] = value;
-  };
-  put('tenantId', text(payload['tenantId']));
+  const tenantId = text(payload['tenantId']);
+  if (tenantId !== undefined) summary.tenantId = tenantId;
   switch (kind) {
     case 'MessageReceived': {
-      put('id', text(payload['messageId']));
-      put('from', text(payload['from']));
+      const id = text(payload['messageId']);
+      if (id !== undefined) summary.id = id;
+      const from = text(payload['from']);
+      if (from !== undefined) summary.from = from;
       const tos = payload['tos'] ?? payload['to'];
       if (Array.isArray(tos)) summary.to = tos.map((entry) => text(entry) ?? JSON.stringify(entry));
       else if (text(tos) !== undefined) summary.to = [text(tos) ?? ''];
-      put('text', text(payload['message']) ?? text(payload['body']));
+      const message = text(payload['message']) ?? text(payload['body']);
+      if (message !== undefined) summary.text = message;
       const attachments = payload['attachments'];
       if (Array.isArray(attachments) && attachments.length > 0) summary.attachments = attachments.length;
       break;
     }
     case 'DeliveryReceipt': {
-      put('id', text(payload['messageId']));
-      put('status', text(payload['status']));
-      put('to', typeof payload['to'] === 'string' ? [payload['to']] : undefined);
+      const id = text(payload['messageId']);
+      if (id !== undefined) summary.id = id;
+      const status = text(payload['status']);
+      if (status !== undefined) summary.status = status;
+      if (typeof payload['to'] === 'string') summary.to = [payload['to']];
       const details = [payload['statusReason'], payload['errorCode'], payload['errorMessage']]
         .map(text)
         .filter((part): part is string => part !== undefined && part !== '');
@@ -90,8 +102,10 @@ function summarise(kind: WebhookEventKind, payload: JsonObject): WebhookEventSum
       break;
     }
     case 'OrderStatus': {
-      put('id', text(payload['orderId']));
-      put('status', text(payload['status']));
+      const id = text(payload['orderId']);
+      if (id !== undefined) summary.id = id;
+      const status = text(payload['status']);
+      if (status !== undefined) summary.status = status;
       const numbers = payload['phoneNumbers'];
       if (Array.isArray(numbers) && numbers.length > 0) {
         summary.text = numbers
@@ -106,10 +120,14 @@ function summarise(kind: WebhookEventKind, payload: JsonObject): WebhookEventSum
       break;
     }
     case 'unknown': {
-      put('id', text(payload['id']) ?? text(payload['messageId']) ?? text(payload['orderId']));
-      put('status', text(payload['status']));
-      put('from', text(payload['from']));
-      put('text', text(payload['event']) ?? text(payload['type']));
+      const id = text(payload['id']) ?? text(payload['messageId']) ?? text(payload['orderId']);
+      if (id !== undefined) summary.id = id;
+      const status = text(payload['status']);
+      if (status !== undefined) summary.status = status;
+      const from = text(payload['from']);
+      if (from !== undefined) summary.from = from;
+      const event = text(payload['event']) ?? text(payload['type']);
+      if (event !== undefined) summary.text = event;
       break;
     }
   }

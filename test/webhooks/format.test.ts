@@ -153,6 +153,33 @@ describe('formatEventJsonLine', () => {
     expect(parsed.payload.message).toBe('line 1\nline 2');
   });
 
+  it('writes the head JSON.stringify would, member for member, whatever the strings hold', () => {
+    const stringified = (event: AcceptedWebhookEvent): string => {
+      const head = JSON.stringify({
+        receivedAt: event.receivedAt.toISOString(),
+        kind: event.kind,
+        event: event.eventHeader,
+        deliveryId: event.deliveryId,
+        duplicate: event.duplicate,
+        signature: event.signature,
+        status: event.status,
+        summary: event.summary,
+        forward: event.forward,
+      });
+      return `${head.slice(0, -1)},"payload":${event.raw.trim()}}`;
+    };
+    const odd = 'quote " backslash \\ tab \t ünï 😀 \u2028 \u0001';
+    const events = [
+      eventFrom(JSON.stringify(incomingMessage)),
+      eventFrom(JSON.stringify(deliveryReceipt), { deliveryId: 'dlv-1', eventHeader: 'DeliveryReceipt', duplicate: true, status: 502 }),
+      eventFrom(JSON.stringify(failedReceipt), { signature: 'unchecked', secretIndex: null }),
+      eventFrom(JSON.stringify(orderStatus), { forward: { url: 'http://127.0.0.1:1/', status: 200, durationMs: 1.5, error: null } }),
+      eventFrom(JSON.stringify({ from: odd, tos: [odd, '+1'], message: odd, tenantId: odd, attachments: [1, 2] }), { deliveryId: odd, eventHeader: odd }),
+      eventFrom('{"id": 5, "status": true}', { receivedAt: new Date(at.getTime() + 1) }),
+    ];
+    for (const event of events) expect(formatEventJsonLine(event)).toBe(stringified(event));
+  });
+
   it('embeds non-object payloads too', () => {
     expect((JSON.parse(formatEventJsonLine(eventFrom('[1, 2]'))) as { payload: unknown }).payload).toEqual([1, 2]);
     expect((JSON.parse(formatEventJsonLine(eventFrom(' null '))) as { payload: unknown }).payload).toBeNull();
