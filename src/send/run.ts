@@ -124,7 +124,9 @@ export async function runSend(
           counts.skipped = skipped + filter.excluded + filter.otherShards;
           continue;
         }
-        batch.push({ to: [row.to], payload: payloadFor([row.to], plan.template.render(row.fields)) });
+        // One array for the request and its payload (neither is changed once made).
+        const to = [row.to];
+        batch.push({ to, payload: payloadFor(to, plan.template.render(row.fields)) });
       }
       if (batch.length > 0) yield batch;
     }
