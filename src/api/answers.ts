@@ -44,14 +44,24 @@ export interface AnswerShape {
   headers: Record<string, string>;
   text: string;
   data: unknown;
-  /** The body looked like JSON (or said so) and did not parse: cut short or damaged. */
-  invalidJson: boolean;
+  /** The body looked like JSON (or said so) and did not parse: cut short or damaged. Absent: it did not. */
+  invalidJson?: boolean;
 }
 
 const BASE_URL_HINT = 'The base URL is probably wrong: check --base-url, SVC_BASE_URL or the profile (`svc auth status`).';
 
-/** Throws an UnexpectedAnswerError unless the answer is what `kind` promises. */
-export function checkAnswer(answer: AnswerShape, kind: AnswerKind, where: string, url: URL, acceptedStatus = false): void {
+/**
+ * Throws an UnexpectedAnswerError unless the answer is what `kind` promises. `where` names the
+ * request (`POST /messages`); as a function, it is asked for only when there is an error to tell.
+ */
+export function checkAnswer(answer: AnswerShape, kind: AnswerKind, where: string | (() => string), url: URL, acceptedStatus = false): void {
+  const { status, invalidJson = false } = answer;
+  // The usual good answer, first and without a copy of its text: a 2xx JSON object where one is due.
+  if (!invalidJson && status >= 200 && status < 300 && kind !== 'list' && typeof answer.data === 'object' && answer.data !== null && !Array.isArray(answer.data)) return;
+  return checkUnusualAnswer(answer, invalidJson, kind, typeof where === 'string' ? where : where(), url, acceptedStatus);
+}
+
+function checkUnusualAnswer(answer: AnswerShape, invalidJson: boolean, kind: AnswerKind, where: string, url: URL, acceptedStatus: boolean): void {
   const { status } = answer;
   // An error status the call takes as an answer (a health check's 503) is judged by its body only.
   if (acceptedStatus) {
@@ -65,7 +75,7 @@ export function checkAnswer(answer: AnswerShape, kind: AnswerKind, where: string
   } else if (status < 200 || status >= 300) {
     throw new UnexpectedAnswerError(`Unexpected answer for ${where}: HTTP ${status}`, { status });
   }
-  if (answer.invalidJson) {
+  if (invalidJson) {
     throw new UnexpectedAnswerError(
       `Unexpected answer for ${where}: HTTP ${status} with a body that is not valid JSON (cut short or damaged): ${excerpt(answer.text)}`,
       { status },

@@ -27,6 +27,10 @@ export interface SendOptions {
   signal?: AbortSignal;
 }
 
+// The same frozen objects every time: the HTTP layer then knows the URL it built last is the one (a bulk send).
+const ASYNC_QUERY = Object.freeze({ isAsync: true });
+const SYNC_QUERY = Object.freeze({ isAsync: false });
+
 /**
  * POST /messages. Never retried once it may have reached the server (the HTTP layer sees to it).
  * It resolves only on a 2xx answer with a JSON object: that, and nothing else, is `accepted`.
@@ -39,7 +43,7 @@ export async function sendMessage(api: ApiClient, request: SendMessageRequest, o
     call: 'sendMessage',
     method: 'POST',
     path: 'messages',
-    query: { isAsync: options.isAsync },
+    query: options.isAsync ? ASYNC_QUERY : SYNC_QUERY,
     json: request,
     finishOnInterrupt: options.finishOnInterrupt,
     signal: options.signal,

@@ -262,6 +262,13 @@ export async function undiciTransport(options: UndiciTransportOptions): Promise<
       : new undici.Agent({ connect, ...(connections ? { connections } : {}) });
     dispatcher = own;
   }
+  // The origin and path of the last URL: a bulk send posts to one URL (the same object) each
+  // time, and URL#origin builds a new string on every read.
+  let last: { url: URL; origin: string; path: string } | undefined;
+  const target = (url: URL): { origin: string; path: string } => {
+    if (last?.url !== url) last = { url, origin: url.origin, path: `${url.pathname}${url.search}` };
+    return last;
+  };
   return {
     proxy: options.proxyUrl ? shownProxy(options.proxyUrl) : undefined,
     close: async () => {
@@ -272,10 +279,11 @@ export async function undiciTransport(options: UndiciTransportOptions): Promise<
         const handler = new AnswerHandler(x.cancel, resolve, reject, undici.headerNameToString);
         if (x.cancel.cancelled) return handler.onError(x.cancel.reason);
         x.cancel.onCancel = handler.cancel;
+        const { origin, path } = target(x.url);
         dispatcher.dispatch(
           {
-            origin: x.url.origin,
-            path: `${x.url.pathname}${x.url.search}`,
+            origin,
+            path,
             method: x.method as Dispatcher.HttpMethod,
             headers: x.headers,
             body: x.body ?? null,

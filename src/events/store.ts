@@ -411,10 +411,11 @@ export class EventStoreWriter {
    * As `append`, without a promise per record (a bulk send records thousands a second):
    * `onError` hears of a record that could not be written.
    */
-  add(record: StoredRecord, onError: (error: unknown) => void): void {
+  add(record: StoredRecord, onError: (error: unknown) => void, line?: string): void {
     if (this.closed) return onError(new Error(`the event store ${this.dir} is closed`));
     if (this.broken !== null) return onError(this.broken);
-    this.enqueue(recordLine(record), entryFields(record), (failed, error) => {
+    // `line`: recordLine(record), already made by the caller (a bulk send's sentRecordLine).
+    this.enqueue(line ?? recordLine(record), entryFields(record), (failed, error) => {
       if (failed) onError(error);
     });
   }

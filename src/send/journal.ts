@@ -39,6 +39,7 @@
 import { closeSync, createReadStream, fsync, fstatSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
+import { jsonString, jsonStrings } from './json-text.js';
 import { PhoneNumberMap } from './phone-number-map.js';
 
 export type JournalOutcome = 'accepted' | 'rejected' | 'unknown';
@@ -269,7 +270,7 @@ export class JournalWriter {
     for (const request of requests) {
       const seq = this.nextSeq++;
       seqs.push(seq);
-      text += sealText(`{"type":"launch","seq":${seq},"to":${JSON.stringify(request.to)}}`);
+      text += sealText(`{"type":"launch","seq":${seq},"to":${jsonStrings(request.to)}}`);
     }
     // Launch records do not count toward `fsyncEvery`: it counts answers, one fsync per that many requests.
     if (text !== '') this.write(text, 0);
@@ -280,11 +281,12 @@ export class JournalWriter {
   result(seq: number, record: JournalRecord): void {
     // Built by hand (the same text JSON.stringify makes of the record): one a request.
     const { to, outcome, messageId, status, error } = record;
-    let text = `{"type":"result","seq":${seq},"to":${JSON.stringify(to)},"outcome":"${outcome}"`;
-    if (messageId !== undefined) text += `,"messageId":${JSON.stringify(messageId)}`;
-    if (status !== undefined) text += `,"status":${JSON.stringify(status)}`;
+    let text = `{"type":"result","seq":${seq},"to":${jsonStrings(to)},"outcome":"${outcome}"`;
+    if (messageId !== undefined) text += `,"messageId":${jsonString(messageId)}`;
+    if (status !== undefined) text += `,"status":${jsonString(status)}`;
     if (error !== undefined) text += `,"error":${JSON.stringify(error)}`;
-    text += `,"at":${JSON.stringify(record.at ?? this.now())}}`;
+    // The clock's ISO 8601 text needs no escaping.
+    text += record.at !== undefined ? `,"at":${JSON.stringify(record.at)}}` : `,"at":"${this.now()}"}`;
     this.defer(sealText(text));
   }
 

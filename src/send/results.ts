@@ -1,6 +1,7 @@
 import type { Context } from '../context.js';
 import type { BulkResult } from './engine.js';
 import { checkFields, selectFields, valueAt } from '../output/fields.js';
+import { jsonStrings } from './json-text.js';
 
 // The results of a send as they arrive. --json: one array, one element per request,
 // `{"to": [...], ...answer}` or `{"to": [...], "error": {...}}`, streamed so that a long run holds
@@ -19,6 +20,22 @@ export function elementFor(result: BulkResult): SendElement {
   // An answer with a `to` of its own must not replace the recipients this request was for.
   element.to = result.to;
   return element;
+}
+
+/**
+ * JSON.stringify(elementFor(result)), the same text, without the copy of the answer for the
+ * element: an accepted answer's own JSON follows `"to"` when it has no `to` and no key that
+ * JSON would put first (an array index). A bulk send's -o ndjson writes one a request.
+ */
+export function elementJson(result: BulkResult): string {
+  if (result.outcome === 'accepted') {
+    const answer = JSON.stringify(result.answer);
+    const c = answer.charCodeAt(2);
+    if (answer.length > 2 && !(c >= 0x30 && c <= 0x39) && !Object.prototype.hasOwnProperty.call(result.answer, 'to')) {
+      return `{"to":${jsonStrings(result.to)},${answer.slice(1)}`;
+    }
+  }
+  return JSON.stringify(elementFor(result));
 }
 
 /**
@@ -77,15 +94,15 @@ export function createResultPrinter(ctx: Context, options: { bulk: boolean; befo
   };
   return {
     add(result) {
-      const element = elementFor(result);
+      // The element is made where it is shown (-o ndjson without --fields writes the result's JSON directly).
       if (format === 'json') {
-        write(`${count === 0 ? '[\n  ' : ',\n  '}${JSON.stringify(shown(element), null, 2).replace(/\n/g, '\n  ')}`);
+        write(`${count === 0 ? '[\n  ' : ',\n  '}${JSON.stringify(shown(elementFor(result)), null, 2).replace(/\n/g, '\n  ')}`);
       } else if (format === 'ndjson') {
-        write(`${JSON.stringify(shown(element))}\n`);
+        write(`${fields ? JSON.stringify(shown(elementFor(result))) : elementJson(result)}\n`);
       } else if (!options.bulk) {
         single = result;
       } else if (!ctx.io.stdoutIsTTY && fields) {
-        write(`${fields.map((field) => fieldText(valueAt(element, field))).join('\t')}\n`);
+        write(`${fields.map((field) => fieldText(valueAt(elementFor(result), field))).join('\t')}\n`);
       } else if (!ctx.io.stdoutIsTTY) {
         const to = result.to.join(',');
         if (result.outcome === 'accepted') {

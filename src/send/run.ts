@@ -124,7 +124,9 @@ export async function runSend(
           counts.skipped = skipped + filter.excluded + filter.otherShards;
           continue;
         }
-        batch.push({ to: [row.to], payload: payloadFor([row.to], plan.template.render(row.fields)) });
+        // One array for the request and its payload (neither is changed once made).
+        const to = [row.to];
+        batch.push({ to, payload: payloadFor(to, plan.template.render(row.fields)) });
       }
       if (batch.length > 0) yield batch;
     }
@@ -144,7 +146,8 @@ export async function runSend(
           recorder?.add(result.answer, plan.from, request.to, request.payload.body);
           counts.accepted++;
           recipientsAccepted += result.to.length;
-          for (const to of failedRecipientsIn(result.answer, result.to)) recipientsFailed.push(to);
+          const failed = failedRecipientsIn(result.answer, result.to);
+          for (let i = 0; i < failed.length; i++) recipientsFailed.push(failed[i]!);
         } else counts.failed++;
         printer.add(result);
         progress?.update(counts);
@@ -154,8 +157,8 @@ export async function runSend(
     });
   } finally {
     progress?.clear();
-    await journal?.close();
-    await recorder?.close();
+    // Both end with an fsync: side by side, the run waits for the disk once instead of twice.
+    await Promise.all([journal?.close(), recorder?.close()]);
   }
   await printer.end();
 
@@ -165,8 +168,20 @@ export async function runSend(
   return { summary, recipientsAccepted, recipientsFailed };
 }
 
+const NONE_FAILED: readonly string[] = Object.freeze([]);
+
+/** The verdict on the last status seen: a bulk send's answers all say `queued` (no trim, lower-casing and regex each). */
+let lastStatus: { status: string; failed: boolean } | undefined;
+
+function statusFailed(status: string): boolean {
+  if (lastStatus?.status === status) return lastStatus.failed;
+  const failed = messageOutcome({ status }) === 'failed';
+  lastStatus = { status, failed };
+  return failed;
+}
+
 /** Recipients that an accepted request's answer already reports as failed (a synchronous send). */
-export function failedRecipientsIn(answer: SendAnswer, to: readonly string[]): string[] {
+export function failedRecipientsIn(answer: SendAnswer, to: readonly string[]): readonly string[] {
   const messages = answer['messages'];
   if (Array.isArray(messages)) {
     return messages
@@ -174,5 +189,6 @@ export function failedRecipientsIn(answer: SendAnswer, to: readonly string[]): s
       .filter((m) => typeof m['status'] === 'string' && messageOutcome({ status: m['status'] }) === 'failed')
       .map((m) => (typeof m['to'] === 'string' ? m['to'] : '(unnamed recipient)'));
   }
-  return typeof answer['status'] === 'string' && messageOutcome({ status: answer['status'] }) === 'failed' ? [...to] : [];
+  const status = answer['status'];
+  return typeof status === 'string' && statusFailed(status) ? [...to] : NONE_FAILED;
 }
