@@ -6,7 +6,7 @@ import type { StoredRecord } from './store.js';
 import { EventStoreWriter, NOT_KEPT_HEADERS } from './store.js';
 import { defaultStoreDir } from './paths.js';
 import { compactQuietly } from './compact.js';
-import { jsonString } from '../send/json-text.js';
+import { jsonString } from '../output/json-text.js';
 
 export function keptHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   const kept: Record<string, string> = {};

@@ -19,6 +19,7 @@
 
 import { closeSync, fdatasync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { jsonString, jsonStrings } from '../output/json-text.js';
 
 export type StoredKind = 'event' | 'sent';
 
@@ -122,24 +123,6 @@ function writeEntry(view: DataView, at: number, offset: number, length: number, 
   view.setUint32(at + 28, fields.messageHash, true);
   view.setUint32(at + 32, fields.idHash, true);
   view.setUint32(at + 36, 0, true);
-}
-
-/**
- * A string as JSON text. Ids, numbers, times and header values rarely hold anything to escape:
- * those are quoted as they are, without a call into JSON.stringify each.
- */
-export function jsonString(text: string): string {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x20 || c === 0x22 || c === 0x5c || c > 0x7e) return JSON.stringify(text);
-  }
-  return `"${text}"`;
-}
-
-function jsonStrings(list: readonly string[]): string {
-  let text = '[';
-  for (let i = 0; i < list.length; i++) text += i === 0 ? jsonString(list[i]!) : `,${jsonString(list[i]!)}`;
-  return `${text}]`;
 }
 
 /** Headers never kept: credentials, and what belongs to one connection. */

@@ -39,7 +39,7 @@
 import { closeSync, createReadStream, fsync, fstatSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
-import { jsonString, jsonStrings } from './json-text.js';
+import { jsonString, jsonStrings } from '../output/json-text.js';
 import { PhoneNumberMap } from './phone-number-map.js';
 
 export type JournalOutcome = 'accepted' | 'rejected' | 'unknown';

@@ -1,7 +1,7 @@
 import type { Context } from '../context.js';
 import type { BulkResult } from './engine.js';
 import { checkFields, selectFields, valueAt } from '../output/fields.js';
-import { jsonStrings } from './json-text.js';
+import { jsonStrings } from '../output/json-text.js';
 
 // The results of a send as they arrive. --json: one array, one element per request,
 // `{"to": [...], ...answer}` or `{"to": [...], "error": {...}}`, streamed so that a long run holds

@@ -5,6 +5,7 @@
 import type { AcceptedWebhookEvent, ForwardResult, RejectedWebhookRequest } from './types.js';
 import type { WebhookEventKind } from './payloads.js';
 import { plainPalette, type Palette } from '../output/palette.js';
+import { jsonString } from '../output/json-text.js';
 
 export { plainPalette, type Palette } from '../output/palette.js';
 
@@ -124,15 +125,6 @@ export function isoTime(date: Date): string {
     lastMs = ms;
   }
   return lastIso;
-}
-
-/** A string as JSON text: as it is between quotes when nothing in it needs escaping (the usual id or name). */
-function jsonString(text: string): string {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x20 || c === 0x22 || c === 0x5c || c > 0x7e) return JSON.stringify(text);
-  }
-  return `"${text}"`;
 }
 
 function jsonValue(value: unknown): string {
