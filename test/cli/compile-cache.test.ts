@@ -33,15 +33,10 @@ interface Run {
   stderr: string;
 }
 
-function runHelp(cacheDir: string): Promise<Run> {
-  const script = `
-    const { installCompileCache } = require(${JSON.stringify(join(root, 'bin', 'compile-cache.js'))});
-    installCompileCache(${JSON.stringify(chunksDir)}, ${JSON.stringify(cacheDir)});
-    require(${JSON.stringify(join(root, 'dist', 'cli.js'))})
-      .main(['--help'], { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: {} })
-      .then((code) => { process.exitCode = code; });`;
+/** Runs node with these arguments and this environment (PATH kept), to its end. */
+function runNode(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env['PATH'] } });
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env['PATH'], ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
@@ -53,6 +48,16 @@ function runHelp(cacheDir: string): Promise<Run> {
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+function runHelp(cacheDir: string): Promise<Run> {
+  const script = `
+    const { installCompileCache } = require(${JSON.stringify(join(root, 'bin', 'compile-cache.js'))});
+    installCompileCache(${JSON.stringify(chunksDir)}, ${JSON.stringify(cacheDir)});
+    require(${JSON.stringify(join(root, 'dist', 'cli.js'))})
+      .main(['--help'], { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: {} })
+      .then((code) => { process.exitCode = code; });`;
+  return runNode(['-e', script]);
 }
 
 /** The cache's files with their inode: a file rewritten (to a temporary name, then renamed) gets a new one. */
@@ -119,22 +124,7 @@ describe('the compile cache of dist/ (bin/compile-cache.js)', () => {
 
   it('bin/svc.js uses it on Node 20 only; Node 22 and later cache with module.enableCompileCache', async () => {
     const base = tempDir();
-    const run = await new Promise<Run>((resolve, reject) => {
-      const child = spawn(process.execPath, [BIN, '--version'], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: { PATH: process.env['PATH'], HOME: base, SVC_COMPILE_CACHE: base, NODE_COMPILE_CACHE: join(base, 'node') },
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-      child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-      child.on('error', reject);
-      child.on('close', (code) => {
-        clearTimeout(timer);
-        resolve({ code, stdout, stderr });
-      });
-    });
+    const run = await runNode([BIN, '--version'], { HOME: base, SVC_COMPILE_CACHE: base, NODE_COMPILE_CACHE: join(base, 'node') });
     expect(run.code, run.stderr).toBe(0);
     const ours = join(base, `v8-${process.version}-${process.arch}`);
     if (Number(process.versions.node.split('.')[0]) >= 22) {
