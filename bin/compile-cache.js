@@ -11,10 +11,12 @@
 // through dist/chunks/import-package.js, which Node compiles itself: code compiled with node:vm
 // cannot call import() on Node 20 without an experimental flag.
 
-const { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } = require('node:fs');
+const { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } = require('node:fs');
 const { basename, dirname, join } = require('node:path');
 
 const HASHED_CHUNK = /-[A-Za-z0-9_-]{8}\.js$/;
+/** Compiled by Node, always: it calls import(), which code from node:vm cannot (see above). */
+const IMPORT_PACKAGE = 'import-package.js';
 
 /**
  * Where the cache lives: $SVC_COMPILE_CACHE, else the user's cache directory, one folder per
@@ -34,7 +36,7 @@ function installCompileCache(chunksDir, cacheDir) {
   const vm = require('node:vm');
   const toWrite = [];
   Module.prototype._compile = function compileFromCache(content, filename) {
-    if (dirname(filename) !== chunksDir || !HASHED_CHUNK.test(filename)) return compile.call(this, content, filename);
+    if (dirname(filename) !== chunksDir || !HASHED_CHUNK.test(filename) || basename(filename) === IMPORT_PACKAGE) return compile.call(this, content, filename);
     const file = join(cacheDir, `${basename(filename)}.v8`);
     let cachedData;
     try {
@@ -67,6 +69,15 @@ function installCompileCache(chunksDir, cacheDir) {
       } catch {
         rmSync(temporary, { force: true });
       }
+    }
+    // Something was written: a new build, or a new Node. The caches of chunks that this build no
+    // longer has go, so that upgrades do not pile them up.
+    try {
+      for (const name of readdirSync(cacheDir)) {
+        if (name.endsWith('.js.v8') && !existsSync(join(chunksDir, name.slice(0, -3)))) rmSync(join(cacheDir, name), { force: true });
+      }
+    } catch {
+      // Listing or removing failed: the files stay, unused.
     }
   });
 }

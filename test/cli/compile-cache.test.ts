@@ -103,6 +103,21 @@ describe('the compile cache of dist/ (bin/compile-cache.js)', () => {
     expect(readdirSync(cacheDir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   }, 120_000);
 
+  it('when it writes, it removes the caches of chunks the build no longer has (an upgrade leaves none behind)', async () => {
+    const cacheDir = join(tempDir(), 'v8');
+    const first = await runHelp(cacheDir);
+    expect(first.code, first.stderr).toBe(0);
+    const core = readdirSync(cacheDir).find((name) => name.startsWith('core-'))!;
+    writeFileSync(join(cacheDir, 'core-AAAAAAAA.js.v8'), readFileSync(join(cacheDir, core)));
+    writeFileSync(join(cacheDir, 'notes.txt'), 'not ours to remove');
+    rmSync(join(cacheDir, core));
+    const again = await runHelp(cacheDir);
+    expect(again).toEqual(first);
+    expect(existsSync(join(cacheDir, core))).toBe(true);
+    expect(existsSync(join(cacheDir, 'core-AAAAAAAA.js.v8'))).toBe(false);
+    expect(existsSync(join(cacheDir, 'notes.txt'))).toBe(true);
+  }, 120_000);
+
   it('a cache that cannot be written costs nothing but the speed: same output, nothing on stderr', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'a-file'), 'in the way');
