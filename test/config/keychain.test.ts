@@ -11,7 +11,7 @@ import { BIN } from '../helpers/spawn.js';
 // user's own keyring is touched. `.ci/run` installs gnome-keyring, dbus and libsecret-tools and
 // sets SVC_TEST_SECRET_SERVICE=1, which makes missing tools a failure rather than a reason.
 
-const TOOLS = ['dbus-run-session', 'gnome-keyring-daemon', 'secret-tool'];
+const TOOLS = ['dbus-run-session', 'gnome-keyring-daemon', 'secret-tool', 'gdbus'];
 const missingTools = TOOLS.filter((tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0);
 const required = process.env['SVC_TEST_SECRET_SERVICE'] === '1';
 const available = missingTools.length === 0 && process.platform === 'linux';
@@ -32,7 +32,15 @@ afterEach(async () => {
 
 /** Runs a shell script in a fresh D-Bus session with an unlocked gnome-keyring; resolves with its output. */
 function inKeyringSession(script: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const session = `echo -n session-pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1 || exit 90\n${script}`;
+  // The daemon forks and returns before it owns its bus name; a request sent before then makes
+  // D-Bus start a second daemon, which can find the login keyring half written by the first
+  // ("invalid or unrecognized format") and answer nothing. gdbus wait blocks until the name is
+  // owned (an event, bounded by its own timeout).
+  const session = [
+    'echo -n session-pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1 || exit 90',
+    'gdbus wait --session --timeout 60 org.freedesktop.secrets || exit 89',
+    script,
+  ].join('\n');
   return new Promise((resolve, reject) => {
     const child = spawn('dbus-run-session', ['--', 'sh', '-c', session], { env: { PATH: process.env['PATH'] ?? '', HOME: env['HOME'] ?? '', ...env } });
     let stdout = '';
