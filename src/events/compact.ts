@@ -253,23 +253,12 @@ export function compactStore(dir: string, options: { threshold?: number; steps?:
         const segment = loadSegmentIndex(dir, name);
         if (segment !== undefined && segment.count < SMALL_SEGMENT_RECORDS) small.push(segment);
       }
-      let group: SegmentIndex[] = [];
-      let records = 0;
-      const flush = (): void => {
-        if (group.length >= 2) {
-          replaceSegments(dir, group, () => true, options.steps);
-          result.merged += group.length;
-          result.written += 1;
-        }
-        group = [];
-        records = 0;
-      };
-      for (const segment of small) {
-        if (records + segment.count > COMPACTED_RECORDS) flush();
-        group.push(segment);
-        records += segment.count;
+      for (const group of recordRuns(small)) {
+        if (group.length < 2) continue;
+        replaceSegments(dir, group, () => true, options.steps);
+        result.merged += group.length;
+        result.written += 1;
       }
-      flush();
       return result;
     }) ?? result
   );
@@ -325,22 +314,30 @@ export async function pruneStore(dir: string, before: number, steps?: Compaction
     }
     // One new segment (or a few, past the size) for everything rewritten; a lone segment with
     // nothing old in it stays as it is.
-    let group: SegmentIndex[] = [];
-    let records = 0;
-    const flush = (): void => {
+    for (const group of recordRuns(rewrite)) {
       const untouched = group.length === 1 && oldIn.get(group[0]!.name) === 0;
-      if (group.length > 0 && !untouched) replaceSegments(dir, group, (segment, i) => segment.view.getFloat64(i * ENTRY_BYTES, true) >= before, steps);
-      group = [];
-      records = 0;
-    };
-    for (const segment of rewrite) {
-      if (records + segment.count > COMPACTED_RECORDS) flush();
-      group.push(segment);
-      records += segment.count;
+      if (!untouched) replaceSegments(dir, group, (segment, i) => segment.view.getFloat64(i * ENTRY_BYTES, true) >= before, steps);
     }
-    flush();
     return true;
   });
   if (done === undefined) throw new Error(`another process is compacting or pruning the event store ${dir}; try again once it is done`);
   return result;
+}
+
+/** The segments in order, in runs of at most COMPACTED_RECORDS records (a segment larger than that alone): one new segment a run. */
+function recordRuns(segments: readonly SegmentIndex[]): SegmentIndex[][] {
+  const runs: SegmentIndex[][] = [];
+  let run: SegmentIndex[] = [];
+  let records = 0;
+  for (const segment of segments) {
+    if (run.length > 0 && records + segment.count > COMPACTED_RECORDS) {
+      runs.push(run);
+      run = [];
+      records = 0;
+    }
+    run.push(segment);
+    records += segment.count;
+  }
+  if (run.length > 0) runs.push(run);
+  return runs;
 }
