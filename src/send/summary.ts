@@ -28,6 +28,7 @@ export async function writeDryRun(ctx: Context, plan: SendPlan, stats: BodyStats
     ...plan.mediaUrls.map((url) => ({ url })),
     ...plan.mediaFiles.map((file) => ({ file: file.path, contentType: file.contentType, bytes: file.bytes.length })),
   ];
+  const window = windowNow(ctx, plan);
   const document = {
     requests: stats.requests,
     recipients: stats.recipients,
@@ -40,6 +41,7 @@ export async function writeDryRun(ctx: Context, plan: SendPlan, stats: BodyStats
     ...(plan.resume ? { skipped: stats.skipped, unknown } : {}),
     ...(plan.pace.exclude !== undefined ? { excluded: stats.excluded } : {}),
     ...(plan.pace.shard !== undefined ? { shard: { k: plan.pace.shard.k, n: plan.pace.shard.n }, otherShards: stats.otherShards } : {}),
+    ...(window !== undefined ? { window: window.document } : {}),
   };
   if (ctx.globals.output !== 'table' || (ctx.globals.fields !== undefined && ctx.globals.fields.length > 0)) {
     // With --fields, the table is the selected fields of the same document.
@@ -53,12 +55,40 @@ export async function writeDryRun(ctx: Context, plan: SendPlan, stats: BodyStats
     `recipients  ${stats.recipients}${plan.resume ? ` (${stats.skipped} skipped: accepted in ${plan.journal}${unknown > 0 && resumed?.unknown !== 'resend' ? `, or of unknown outcome (${unknown})` : ''})` : ''}`,
     ...(plan.pace.exclude !== undefined ? [`excluded    ${stats.excluded} (on ${plan.pace.exclude.path})`] : []),
     ...(plan.pace.shard !== undefined ? [`shard       ${plan.pace.shard.k}/${plan.pace.shard.n} (${stats.otherShards} recipients belong to the other shards)`] : []),
+    ...(window !== undefined ? [window.line] : []),
     `encoding    ${describeEncoding(stats)}`,
     `characters  ${stats.templated ? 'up to ' : ''}${stats.characters}`,
     `segments    ${stats.templated ? 'up to ' : ''}${stats.segments} per message, ${stats.totalSegments} in total`,
     `media       ${media.length === 0 ? 'none' : media.map((m) => ('url' in m ? m.url : `${m.file} (${m.contentType}, ${describeSize(m.bytes)})`)).join(', ')}`,
   ];
   ctx.io.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/**
+ * The send window as it stands at this moment, for the dry run: whether a send started now would
+ * go out at once or wait, and until when (an instant in the document, the zone's wall clock in the
+ * table).
+ */
+function windowNow(ctx: Context, plan: SendPlan): { document: DryRunWindow; line: string } | undefined {
+  const schedule = plan.pace.window;
+  if (schedule === undefined) return undefined;
+  const now = ctx.clock.now();
+  const open = schedule.isOpen(now);
+  const change = schedule.nextChange(now);
+  const { text, timeZone } = schedule.window;
+  const at = new Date(change).toISOString();
+  return {
+    document: open ? { window: text, timeZone, open, closesAt: at } : { window: text, timeZone, open, opensAt: at },
+    line: `window      ${text} (${timeZone}): ${open ? `open now, until ${schedule.describe(change)}` : `closed now; a send would wait until ${schedule.describe(change)}`}`,
+  };
+}
+
+interface DryRunWindow {
+  window: string;
+  timeZone: string;
+  open: boolean;
+  opensAt?: string;
+  closesAt?: string;
 }
 
 export function writeSummary(ctx: Context, plan: SendPlan, summary: BulkSummary, skipped: number, elapsedMs: number, filter: RecipientFilter): void {

@@ -253,6 +253,27 @@ describe('--window', () => {
     expect(everyone.sort()).toEqual([...recipients].sort());
   });
 
+  it('the dry run says whether the window is open now, and when that changes', async () => {
+    const clock = fakeClock(Date.parse('2026-03-02T07:00:00Z'));
+    svc = service(clock, queued);
+    const d = dir();
+    const file = d.file('to.txt', `${numbers(3).join('\n')}\n`);
+    const args = ['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--window', '21:00-08:00', '--tz', 'America/New_York', '--dry-run'];
+    // 07:00 UTC is 02:00 in New York (EST): inside a window that wraps past midnight.
+    const open = await run(args, clock);
+    expect(open.code).toBe(0);
+    expect(open.stdout).toContain('window      21:00-08:00 (America/New_York): open now, until 2026-03-02 08:00 America/New_York');
+    const openJson = JSON.parse((await run([...args, '--json'], clock)).stdout) as { window: unknown };
+    expect(openJson.window).toEqual({ window: '21:00-08:00', timeZone: 'America/New_York', open: true, closesAt: '2026-03-02T13:00:00.000Z' });
+    // 18:00 UTC is 13:00 in New York: closed until 21:00 there.
+    clock.time = Date.parse('2026-03-02T18:00:00Z');
+    const closed = await run(args, clock);
+    expect(closed.stdout).toContain('window      21:00-08:00 (America/New_York): closed now; a send would wait until 2026-03-02 21:00 America/New_York');
+    const closedJson = JSON.parse((await run([...args, '--json'], clock)).stdout) as { window: unknown };
+    expect(closedJson.window).toEqual({ window: '21:00-08:00', timeZone: 'America/New_York', open: false, opensAt: '2026-03-03T02:00:00.000Z' });
+    expect(svc.posts).toHaveLength(0);
+  });
+
   it('refuses a bad window or zone before anything is sent', async () => {
     const clock = fakeClock();
     svc = service(clock, queued);
