@@ -397,12 +397,13 @@ _svc() {
         --timeout) return ;;
         --failed-to) _svc_files; return ;;
         --to-file) _svc_files; return ;;
+        --exclude-file) _svc_files; return ;;
         --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
         --profile) _svc_profiles; return ;;
         --base-url) return ;;
         --fields) return ;;
       esac
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W '--journal --watch --timeout --failed-to --to-file --json --output -o --profile --base-url --debug --no-color --fields --no-pager --yes -y --help' -- "$cur")); return; fi
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W '--journal --watch --timeout --failed-to --to-file --exclude-file --json --output -o --profile --base-url --debug --no-color --fields --no-pager --yes -y --help' -- "$cur")); return; fi
       ;;
     'message')
       case "$prev" in

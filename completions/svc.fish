@@ -454,6 +454,7 @@ complete -c svc -n '__svc_at '\''send report'\''' -l watch -d 'keep reading unti
 complete -c svc -n '__svc_at '\''send report'\''' -l timeout -x -d 'with --watch, give up after this long (exit 5); default 600'
 complete -c svc -n '__svc_at '\''send report'\''' -l failed-to -r -F -d 'write the rejected and failed recipients here, for svc send --to-file'
 complete -c svc -n '__svc_at '\''send report'\''' -l to-file -r -F -d 'the recipients file of the send: names who is not yet sent, and --failed-to keeps its columns'
+complete -c svc -n '__svc_at '\''send report'\''' -l exclude-file -r -F -d 'the --exclude-file of the send: with --to-file, names who is not yet sent for a send that had one'
 complete -c svc -n '__svc_at '\''send report'\''' -l json -d 'machine output: one JSON document on stdout (same as -o json)'
 complete -c svc -n '__svc_at '\''send report'\''' -l output -s o -x -a 'table json ndjson' -d 'output format'
 complete -c svc -n '__svc_at '\''send report'\''' -l profile -x -a '(__svc_profiles)' -d 'use this profile (default: SVC_PROFILE, then the active profile)'

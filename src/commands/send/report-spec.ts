@@ -14,7 +14,8 @@ export const sendReportCommands = defineCommands([
       '--watch reads again every 2 s until every message is delivered or failed, or --timeout (exit 5).',
       '--failed-to writes the rejected and failed recipients as a file svc send --to-file takes; with',
       '--to-file (the recipients file of the send) it keeps their template columns; --to-file also',
-      'names the recipients not yet sent among those still owed.',
+      'names the recipients not yet sent among those still owed (with --exclude-file, the exclude list the',
+      'send was given, also for a send that had one).',
       'Exit 0 when the report is complete: failed messages are reported, not an error.',
     ].join('\n'),
     options: [
@@ -23,6 +24,7 @@ export const sendReportCommands = defineCommands([
       { flags: '--timeout <seconds>', description: 'with --watch, give up after this long (exit 5); default 600' },
       { flags: '--failed-to <file>', description: 'write the rejected and failed recipients here, for svc send --to-file', complete: 'file' },
       { flags: '--to-file <file>', description: 'the recipients file of the send: names who is not yet sent, and --failed-to keeps its columns', complete: 'file' },
+      { flags: '--exclude-file <file>', description: 'the --exclude-file of the send: with --to-file, names who is not yet sent for a send that had one', complete: 'file' },
     ],
     examples: [
       'svc send report --journal run.jsonl',

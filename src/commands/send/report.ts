@@ -16,8 +16,9 @@ export async function run(input: InputFor<typeof sendReportCommands, 'send repor
   if (timeoutS !== undefined && !watch) throw new UsageError('--timeout goes with --watch');
   const failedTo = input.string('failedTo');
   const toFile = input.string('toFile');
+  const excludeFile = input.string('excludeFile');
 
-  const { notFinal } = await runReport({ journals: paths, watch, timeoutS, failedTo, toFile }, ctx);
+  const { notFinal } = await runReport({ journals: paths, watch, timeoutS, failedTo, toFile, excludeFile }, ctx);
   if (notFinal !== undefined) {
     throw new CliError(`--watch timed out: ${notFinal} message${notFinal === 1 ? '' : 's'} not yet delivered or failed`, ExitCode.Timeout);
   }

@@ -46,6 +46,8 @@ export interface ReportJournal {
   /** The run's recipients digest (`sha256:…` of the recipients file). */
   recipientsDigest: string;
   counts: OutcomeCounts;
+  /** The digest of the --exclude-file set the run was sent with (its header's `exclude`), when it had one. */
+  excludeDigest?: string;
   /** A sharded journal of an older svc: its header does not say how many recipients its shard holds. */
   ownUnknown?: true;
 }
@@ -85,6 +87,7 @@ export async function readReportJournal(path: string, index: number, into: Repor
   let recipientsDigest = '';
   let recipientCount = 0;
   let own: { recipients: number; excluded: number } | undefined;
+  let excludeDigest: string | undefined;
   let sharded = false;
   let sawHeader = false;
   const touch = (to: string): { bits: number; entry: ReportRecipient } => {
@@ -100,6 +103,7 @@ export async function readReportJournal(path: string, index: number, into: Repor
         recipientsDigest = record.header.run.recipients;
         recipientCount = record.header.run.recipientCount;
         own = record.header.own;
+        excludeDigest = record.header.exclude?.digest;
         sharded = record.header.shard !== undefined && record.header.shard.n > 1;
         break;
       case 'launch':
@@ -151,7 +155,15 @@ export async function readReportJournal(path: string, index: number, into: Repor
   counts.excluded = own?.excluded ?? 0;
   counts.notYetSent = Math.max(0, ownRecipients - recipients.size);
   counts.recipients = Math.max(ownRecipients, recipients.size) + counts.excluded;
-  return { path, shard: headerShard(path), from, recipientsDigest, counts, ...(own === undefined && sharded ? { ownUnknown: true } : {}) };
+  return {
+    path,
+    shard: headerShard(path),
+    from,
+    recipientsDigest,
+    counts,
+    ...(excludeDigest !== undefined ? { excludeDigest } : {}),
+    ...(own === undefined && sharded ? { ownUnknown: true } : {}),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ import {
 import { fileIdentity, sameFileAmong, type NamedFile } from '../plan.js';
 import { MAX_RECIPIENTS_BYTES, openInput } from '../input-source.js';
 import { inShard } from '../pace/shard.js';
+import { readExcludeFile, type ExcludeList } from '../pace/exclude.js';
 import { readRecipientBatches } from '../recipients.js';
 import { buildDocument, type NotYetSent } from './document.js';
 import { writeFailedTo } from './failed-to.js';
@@ -40,6 +41,8 @@ export interface ReportOptions {
   failedTo: string | undefined;
   /** The recipients file of the send, for the columns of --failed-to. */
   toFile: string | undefined;
+  /** The send's --exclude-file, so that the not-yet-sent of a journal with exclusions can be named. */
+  excludeFile?: string | undefined;
 }
 
 /** What the report found; `notFinal` counts the messages --watch gave up on when it timed out. */
@@ -61,7 +64,7 @@ async function sha256File(path: string): Promise<string> {
   return `sha256:${hash.digest('hex')}`;
 }
 
-async function readJournals(options: ReportOptions, ctx: Context): Promise<{ journals: ReportJournal[]; recipients: ReportRecipient[] }> {
+async function readJournals(options: ReportOptions, ctx: Context): Promise<{ journals: ReportJournal[]; recipients: ReportRecipient[]; exclude: ExcludeList | undefined }> {
   const recipients: ReportRecipient[] = [];
   const journals: ReportJournal[] = [];
   for (const [index, path] of options.journals.entries()) {
@@ -86,7 +89,28 @@ async function readJournals(options: ReportOptions, ctx: Context): Promise<{ jou
       throw new UsageError(`--to-file ${toFile} is not the recipients file these journals were sent from`);
     }
   }
-  return { journals, recipients };
+  return { journals, recipients, exclude: await checkedExclude(options, journals) };
+}
+
+/**
+ * --exclude-file: the suppression list the send was given, checked against each journal's header
+ * (the digest of its set of numbers) before anything is read from the service. A journal sent
+ * without one is not touched by it; a journal sent with another list is a usage error, since its
+ * owed recipients would be named wrong.
+ */
+async function checkedExclude(options: ReportOptions, journals: readonly ReportJournal[]): Promise<ExcludeList | undefined> {
+  const path = options.excludeFile;
+  if (path === undefined) return undefined;
+  if (options.toFile === undefined) throw new UsageError('--exclude-file goes with --to-file: it serves to name the recipients not yet sent from that file');
+  const exclude = await readExcludeFile(path);
+  const withExclusions = journals.filter((journal) => journal.excludeDigest !== undefined);
+  if (withExclusions.length === 0) throw new UsageError(`--exclude-file ${path}: none of these journals was sent with an --exclude-file`);
+  for (const journal of withExclusions) {
+    if (journal.excludeDigest !== exclude.digest) {
+      throw new UsageError(`--exclude-file ${path} is not the exclude list ${journal.path} was sent with (its ${exclude.size} numbers differ from the send's)`);
+    }
+  }
+  return exclude;
 }
 
 interface Statuses {
@@ -158,8 +182,8 @@ async function readAllStatuses(ctx: Context, options: ReportOptions, recipients:
 }
 
 /**
- * --failed-to is written over: it must not be a journal, a journal's statuses cache or the
- * --to-file (the same device and inode, or the same resolved path for a file not made yet).
+ * --failed-to is written over: it must not be a journal, a journal's statuses cache, the
+ * --exclude-file or the --to-file (the same device and inode, or the same resolved path for a file not made yet).
  */
 async function checkFailedTo(options: ReportOptions): Promise<void> {
   const target = options.failedTo;
@@ -177,20 +201,33 @@ async function checkFailedTo(options: ReportOptions): Promise<void> {
     files.push({ flag: 'the statuses cache of --journal', name: cachePath(journal), identity: await identity(cachePath(journal)) });
   }
   if (options.toFile !== undefined) files.push({ flag: '--to-file', name: options.toFile, identity: await identity(options.toFile) });
+  if (options.excludeFile !== undefined) files.push({ flag: '--exclude-file', name: options.excludeFile, identity: await identity(options.excludeFile) });
   const same = sameFileAmong(target, await identity(target), files);
   if (same !== undefined) throw new UsageError(`--failed-to ${target} is the same file as ${same.flag} ${same.name}: it would be written over`);
 }
 
 /**
  * The recipients not yet sent, by name, when --to-file gives the list: a shard's recipients with
- * no record in its journal. Only for journals whose header leaves no doubt (nothing excluded: the
- * report does not have the exclude list), and no more than each journal counts.
+ * no record in its journal. Only for journals whose header leaves no doubt (nothing excluded, or
+ * the send's exclude list given with --exclude-file), and no more than each journal counts.
  */
-async function namedNotYetSent(options: ReportOptions, journals: readonly ReportJournal[], recipients: readonly ReportRecipient[], stdin: Readable): Promise<NotYetSent[]> {
+async function namedNotYetSent(
+  options: ReportOptions,
+  journals: readonly ReportJournal[],
+  recipients: readonly ReportRecipient[],
+  exclude: ExcludeList | undefined,
+  stdin: Readable,
+): Promise<NotYetSent[]> {
   const { toFile } = options;
   if (toFile === undefined) return [];
   const digest = await sha256File(toFile);
-  const wanted = journals.map((journal, index) => ({ journal, index, left: journal.recipientsDigest === digest && journal.counts.excluded === 0 ? journal.counts.notYetSent : 0 }));
+  const known = (journal: ReportJournal): boolean => journal.counts.excluded === 0 || (exclude !== undefined && journal.excludeDigest === exclude.digest);
+  const wanted = journals.map((journal, index) => ({
+    journal,
+    index,
+    left: journal.recipientsDigest === digest && known(journal) ? journal.counts.notYetSent : 0,
+    exclude: journal.excludeDigest !== undefined ? exclude : undefined,
+  }));
   if (!wanted.some((w) => w.left > 0)) return [];
   const named = journals.map(() => new Set<string>());
   for (const recipient of recipients) named[recipient.journal]!.add(recipient.to);
@@ -200,7 +237,7 @@ async function namedNotYetSent(options: ReportOptions, journals: readonly Report
     for await (const rows of readRecipientBatches(source)) {
       for (const row of rows) {
         for (const w of wanted) {
-          if (w.left === 0 || named[w.index]!.has(row.to) || (w.journal.shard !== null && !inShard(row.to, w.journal.shard))) continue;
+          if (w.left === 0 || named[w.index]!.has(row.to) || (w.journal.shard !== null && !inShard(row.to, w.journal.shard)) || w.exclude?.has(row.to) === true) continue;
           named[w.index]!.add(row.to);
           found.push({ to: row.to, journal: w.index });
           w.left--;
@@ -216,9 +253,9 @@ async function namedNotYetSent(options: ReportOptions, journals: readonly Report
 export async function runReport(options: ReportOptions, ctx: Context): Promise<ReportOutcome> {
   const paths = options.journals;
   await checkFailedTo(options);
-  const { journals, recipients } = await readJournals(options, ctx);
+  const { journals, recipients, exclude } = await readJournals(options, ctx);
   const { statuses, ids, reads, timedOut } = await readAllStatuses(ctx, options, recipients);
-  const document = buildDocument(journals, recipients, statuses, reads, paths, await namedNotYetSent(options, journals, recipients, ctx.io.stdin as Readable));
+  const document = buildDocument(journals, recipients, statuses, reads, paths, await namedNotYetSent(options, journals, recipients, exclude, ctx.io.stdin as Readable));
   const { failedTo } = options;
   if (failedTo !== undefined) {
     const failed = new Set<string>();

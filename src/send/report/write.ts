@@ -73,7 +73,10 @@ export async function writeReport(
     out.push(`Recipients still owed: ${owedCount} (${parts.join(', ')})`);
     for (const owed of document.owed.slice(0, OWED_SHOWN)) out.push(`  ${owed.to}  ${owed.state}${owed.error ? `: ${owed.error}` : ''}`);
     if (document.owed.length > OWED_SHOWN) out.push(`  and ${document.owed.length - OWED_SHOWN} more (--json lists them all)`);
-    if (unnamed > 0) out.push(`  and ${unnamed} not yet sent, not named here (give --to-file, the list sent from, to name them)`);
+    if (unnamed > 0) {
+      const flags = document.total.excluded > 0 ? '--to-file and --exclude-file, the lists sent with,' : '--to-file, the list sent from,';
+      out.push(`  and ${unnamed} not yet sent, not named here (give ${flags} to name them)`);
+    }
   }
   out.push('');
   const accepted = document.total.accepted;

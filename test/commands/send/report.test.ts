@@ -260,6 +260,57 @@ describe('svc send report, journal side', () => {
     }
   });
 
+  it('with the send\'s --exclude-file, names the not-yet-sent of a journal with exclusions, and refuses another list', async () => {
+    const d = tempDir();
+    try {
+      const list = ['+14155550001', '+14155550002', '+14155550003', '+14155550004', '+14155550005'];
+      const file = d.file('list.txt', `${list.join('\n')}\n`);
+      const digest = `sha256:${createHash('sha256').update(readFileSync(file)).digest('hex')}`;
+      // Written as a person would: the same set as the send's exclude list.
+      const optout = d.file('optout.txt', '+1 (415) 555-0003\n');
+      const excludeDigest = `sha256:${createHash('sha256').update(list[2]!).digest('hex')}`;
+      const journal = d.file(
+        'j.jsonl',
+        sealRecord({
+          journal: 'svc-send',
+          version: 2,
+          run: { from: FROM, body: 'sha256:00', recipients: digest, recipientCount: 5, media: [] },
+          created: '2026-01-01T00:00:00Z',
+          svc: '0.1.0',
+          own: { recipients: 4, excluded: 1 },
+          exclude: { digest: excludeDigest, numbers: 1 },
+        }) + launch(1, list[0]!) + result(1, list[0]!, 'accepted', { messageId: 'm1' }),
+      );
+      const agent = new MockAgent();
+      agent.disableNetConnect();
+      agent.get(MOCK_ORIGIN).intercept({ path: '/api/v1/messages/m1', method: 'GET' }).reply(200, { messageId: 'm1', status: 'delivered' }).persist();
+      const options = { env: { ...MOCK_ENV, SVC_DATA_DIR: join(d.dir, 'data') }, dispatcher: agent };
+      const unnamed = await runCli(['send', 'report', '--journal', journal, '--to-file', file], options);
+      expect(unnamed.code, unnamed.stderr).toBe(0);
+      expect(unnamed.stdout).toContain('  and 3 not yet sent, not named here (give --to-file and --exclude-file, the lists sent with, to name them)');
+      const json = await runCli(['send', 'report', '--journal', journal, '--to-file', file, '--exclude-file', optout, '--json'], options);
+      expect(json.code, json.stderr).toBe(0);
+      const report = JSON.parse(json.stdout) as { total: Record<string, number>; owed: { to: string; state: string }[] };
+      expect(report.total).toEqual({ recipients: 5, accepted: 1, rejected: 0, unknown: 0, notYetSent: 3, excluded: 1 });
+      expect(report.owed.map((o) => [o.to, o.state])).toEqual([[list[1], 'not yet sent'], [list[3], 'not yet sent'], [list[4], 'not yet sent']]);
+
+      const other = d.file('other.txt', `${list[3]}\n`);
+      const wrong = await runCli(['send', 'report', '--journal', journal, '--to-file', file, '--exclude-file', other], options);
+      expect(wrong.code).toBe(2);
+      expect(wrong.stderr).toContain(`--exclude-file ${other} is not the exclude list ${journal} was sent with`);
+      const alone = await runCli(['send', 'report', '--journal', journal, '--exclude-file', optout], options);
+      expect(alone.code).toBe(2);
+      expect(alone.stderr).toContain('--exclude-file goes with --to-file');
+      const overwrite = await runCli(['send', 'report', '--journal', journal, '--to-file', file, '--exclude-file', optout, '--failed-to', optout], options);
+      expect(overwrite.code).toBe(2);
+      expect(overwrite.stderr).toContain('is the same file as --exclude-file');
+      expect(readFileSync(optout, 'utf8')).toBe('+1 (415) 555-0003\n');
+      await agent.close();
+    } finally {
+      d.cleanup();
+    }
+  });
+
   it('--fields selects from the report in --json, from each recipient in ndjson, and refuses an unknown one', async () => {
     const journal = join(work, 'fields.jsonl');
     writeFileSync(journal, header(2) + launch(1, '+14155550001') + result(1, '+14155550001', 'accepted', { messageId: 'm1' }) + launch(2, '+14155550002') + result(2, '+14155550002', 'rejected', { error: { message: 'bad number', status: 400 } }));
