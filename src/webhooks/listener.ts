@@ -209,6 +209,24 @@ export async function startWebhookListener(options: WebhookListenerOptions, sink
     if (!request.complete) request.socket.destroy();
   }
 
+  // The 200s of events that need no store or relay are sent together at the end of the event-loop
+  // turn that verified them, as the store's are after its one write a turn: answering inside each
+  // request's handler cost the listener about a fifth more CPU an event (bench:listener, --no-store
+  // 0.84-0.89x of the floor against 1.06x batched), in wake-ups of the sender and of this loop.
+  const toAnswer: { response: ServerResponse; deliveryId: string | null; duplicate: boolean; finish: () => void }[] = [];
+  function answerTurn(): void {
+    const batch = toAnswer.splice(0);
+    for (const { response, deliveryId, duplicate, finish } of batch) {
+      try {
+        acknowledge(response, deliveryId, duplicate, closing);
+      } catch {
+        // Unforeseen (the answer is fixed text): the sender sees the connection drop and retries.
+        response.destroy();
+      } finally {
+        finish();
+      }
+    }
+  }
   // Requests being handled, so that close() can let them finish: a count, not a promise each.
   let inFlight = 0;
   const whenIdle: (() => void)[] = [];
@@ -246,8 +264,8 @@ export async function startWebhookListener(options: WebhookListenerOptions, sink
     if (duplicate || (store === undefined && relay === undefined)) {
       if (!duplicate) deliveries.markAcknowledged(dedupeKey);
       reportAccepted(sink, event);
-      acknowledge(response, deliveryId, duplicate, closing);
-      finish();
+      if (toAnswer.length === 0) setImmediate(answerTurn);
+      toAnswer.push({ response, deliveryId, duplicate, finish });
       return;
     }
     // A retry arriving while this one is stored or relayed waits for its outcome (see handle).
