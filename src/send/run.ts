@@ -40,7 +40,7 @@ export async function runSend(
   const { isAsync, resumed, cost } = options;
   const skip = resumed?.skip;
   const api = await ctx.api();
-  if (plan.toFile !== undefined) api.preferThroughput();
+  if (plan.toFile !== undefined) api.preferThroughput(plan.concurrency);
   // Opened before any upload: a journal that cannot be written is a usage error (exit 2), and
   // that must come before the first request, not after the media went up.
   const own = resumed !== undefined && !resumed.state.exists ? await ownCounts(plan, cost) : undefined;

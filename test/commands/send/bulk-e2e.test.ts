@@ -34,12 +34,15 @@ interface CountingServer {
   /** Whether first attempts may fail (a 500, or accepted and then dropped). */
   faults: boolean;
   total: number;
+  /** The most connections open at once, and how many were opened in all. */
+  maxOpen: number;
+  opened: number;
   close(): Promise<void>;
 }
 
 async function startCountingServer(): Promise<CountingServer> {
   const sockets = new Set<Socket>();
-  const state: CountingServer = { url: '', posts: new Map(), accepted: new Map(), runPosts: [], onPost: undefined, faults: true, total: 0, close: async () => {} };
+  const state: CountingServer = { url: '', posts: new Map(), accepted: new Map(), runPosts: [], onPost: undefined, faults: true, total: 0, maxOpen: 0, opened: 0, close: async () => {} };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -75,6 +78,8 @@ async function startCountingServer(): Promise<CountingServer> {
   });
   server.on('connection', (socket) => {
     sockets.add(socket);
+    state.opened++;
+    state.maxOpen = Math.max(state.maxOpen, sockets.size);
     socket.on('close', () => sockets.delete(socket));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -217,6 +222,19 @@ describe.each([
     const twice = list.filter((to) => (server!.accepted.get(to) ?? 0) > 1);
     for (const to of twice) expect(unknownNow.has(to) || unknown.includes(to), `${to} was sent twice without a choice`).toBe(true);
   }, 400_000);
+});
+
+describe('--concurrency', () => {
+  it('is the most connections the send opens to the service, however fast the answers come', async () => {
+    server = await startCountingServer();
+    server.faults = false;
+    const { file, env, list } = setup();
+    const result = await startCli(['send', '--from', FROM, '--to-file', file, '--body', 'Hello {{name}}', '--async', '--concurrency', '4', '-o', 'ndjson', '--yes'], env).done;
+    expect(result.code, result.stderr).toBe(0);
+    expect(server.total).toBe(list.length);
+    expect(server.maxOpen).toBeLessThanOrEqual(4);
+    expect(server.opened).toBeLessThanOrEqual(4);
+  }, 120_000);
 });
 
 /** 30 numbers the server answers plainly (no 500, no dropped connection). */
