@@ -107,7 +107,7 @@ async function checkedExclude(options: ReportOptions, journals: readonly ReportJ
   if (withExclusions.length === 0) throw new UsageError(`--exclude-file ${path}: none of these journals was sent with an --exclude-file`);
   for (const journal of withExclusions) {
     if (journal.excludeDigest !== exclude.digest) {
-      throw new UsageError(`--exclude-file ${path} is not the exclude list ${journal.path} was sent with (its ${exclude.size} numbers differ from the send's)`);
+      throw new UsageError(`--exclude-file ${path} is not the exclude list ${journal.path} was sent with (another set of numbers)`);
     }
   }
   return exclude;
@@ -183,7 +183,8 @@ async function readAllStatuses(ctx: Context, options: ReportOptions, recipients:
 
 /**
  * --failed-to is written over: it must not be a journal, a journal's statuses cache, the
- * --exclude-file or the --to-file (the same device and inode, or the same resolved path for a file not made yet).
+ * --to-file or the --exclude-file (the same device and inode, or the same resolved path for a
+ * file not made yet).
  */
 async function checkFailedTo(options: ReportOptions): Promise<void> {
   const target = options.failedTo;
