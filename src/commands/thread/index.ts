@@ -10,7 +10,7 @@ export const threadCommands = defineCommands([
       'names that the store lacks (by message id; a journal keeps no body). A chat on a terminal;',
       'JSON lines otherwise (one object a line: direction out, in or receipt).',
     ].join('\n'),
-    args: [{ name: 'NUMBER', description: 'the other party (E.164)', required: true }],
+    args: [{ name: 'NUMBER', description: 'the other party, in E.164', required: true }],
     options: [
       { flags: '--since <T>', description: 'only from T on (ISO 8601 or a duration ago, 7d)' },
       { flags: '--journal <file>', description: 'also the sends this send journal names (repeatable; shard journals too)', repeatable: true, complete: 'file' },
