@@ -43,10 +43,10 @@ export interface JournalSink {
  */
 export interface BulkPace {
   /**
-   * Resolves when `count` requests may leave (send window, throttle pause, rate); rejects on
-   * abort. Undefined when they may leave at once.
+   * How many of `count` requests may leave now (at least 1; send window, throttle pause, rate),
+   * or a promise of that number once some may; the promise rejects on abort.
    */
-  admit(signal: AbortSignal, count: number): Promise<void> | undefined;
+  admit(signal: AbortSignal, count: number): number | Promise<number>;
   /** Requests allowed in flight now (the engine never exceeds `concurrency` either). */
   readonly limit: number;
   launched(): number;
@@ -261,7 +261,6 @@ export async function runBulk<P>(options: BulkOptions<P>): Promise<BulkSummary> 
       fatal = { error: journalError };
       return true;
     }
-    summary.throttleRetries++;
     retries.push({ request, failure });
     return true;
   };
@@ -282,15 +281,19 @@ export async function runBulk<P>(options: BulkOptions<P>): Promise<BulkSummary> 
     if (pending !== undefined) return pending.then(() => (stopped() ? 0 : Math.max(1, maxInFlight() - inFlight)));
     return maxInFlight() - inFlight;
   };
-  /** The pace's wait (window, throttle pause, rate) before `count` requests leave; undefined: none. */
-  const paceWait = (count: number): Promise<boolean> | undefined => {
-    const waiting = pace?.pacer.admit(options.signal, count);
-    if (waiting === undefined) return undefined;
-    return waiting.then(
-      () => !stopped(),
+  /**
+   * How many of `count` requests the pace lets leave (window, throttle pause, rate): a number
+   * when that is known at once, else a promise of it; 0 when the run is to stop launching.
+   */
+  const admitted = (count: number): number | Promise<number> => {
+    if (pace === undefined) return count;
+    const n = pace.pacer.admit(options.signal, count);
+    if (typeof n === 'number') return n;
+    return n.then(
+      (k) => (stopped() ? 0 : k),
       (error: unknown) => {
         if (!options.signal.aborted) throw error;
-        return false;
+        return 0;
       },
     );
   };
@@ -299,10 +302,13 @@ export async function runBulk<P>(options: BulkOptions<P>): Promise<BulkSummary> 
       const r = room();
       const free = typeof r === 'number' ? r : await r;
       if (free === 0) return false;
-      const take = Math.min(free, retries.length);
-      const waiting = paceWait(take);
-      if (waiting !== undefined && !(await waiting)) return false;
-      launchWindow(retries.splice(0, take).map((retry) => retry.request));
+      const a = admitted(Math.min(free, retries.length));
+      const take = typeof a === 'number' ? a : await a;
+      if (take === 0) return false;
+      const relaunched = retries.splice(0, take);
+      // Counted when sent again: a throttled request the run gave up on was not retried.
+      summary.throttleRetries += relaunched.length;
+      launchWindow(relaunched.map((retry) => retry.request));
     }
     return true;
   };
@@ -315,9 +321,9 @@ export async function runBulk<P>(options: BulkOptions<P>): Promise<BulkSummary> 
         const r = room();
         const free = typeof r === 'number' ? r : await r;
         if (free === 0) break batches;
-        const take = Math.min(free, batch.length - next);
-        const waiting = paceWait(take);
-        if (waiting !== undefined && !(await waiting)) break batches;
+        const a = admitted(Math.min(free, batch.length - next));
+        const take = typeof a === 'number' ? a : await a;
+        if (take === 0) break batches;
         launchWindow(take === batch.length ? batch : batch.slice(next, next + take));
         next += take;
       }

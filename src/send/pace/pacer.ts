@@ -78,29 +78,46 @@ export class Pacer {
   }
 
   /**
-   * Resolves when `count` requests may leave: inside the window, after any throttle pause, with a
-   * token of the rate each. Rejects (from the clock's sleep) when `signal` aborts.
+   * How many of `count` requests may leave now (at least 1), or a promise of that number once
+   * some may: inside the window, after any throttle pause, one token of the rate each. Every
+   * condition holds at the same instant, the one the launch happens at: a wait for a pause or a
+   * token is followed by a fresh look at the window, so nothing leaves after the window closed
+   * during the wait. The promise rejects (from the clock's sleep) when `signal` aborts.
    */
-  admit(signal?: AbortSignal, count = 1): Promise<void> | undefined {
-    // Nothing to wait for (no window, no rate, no pause): no promise, no turn of the event loop.
-    if (this.window === undefined && this.bucket === undefined && this.gate.pausedUntil() === undefined) return undefined;
-    return this.admitSlowly(signal, count);
+  admit(signal?: AbortSignal, count = 1): number | Promise<number> {
+    const now = this.window === undefined && this.bucket === undefined ? 0 : this.clock.now();
+    const n = this.admitNow(now, count, false);
+    return n > 0 ? n : this.admitSlowly(signal, count);
   }
 
-  private async admitSlowly(signal: AbortSignal | undefined, count: number): Promise<void> {
-    if (this.window !== undefined) await this.waitForWindow(signal);
-    if (this.gate.pausedUntil() !== undefined) {
-      const started = this.clock.now();
-      // The pause ends at the stall deadline at the latest: one more try then decides.
-      await this.gate.wait(signal, this.stall.deadline());
-      this.throttleWaitMs += this.clock.now() - started;
-    }
-    if (this.bucket !== undefined) {
-      // A token for each request; they leave together when the last one is due.
-      const now = this.clock.now();
-      let wait = 0;
-      for (let i = 0; i < count; i++) wait = this.bucket.reserve(now);
-      if (wait >= 1) await this.clock.sleep(wait, signal);
+  /** The requests that may leave at `now` (tokens taken), or 0. */
+  private admitNow(now: number, count: number, pastStall: boolean): number {
+    if (this.window !== undefined && !(now < this.openUntil)) return 0;
+    // A pause that outlasts the stall deadline lets one more try through at the deadline: its
+    // answer decides whether the run gives up.
+    if (!pastStall && this.gate.pausedUntil() !== undefined) return 0;
+    return this.bucket === undefined ? count : this.bucket.take(now, count);
+  }
+
+  private async admitSlowly(signal: AbortSignal | undefined, count: number): Promise<number> {
+    for (;;) {
+      if (this.window !== undefined) await this.waitForWindow(signal);
+      let pastStall = false;
+      if (this.gate.pausedUntil() !== undefined) {
+        const started = this.clock.now();
+        await this.gate.wait(signal, this.stall.deadline());
+        this.throttleWaitMs += this.clock.now() - started;
+        pastStall = this.gate.pausedUntil() !== undefined;
+      }
+      if (this.bucket !== undefined) {
+        const wait = this.bucket.untilNext(this.clock.now());
+        if (wait > 0) {
+          await this.clock.sleep(wait, signal);
+          continue;
+        }
+      }
+      const n = this.admitNow(this.clock.now(), count, pastStall);
+      if (n > 0) return n;
     }
   }
 
@@ -154,7 +171,9 @@ export class Pacer {
     const wait = Math.max(MIN_THROTTLE_WAIT_MS, retryAfterMs ?? throttleBackoffMs(this.consecutiveThrottles, this.random));
     const before = this.gate.pausedUntil() ?? now;
     const until = this.gate.pauseFor(wait);
-    if (until > before) this.onEvent({ type: 'throttled', status, waitMs: until - now, until, retryAfterGiven: retryAfterMs !== undefined });
+    // The pause is cut at the stall deadline (one more try decides then): no longer wait is shown.
+    const shownUntil = Math.min(until, this.stall.deadline());
+    if (until > before) this.onEvent({ type: 'throttled', status, waitMs: shownUntil - now, until: shownUntil, retryAfterGiven: retryAfterMs !== undefined });
     return 'retry';
   }
 }

@@ -1,6 +1,6 @@
 // A token bucket for --rate N (messages per second) and the from-number's settings.rateLimit
-// (per second, as decisions.md picks). Tokens are reserved in order, so the long-run rate is
-// exactly the limit whatever the timer resolution.
+// (per second, as decisions.md picks). The refill counts real elapsed time, so a timer that fires
+// late loses no tokens and the long-run rate is exactly the limit whatever the timer resolution.
 //
 // The client's bucket holds half a second's worth. The service's holds a whole second
 // (decisions.md), so a client bucket half as deep always conforms to it: in any span of t
@@ -27,16 +27,37 @@ export class TokenBucket {
     this.last = now;
   }
 
-  /** Takes one token and returns how long (ms) to wait before the request it pays for may leave. */
-  reserve(now: number): number {
+  private refill(now: number): void {
     if (now > this.last) {
       this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) * this.perSecond) / 1000);
       this.last = now;
     }
-    this.tokens -= 1;
-    return this.tokens >= 0 ? 0 : (-this.tokens * 1000) / this.perSecond;
+  }
+
+  /**
+   * Takes up to `count` whole tokens that are there now and returns how many it took (0 when
+   * none is). The tokens never go below zero, so in any span of t seconds at most
+   * burst + perSecond * t requests leave: each one as its token comes, never a batch that waited
+   * for the last token of the batch.
+   */
+  take(now: number, count: number): number {
+    this.refill(now);
+    const n = Math.min(count, Math.floor(this.tokens + EPSILON));
+    if (n <= 0) return 0;
+    this.tokens = Math.max(0, this.tokens - n);
+    return n;
+  }
+
+  /** How long (ms) from `now` until a whole token is there; 0 when one is. */
+  untilNext(now: number): number {
+    this.refill(now);
+    const missing = 1 - this.tokens;
+    return missing <= EPSILON ? 0 : (missing * 1000) / this.perSecond;
   }
 }
+
+/** Float error in the refill must not turn a whole token into 0.999…: nothing would ever leave. */
+const EPSILON = 1e-9;
 
 /** The tighter of the caps that apply (--rate, the number's rateLimit); undefined when none. */
 export function effectiveRate(...rates: (number | undefined)[]): number | undefined {

@@ -160,6 +160,9 @@ describe('throttling is not failure', () => {
     expect(tried.size).toBeLessThan(5);
     const journaled = new Set(journalLines(journal).flatMap((l) => l.to ?? []));
     expect([...journaled].every((to) => tried.has(to))).toBe(true);
+    // The retries counted are those sent again, not the throttled ones given up on.
+    const retried = svc.posts.length - tried.size;
+    expect(result.stderr).toContain(`${retried} throttle ${retried === 1 ? 'retry' : 'retries'}`);
   });
 });
 
@@ -173,8 +176,9 @@ describe('pace', () => {
     const result = await run(['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--async', '--rate', '10', '-o', 'ndjson'], clock);
     expect(result.code).toBe(0);
     expect(svc.numberReads).toBe(1);
-    // One token of burst, then 2 a second: the 21st leaves 10 s after the first.
-    expect(svc.posts.at(-1)!.at - start).toBe(10_000);
+    // One token of burst, then 2 a second, each request as its token comes (never a batch of
+    // --concurrency that waited for its last token): the 21st leaves 10 s after the first.
+    expect(svc.posts.map((p) => p.at - start)).toEqual(Array.from({ length: 21 }, (_, i) => i * 500));
   });
 
   it('--rate alone, when the number has no rateLimit', async () => {
@@ -186,6 +190,11 @@ describe('pace', () => {
     const start = clock.time;
     expect((await run(['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--async', '--rate', '20', '-o', 'ndjson'], clock)).code).toBe(0);
     expect(svc.posts.at(-1)!.at - start).toBe(2000);
+    // In any span of t seconds, at most the burst and 20 a second.
+    const at = svc.posts.map((p) => p.at - start);
+    for (let i = 0; i < at.length; i++) {
+      for (let j = i; j < at.length; j++) expect(j - i + 1).toBeLessThanOrEqual(10 + (20 * (at[j]! - at[i]!)) / 1000);
+    }
   });
 });
 

@@ -96,13 +96,41 @@ describe('TokenBucket', () => {
     expect(bucket.burst).toBe(50);
     let now = 0;
     let sent = 0;
-    while (now < 10_000) {
-      const wait = bucket.reserve(now);
-      now += wait;
-      if (now <= 10_000) sent++;
+    while (now <= 10_000) {
+      const wait = bucket.untilNext(now);
+      if (wait > 0) now += wait;
+      else if (bucket.take(now, 1) === 1) sent++;
     }
     expect(sent).toBeGreaterThanOrEqual(1050);
     expect(sent).toBeLessThanOrEqual(1051);
+  });
+
+  it('never lends a token: in any span of t seconds at most burst + rate * t leave, whatever the timer does', () => {
+    const rate = 40;
+    const bucket = new TokenBucket(rate, 0);
+    const launches: number[] = [];
+    let now = 0;
+    // A timer that fires late by a varying amount, and batches asked for of varying size.
+    let step = 0;
+    while (now < 20_000) {
+      const wait = bucket.untilNext(now);
+      if (wait > 0) {
+        now += wait + ((step * 7) % 13);
+      } else {
+        const n = bucket.take(now, 1 + (step % 9));
+        expect(n).toBeGreaterThanOrEqual(1);
+        for (let i = 0; i < n; i++) launches.push(now);
+      }
+      step++;
+    }
+    for (let i = 0; i < launches.length; i++) {
+      for (let j = i; j < launches.length && launches[j]! - launches[i]! <= 2000; j++) {
+        const span = (launches[j]! - launches[i]!) / 1000;
+        expect(j - i + 1).toBeLessThanOrEqual(bucket.burst + rate * span + 1e-6);
+      }
+    }
+    // And late timers cost nothing in the long run: the refill counts the time that passed.
+    expect(launches.length).toBeGreaterThanOrEqual(bucket.burst + rate * 19.9);
   });
 
   it('refuses a rate that is not above 0, and takes the tightest cap', () => {

@@ -92,4 +92,57 @@ describe('Pacer', () => {
     await pacer.admit(undefined, 1);
     expect(clock.sleeps.at(-1)).toBe(10);
   });
+
+  it('lets requests leave one token at a time, never a batch that waited for its last token', async () => {
+    const clock = fakeClock();
+    const start = clock.time;
+    // 2 a second: a burst of 1, then one every 500 ms, whatever the room for 8 in flight.
+    const pacer = new Pacer({ clock, concurrency: 8, ratePerSecond: 2 });
+    const leaves: [number, number][] = [];
+    for (let sent = 0; sent < 8; ) {
+      const n = await pacer.admit(undefined, 8 - sent);
+      leaves.push([clock.time - start, n]);
+      sent += n;
+    }
+    expect(leaves).toEqual([
+      [0, 1],
+      [500, 1],
+      [1000, 1],
+      [1500, 1],
+      [2000, 1],
+      [2500, 1],
+      [3000, 1],
+      [3500, 1],
+    ]);
+  });
+
+  it('looks at the window again after a throttle pause or a token wait: nothing leaves after it closed', async () => {
+    const window = new WindowSchedule(parseWindow('09:00-20:00', 'Europe/Berlin'));
+    // 19:59:58 in Berlin; the service asks for 4 s.
+    const clock = fakeClock(Date.parse('2026-11-23T18:59:58Z'));
+    const events: PaceEvent[] = [];
+    const pacer = new Pacer({ clock, concurrency: 4, window, maxStallMs: 3_600_000, onEvent: (e) => events.push(e) });
+    expect(await pacer.admit()).toBe(1);
+    pacer.throttled(pacer.launched(), 429, 4000);
+    expect(await pacer.admit()).toBe(1);
+    // Not at 20:00:02, when the pause ended and the window was closed, but when it opened again.
+    expect(clock.time).toBe(Date.parse('2026-11-24T08:00:00Z'));
+    expect(events.map((e) => e.type)).toEqual(['throttled', 'window-closed', 'window-opened']);
+
+    // The same for a wait for a token of the rate.
+    const late = fakeClock(Date.parse('2026-11-23T18:59:59.800Z'));
+    const paced = new Pacer({ clock: late, concurrency: 4, window, ratePerSecond: 1 });
+    expect(await paced.admit()).toBe(1);
+    expect(await paced.admit()).toBe(1);
+    expect(late.time).toBe(Date.parse('2026-11-24T08:00:00Z'));
+  });
+
+  it('shows a throttle wait no longer than the time left before --max-stall', () => {
+    const clock = fakeClock();
+    const events: PaceEvent[] = [];
+    const pacer = new Pacer({ clock, concurrency: 2, maxStallMs: 10_000, onEvent: (e) => events.push(e) });
+    clock.advance(8000);
+    pacer.throttled(pacer.launched(), 429, 60_000);
+    expect(events).toEqual([{ type: 'throttled', status: 429, waitMs: 2000, until: clock.time + 2000, retryAfterGiven: true }]);
+  });
 });
