@@ -3,9 +3,8 @@ import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { JournalFormatError, JournalWriter, readJournal, runDifferences, type JournalExclude, type JournalOwnCounts, type JournalRun, type JournalState, type UnknownChoice } from './journal.js';
-import { RecipientFilter } from './pace/filter.js';
 import type { SendPlan } from './plan.js';
-import type { BodyStats, SkipRecipient } from './stats.js';
+import { recipientFilterOf, type BodyStats, type SkipRecipient } from './stats.js';
 
 // The write-ahead journal of a send, before the first request: what the run is bound to, what an
 // existing journal says (refused when damaged, of another run, or not asked to be resumed), who is
@@ -50,8 +49,7 @@ function runOf(plan: SendPlan): JournalRun {
  * filter it takes a pass over the list (the cost's, made once; no journal skips in a new run).
  */
 export async function ownCounts(plan: SendPlan, cost: () => Promise<BodyStats>): Promise<JournalOwnCounts> {
-  if (plan.toFile === undefined) return { recipients: plan.to!.length, excluded: 0 };
-  if (!new RecipientFilter(plan.pace.exclude?.list, plan.pace.shard).active) return { recipients: plan.toFile.check.recipients, excluded: 0 };
+  if (!recipientFilterOf(plan, undefined).active) return { recipients: plan.to?.length ?? plan.toFile!.check.recipients, excluded: 0 };
   const stats = await cost();
   return { recipients: stats.recipients + stats.skipped, excluded: stats.excluded };
 }
@@ -150,7 +148,8 @@ export async function resumeFrom(plan: SendPlan, ctx: Context): Promise<Resumed 
     unknown,
     skip: (to) => {
       const recipientState = state.stateOf(to);
-      return recipientState === 'accepted' || (skipUnknown && recipientState === 'unknown');
+      if (recipientState === 'accepted') return 'accepted';
+      return skipUnknown && recipientState === 'unknown' ? 'unknown' : undefined;
     },
   };
 }

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Clock } from '../../../src/api/http.js';
 import { fakeClock, runCli } from '../../helpers/cli.js';
 import { MOCK_ENV, MOCK_ORIGIN } from '../../helpers/mock-api.js';
-import { numbers, testDir } from './helpers.js';
+import { numbers, PNG_BYTES, testDir } from './helpers.js';
 
 // Bulk sends at the service's pace (issue 10): throttling, --max-stall, --rate and the number's
 // rateLimit, --window with --tz, --exclude-file and --shard. In-process against an undici
@@ -21,8 +21,8 @@ interface Answer {
 
 interface Service {
   agent: MockAgent;
-  /** Every POST /messages: its recipient and the clock's time when it left. */
-  posts: { to: string; at: number }[];
+  /** Every POST /messages: its (first) recipient, all of them, and the clock's time when it left. */
+  posts: { to: string; recipients: string[]; at: number }[];
   /** GETs of the from-number. */
   numberReads: number;
   close(): Promise<void>;
@@ -46,10 +46,11 @@ function service(clock: Clock, answer: (to: string, attempt: number, index: numb
   pool
     .intercept({ method: 'POST', path: (path) => path.startsWith('/api/v1/messages?') })
     .reply((options) => {
-      const to = (JSON.parse(String(options.body)) as { to: string[] }).to[0]!;
+      const recipients = (JSON.parse(String(options.body)) as { to: string[] }).to;
+      const to = recipients[0]!;
       const attempt = (attempts.get(to) ?? 0) + 1;
       attempts.set(to, attempt);
-      posts.push({ to, at: clock.now() });
+      posts.push({ to, recipients, at: clock.now() });
       const a = answer(to, attempt, posts.length - 1);
       return {
         statusCode: a.status,
@@ -307,6 +308,39 @@ describe('--exclude-file and --shard', () => {
     const sent = new Set(svc.posts.map((p) => p.to));
     for (const n of ['+14155551003', '+14155551004', '+14155551005', '+14155551006', '+14155551007']) expect(sent.has(n)).toBe(false);
     expect(result.stderr).toContain('5 excluded (--exclude-file)');
+  });
+
+  it('applies to --to recipients too: an excluded number is never sent, and is counted in the dry run and the summary', async () => {
+    const clock = fakeClock();
+    svc = service(clock, queued);
+    const d = dir();
+    const exclude = d.file('optout.txt', '+1 (415) 555-1002\n');
+    const args = ['send', '--from', FROM, '--to', '+14155551001', '+14155551002', '+14155551003', '--body', 'Hi', '--exclude-file', exclude];
+    const dry = await run([...args, '--dry-run', '--json'], clock);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ requests: 1, recipients: 2, excluded: 1 });
+    const result = await run([...args, '--json'], clock);
+    expect(result.code, result.stderr).toBe(0);
+    expect(svc.posts.map((p) => p.recipients)).toEqual([['+14155551001', '+14155551003']]);
+    expect((JSON.parse(result.stdout) as { to: string[] }[]).map((e) => e.to)).toEqual([['+14155551001', '+14155551003']]);
+    expect(result.stderr).toContain('1 excluded (--exclude-file)');
+  });
+
+  it('sends nothing, not even the media, when every --to recipient is excluded, and says so', async () => {
+    const clock = fakeClock();
+    // No answer for a media upload: an upload would fail the run.
+    svc = service(clock, queued);
+    const d = dir();
+    const exclude = d.file('optout.csv', 'phone\n+14155551002\n+14155551001\n');
+    const image = d.file('map.png', PNG_BYTES);
+    const args = ['send', '--from', FROM, '--to', '+14155551001,+14155551002', '--body', 'Hi', '--media-file', image, '--tenant', '3f2504e0-4f89-11d3-9a0c-0305e82c3301', '--exclude-file', exclude];
+    const dry = await run([...args, '--dry-run', '--json'], clock);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ requests: 0, recipients: 0, excluded: 2 });
+    const result = await run([...args, '--json'], clock);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual([]);
+    expect(result.stderr).toContain(`Nothing sent: all 2 recipients are on the --exclude-file list (${exclude}).`);
+    expect(svc.posts).toHaveLength(0);
   });
 
   it('refuses an exclude file with a bad line, naming file and line, before anything is sent', async () => {
