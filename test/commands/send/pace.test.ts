@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { MockAgent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Clock } from '../../../src/api/http.js';
 import { fakeClock, runCli } from '../../helpers/cli.js';
 import { MOCK_ENV, MOCK_ORIGIN } from '../../helpers/mock-api.js';
-import { numbers, PNG_BYTES, testDir } from './helpers.js';
+import { dropResultsFor, numbers, PNG_BYTES, testDir } from './helpers.js';
 
 // Bulk sends at the service's pace (issue 10): throttling, --max-stall, --rate and the number's
 // rateLimit, --window with --tz, --exclude-file and --shard. In-process against an undici
@@ -375,13 +375,73 @@ describe('--exclude-file and --shard', () => {
     expect(without.stderr).toContain(`${journal} was written with an --exclude-file: 2 numbers left out, and this run gives no --exclude-file`);
     const other = await run([...base, '--resume', '--exclude-file', d.file('other.txt', '+14155552003\n')], clock);
     expect(other.code).toBe(2);
-    expect(other.stderr).toMatch(/are not those of --exclude-file .*other\.txt \(1\)/);
+    expect(other.stderr).toContain(`--exclude-file ${d.dir}/other.txt lacks 1 of the 2 numbers the run left out (+14155552005): that one would be sent to`);
     expect(svc.posts).toHaveLength(8);
 
     const same = await run([...base, '--resume', '--exclude-file', d.file('same.csv', 'number\n+1 (415) 555-2005\n+1-415-555-2003\n')], clock);
     expect(same.code, same.stderr).toBe(0);
     expect(svc.posts.slice(8).map((p) => p.to).sort()).toEqual([...rejectedOnce].sort());
     expect(svc.posts.some((p) => p.to === '+14155552003' || p.to === '+14155552005')).toBe(false);
+  });
+
+  it('--resume takes a list that has grown: the numbers added are never sent, and a later list that drops them is refused', async () => {
+    const clock = fakeClock();
+    // The first run: 02 and 07 rejected; the answer to 04 is lost (its outcome unknown).
+    const rejectedOnce = new Set(['+14155552002', '+14155552007']);
+    svc = service(clock, (to, attempt) => (attempt === 1 && rejectedOnce.has(to) ? { status: 400, body: { message: 'try later', title: 'Bad' } } : queued(to)));
+    const d = dir();
+    const file = d.file('to.txt', `${numbers(10, 14155552000).join('\n')}\n`);
+    const original = d.file('optout.txt', '+14155552003\n+14155552005\n');
+    const journal = `${d.dir}/run.jsonl`;
+    const base = ['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--async', '--journal', journal, '-o', 'ndjson', '--yes'];
+    expect((await run([...base, '--exclude-file', original], clock)).code).toBe(6);
+    expect(svc.posts).toHaveLength(8);
+    dropResultsFor(journal, ['+14155552004']);
+
+    // 04 (unknown) and 07 (rejected) opted out since: added to the list, they are left out, and
+    // the unknown one needs no --unknown choice any more.
+    const grown = d.file('optout-grown.csv', 'phone\n+1 415 555 2003\n+14155552005\n+14155552004\n+14155552007\n');
+    const dry = await run([...base, '--resume', '--exclude-file', grown, '--dry-run', '--json'], clock);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ recipients: 1, excluded: 4, skipped: 5 });
+    const resumed = await run([...base, '--resume', '--exclude-file', grown], clock);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(svc.posts.slice(8).map((p) => p.to)).toEqual(['+14155552002']);
+    expect(resumed.stderr).toContain(
+      `Resuming from ${journal}: 5 recipients already accepted are skipped; 1 rejected earlier is sent again; 2 rejected or of unknown outcome earlier are on --exclude-file ${grown} now, and not sent.`,
+    );
+    expect(resumed.stderr).toContain('1 accepted, 5 already accepted (skipped, as the journal says), 4 excluded (--exclude-file)');
+
+    // The list the run started with now lacks two numbers a resumed run left out: refused.
+    const shrunk = await run([...base, '--resume', '--exclude-file', original, '--unknown', 'resend'], clock);
+    expect(shrunk.code).toBe(2);
+    expect(shrunk.stderr).toContain(`--exclude-file ${original} lacks 2 of the 4 numbers the run left out (+14155552004, +14155552007): those would be sent to`);
+    const none = await run([...base, '--resume', '--unknown', 'resend'], clock);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('4 numbers left out, and this run gives no --exclude-file');
+    expect(svc.posts).toHaveLength(9);
+  });
+
+  it('--resume of a journal that keeps only its list\'s digest takes the same numbers, and says why it refuses others', async () => {
+    const clock = fakeClock();
+    svc = service(clock, (to, attempt) => (attempt === 1 && to === '+14155552002' ? { status: 400, body: { message: 'try later' } } : queued(to)));
+    const d = dir();
+    const file = d.file('to.txt', `${numbers(6, 14155552000).join('\n')}\n`);
+    const original = d.file('optout.txt', '+14155552003\n');
+    const journal = `${d.dir}/run.jsonl`;
+    const base = ['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--async', '--journal', journal, '-o', 'ndjson', '--yes'];
+    expect((await run([...base, '--exclude-file', original], clock)).code).toBe(6);
+    // As an earlier svc wrote it: no record of the list beside the journal.
+    rmSync(`${journal}.exclude`);
+    const grown = await run([...base, '--resume', '--exclude-file', d.file('grown.txt', '+14155552003\n+14155552004\n')], clock);
+    expect(grown.code).toBe(2);
+    expect(grown.stderr).toContain(`and the journal keeps only their digest (it has no ${journal}.exclude, which lists them: an earlier svc did not write one)`);
+    expect(svc.posts).toHaveLength(5);
+    const same = await run([...base, '--resume', '--exclude-file', d.file('same.txt', '+1 415 555 2003\n')], clock);
+    expect(same.code, same.stderr).toBe(0);
+    expect(svc.posts.slice(5).map((p) => p.to)).toEqual(['+14155552002']);
+    // Taken with the same numbers, the list is recorded beside the journal from then on.
+    expect(readFileSync(`${journal}.exclude`, 'utf8').split('\n').slice(1)).toEqual(['+14155552003', '']);
   });
 
   it('progress counts out of the shard\'s own recipients, less the excluded, with the skipped apart', async () => {
