@@ -351,7 +351,7 @@ describe('--exclude-file and --shard', () => {
     const exclude = d.file('optout.txt', '+14155551001\nnot a number\n');
     const result = await run(['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--exclude-file', exclude], clock);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain(`${exclude}:2: "notanumber" is not an E.164 number`);
+    expect(result.stderr).toContain(`${exclude}:2: "not a number" is not an E.164 number`);
     expect(svc.posts).toHaveLength(0);
   });
 

@@ -36,6 +36,14 @@ describe('readExcludeFile', () => {
     expect((error as UsageError).message).toBe(`--exclude-file ${path}:2: "4155551002" is not an E.164 number`);
   });
 
+  it('shows a bad line as written in the file, not as its separators were taken out', async () => {
+    const path = file('bad-csv.csv', 'name,phone\nJane,+1 (415) 555-1001\nBob,"+1 (415) 555-10O2"\n');
+    const error = await readExcludeFile(path).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).exitCode).toBe(2);
+    expect((error as UsageError).message).toBe(`--exclude-file ${path}:3: "+1 (415) 555-10O2" is not an E.164 number`);
+  });
+
   it('names a file that cannot be read', async () => {
     const error = await readExcludeFile(join(dir, 'missing.txt')).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UsageError);
