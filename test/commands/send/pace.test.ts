@@ -355,6 +355,28 @@ describe('--exclude-file and --shard', () => {
     expect(svc.posts).toHaveLength(0);
   });
 
+  it('reads --exclude-file - from standard input, and refuses a second input from it (exit 2, before anything is read)', async () => {
+    const clock = fakeClock();
+    svc = service(clock, queued);
+    const d = dir();
+    const file = d.file('to.txt', `${numbers(3, 14155551000).join('\n')}\n`);
+    const piped = await run(['send', '--from', FROM, '--to', '+14155551000,+14155551001', '--body', 'Hi', '--exclude-file', '-', '--json'], clock, { stdin: '+1 415 555 1001\n' });
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(svc.posts.map((p) => p.recipients)).toEqual([['+14155551000']]);
+
+    const both = await run(['send', '--from', FROM, '--to-file', '-', '--body', 'Hi', '--exclude-file', '-'], clock, { stdin: '+14155551001\n' });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('--to-file - and --exclude-file - both read standard input, which can be read only once: give one of them as a file');
+    const withBody = await run(['send', '--from', FROM, '--to-file', file, '--body-file', '/dev/stdin', '--exclude-file', '-'], clock, { stdin: 'Hi\n' });
+    expect(withBody.code).toBe(2);
+    expect(withBody.stderr).toContain('--body-file /dev/stdin and --exclude-file - both read standard input');
+    // The body on standard input (no --body) and the exclude list too: the list would be read empty.
+    const implicit = await run(['send', '--from', FROM, '--to-file', file, '--exclude-file', '-'], clock, { stdin: '+14155551001\n' });
+    expect(implicit.code).toBe(2);
+    expect(implicit.stderr).toContain('The exclude list (--exclude-file -) and the body cannot both come from standard input: give --body or --body-file');
+    expect(svc.posts).toHaveLength(1);
+  });
+
   it('--resume refuses a missing or different --exclude-file, and takes the same numbers written otherwise', async () => {
     const clock = fakeClock();
     // The first run's requests to two recipients are rejected: the resumed run sends them again.
