@@ -275,6 +275,21 @@ describe('--window', () => {
     expect(svc.posts).toHaveLength(0);
   });
 
+  it('names the zone as the user gave it (--tz EST, not Intl\'s America/Panama)', async () => {
+    const clock = fakeClock(Date.parse('2026-07-01T12:00:00Z'));
+    svc = service(clock, queued);
+    const d = dir();
+    const file = d.file('to.txt', `${numbers(3).join('\n')}\n`);
+    const args = ['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--window', '09:00-17:00', '--tz', 'EST', '--dry-run'];
+    // 12:00 UTC is 07:00 EST (UTC-5 all year): closed until 09:00 EST, 14:00 UTC.
+    const table = await run(args, clock);
+    expect(table.stdout).toContain('window      09:00-17:00 (EST): closed now; a send would wait until 2026-07-01 09:00 EST');
+    expect(table.stdout).not.toContain('Panama');
+    const json = JSON.parse((await run([...args, '--json'], clock)).stdout) as { window: unknown };
+    expect(json.window).toEqual({ window: '09:00-17:00', timeZone: 'EST', open: false, opensAt: '2026-07-01T14:00:00.000Z' });
+    expect(svc.posts).toHaveLength(0);
+  });
+
   it('refuses a bad window or zone before anything is sent', async () => {
     const clock = fakeClock();
     svc = service(clock, queued);
