@@ -82,7 +82,11 @@ export async function runSend(
   const onPaceEvent = (event: PaceEvent): void => {
     // Journaled, so that the journal shows why the run went quiet; nothing is in flight across
     // the pause but what was launched before it, and that is journaled as it ends.
-    if (event.type === 'window-closed') journal?.pause('window', { window: event.windowText, until: new Date(event.opensAt) });
+    // The record's window is `09:00-20:00 America/New_York`, as the README's journal format shows it.
+    if (event.type === 'window-closed' && plan.pace.window !== undefined) {
+      const { text, timeZone } = plan.pace.window.window;
+      journal?.pause('window', { window: `${text} ${timeZone}`, until: new Date(event.opensAt) });
+    }
     if (progress !== undefined) progress.event(event);
     else ctx.io.stderr.write(`${describeWait(event)}\n`);
   };
