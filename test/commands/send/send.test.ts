@@ -447,6 +447,14 @@ describe('svc send --media-file with a journal that cannot be opened', () => {
 });
 
 describe('svc send --journal and --resume', () => {
+  it('--help describes the journal as the write-ahead log it is (decisions.md), not as written after each answer', async () => {
+    const help = await run(['send', '--help']);
+    expect(help.code).toBe(0);
+    const text = help.stdout.replace(/\s+/g, ' ');
+    expect(text).toContain('--journal <file> write-ahead log: each request recorded before it leaves, its outcome as the answer arrives');
+    expect(text).not.toContain('append one line per request as each answer arrives');
+  });
+
   it('journals each request before it leaves and its answer after, and resumes only those not accepted', async () => {
     const list = numbers(12);
     const d = dir();
