@@ -427,7 +427,7 @@ complete -c svc -n '__svc_at '\''send'\''' -l media-file -r -F -d 'local file to
 complete -c svc -n '__svc_at '\''send'\''' -l tenant -x -d 'tenant of the number (needed by --media-file)'
 complete -c svc -n '__svc_at '\''send'\''' -l async -d 'queue the messages and return at once (advised beyond 100 recipients)'
 complete -c svc -n '__svc_at '\''send'\''' -l concurrency -x -d 'requests in flight with --to-file (default 8)'
-complete -c svc -n '__svc_at '\''send'\''' -l journal -r -F -d 'append one line per request as each answer arrives'
+complete -c svc -n '__svc_at '\''send'\''' -l journal -r -F -d 'write-ahead log: each request recorded before it leaves, its outcome as the answer arrives'
 complete -c svc -n '__svc_at '\''send'\''' -l resume -d 'continue the run of --journal: skip recipients it shows as accepted'
 complete -c svc -n '__svc_at '\''send'\''' -l unknown -x -a 'resend skip' -d 'with --resume: what to do with recipients whose outcome is unknown'
 complete -c svc -n '__svc_at '\''send'\''' -l rate -x -d 'at most this many messages a second (the number'\''s rateLimit also caps it)'

@@ -1,7 +1,7 @@
 import type { Context } from '../context.js';
 import { confirmAction, DeclinedError } from '../output/ask.js';
 import type { SendPlan } from './plan.js';
-import type { BodyStats, SkipRecipient } from './stats.js';
+import { recipientFilterOf, toRecipients, type BodyStats, type SkipRecipient } from './stats.js';
 import { costLine } from './summary.js';
 
 // The questions before a send, on a terminal: a big send is confirmed, a long or UCS-2 message
@@ -27,7 +27,7 @@ export async function confirmBigSend(plan: SendPlan, ctx: Context, skip: SkipRec
   if (plan.dryRun || plan.yes || ctx.globals.yes) return false;
   // A resumed file send is not scanned again just to count: the question says "at most".
   const atMost = plan.to === undefined && skip !== undefined;
-  const recipients = plan.to !== undefined ? plan.to.filter((to) => !skip?.(to)).length : plan.toFile!.check.recipients;
+  const recipients = plan.to !== undefined ? toRecipients(plan, recipientFilterOf(plan, skip)).length : plan.toFile!.check.recipients;
   let segments: number | undefined;
   if (recipients <= CONFIRM_RECIPIENTS_ABOVE) {
     segments = (await cost()).totalSegments;
@@ -46,7 +46,8 @@ export async function confirmBigSend(plan: SendPlan, ctx: Context, skip: SkipRec
  */
 export async function confirmSend(plan: SendPlan, ctx: Context, cost: CostOf, confirmed: boolean): Promise<boolean> {
   let isAsync = plan.isAsync;
-  const recipients = plan.to !== undefined ? plan.to.length : plan.toFile!.check.recipients;
+  // The --to numbers this run sends to (the exclude list leaves some out); the file's before its filters.
+  const recipients = plan.to !== undefined ? (await cost()).recipients : plan.toFile!.check.recipients;
   const ask = ctx.io.canPrompt && !plan.yes;
   let shown = false;
   if (ctx.io.stderrIsTTY) {

@@ -121,7 +121,7 @@ interface Body {
   file: InputSource | undefined;
 }
 
-async function readBody(request: SendRequest, ctx: Context, toFilePath: string | undefined): Promise<Body> {
+async function readBody(request: SendRequest, ctx: Context, stdinTaken: { what: string; flag: string } | undefined): Promise<Body> {
   const text = request.body;
   const file = request.bodyFile;
   if (text !== undefined && file !== undefined) throw new UsageError('Give the body once: --body or --body-file, not both');
@@ -131,8 +131,8 @@ async function readBody(request: SendRequest, ctx: Context, toFilePath: string |
     return { text: decodeBody(await readBodyBytes(source), file), file: source };
   }
   if (ctx.io.stdinIsTTY) return { text: '', file: undefined };
-  if (toFilePath !== undefined && STDIN_PATHS.has(toFilePath)) {
-    throw new UsageError(`The recipients (--to-file ${toFilePath}) and the body cannot both come from standard input: give --body or --body-file`);
+  if (stdinTaken !== undefined) {
+    throw new UsageError(`The ${stdinTaken.what} (${stdinTaken.flag}) and the body cannot both come from standard input: give --body or --body-file`);
   }
   // A pipe that never closes would leave `svc send` waiting in silence: after a moment, say why.
   const source = await openOrRefuse('-', inputOptions(ctx, 'the body on', MAX_BODY_BYTES, false));
@@ -150,6 +150,29 @@ async function readBody(request: SendRequest, ctx: Context, toFilePath: string |
 
 /** Names of standard input as a --to-file. */
 const STDIN_PATHS = new Set(['-', '/dev/stdin', '/dev/fd/0', '/proc/self/fd/0']);
+
+/**
+ * The one input that reads standard input (`-`, /dev/stdin), if any: standard input can be read
+ * once, so two inputs given as `-` are refused before either is read (the second would read
+ * nothing: an exclude list read as empty would send to everyone on it).
+ */
+function stdinReaderOf(request: SendRequest): { what: string; flag: string } | undefined {
+  const readers = [
+    { what: 'recipients', name: '--to-file', path: request.toFile },
+    { what: 'body', name: '--body-file', path: request.bodyFile },
+    { what: 'exclude list', name: '--exclude-file', path: request.pace.excludeFile },
+  ]
+    .filter((input) => input.path !== undefined && STDIN_PATHS.has(input.path))
+    .map((input) => ({ what: input.what, flag: `${input.name} ${input.path!}` }));
+  if (readers.length > 1) {
+    const flags = readers.map((reader) => reader.flag);
+    const two = readers.length === 2;
+    throw new UsageError(
+      `${flags.slice(0, -1).join(', ')} and ${flags.at(-1)!} ${two ? 'both' : 'all'} read standard input, which can be read only once: give ${two ? 'one of them' : 'all but one'} as a file`,
+    );
+  }
+  return readers[0];
+}
 
 /** Link characters that are never part of a URL as typed: white space, line breaks, controls. */
 const UNSAFE_IN_LINK = /[\s\u0000-\u001f\u007f-\u009f]/u;
@@ -258,6 +281,7 @@ export async function planSend(request: SendRequest, ctx: Context): Promise<Send
   if (toValues.length > 0 && toFilePath !== undefined) throw new UsageError('Give recipients with --to or --to-file, not both');
   if (toValues.length === 0 && toFilePath === undefined) throw new UsageError('Recipients are needed: --to NUMBER... or --to-file FILE');
   const to = toValues.length > 0 ? recipientsFrom(toValues, ctx) : undefined;
+  const stdinTaken = stdinReaderOf(request);
 
   const concurrency = request.concurrency;
   const journal = request.journal;
@@ -279,7 +303,7 @@ export async function planSend(request: SendRequest, ctx: Context): Promise<Send
   for (const path of mediaPaths) mediaFiles.push(await readMediaFile(path));
   checkMessageMedia(mediaUrls, mediaFiles);
 
-  const body = await readBody(request, ctx, toFilePath);
+  const body = await readBody(request, ctx, stdinTaken);
   if (body.text === '' && mediaUrls.length + mediaFiles.length === 0) {
     throw new UsageError('A message needs a body or media: --body TEXT, --body-file FILE, text on standard input, --media or --media-file');
   }

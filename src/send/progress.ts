@@ -62,6 +62,74 @@ export function describeWait(event: PaceEvent): string {
   }
 }
 
+/** A wait being told: in full, and short for a narrow terminal. */
+interface Wait {
+  text: string;
+  short: string;
+  until: number;
+}
+
+/** What the progress line can tell, before it is fitted to the terminal. */
+interface LineParts {
+  /** `sent/total` */
+  done: string;
+  accepted: number;
+  failed: number;
+  skipped: number;
+  rate: string;
+  eta: string;
+  wait: Wait | undefined;
+}
+
+/** `throttled (429): waiting 4 s`: the wait, told in fewer words (the progress line on a narrow terminal). */
+export function describeWaitShort(event: PaceEvent): string {
+  switch (event.type) {
+    case 'throttled':
+      return `throttled (${event.status}): waiting ${seconds(event.waitMs)}`;
+    case 'window-closed':
+      return `window closed: waiting until ${event.opensAtText}`;
+    case 'window-opened':
+      return 'window open: sending';
+  }
+}
+
+function countsText(p: LineParts, withAccepted: boolean): string {
+  const inner = [withAccepted ? `${p.accepted} accepted` : undefined, p.failed > 0 ? `${p.failed} failed` : undefined].filter((x) => x !== undefined);
+  return `${p.done} sent${inner.length > 0 ? ` (${inner.join(', ')})` : ''}`;
+}
+
+/** The line with everything in it (off a terminal, and on one wide enough). */
+function fullLine(p: LineParts): string {
+  const skipped = p.skipped > 0 ? `, ${p.skipped} skipped` : '';
+  return `${countsText(p, true)}${skipped}, ${p.rate}, ${p.eta}${p.wait !== undefined ? `; ${p.wait.text}` : ''}`;
+}
+
+/**
+ * The line within `width` characters. What it must shorten, it drops from the least important
+ * up: the time left, the rate, the skipped, the accepted count; then it tells the wait in fewer
+ * words, then "sent" goes. A wait (a throttle, a closed window) is always shown, since it is why
+ * the counts stand still; only a terminal too narrow even for that cuts the line.
+ */
+export function fitLine(p: LineParts, width: number): string {
+  const skipped = p.skipped > 0 ? `, ${p.skipped} skipped` : '';
+  const waitText = p.wait !== undefined ? `; ${p.wait.text}` : '';
+  const waitShort = p.wait !== undefined ? `; ${p.wait.short}` : '';
+  const candidates = [
+    fullLine(p),
+    `${countsText(p, true)}${skipped}, ${p.rate}${waitText}`,
+    `${countsText(p, true)}${skipped}${waitText}`,
+    `${countsText(p, true)}${waitText}`,
+    `${countsText(p, false)}${waitText}`,
+    `${countsText(p, false)}${waitShort}`,
+    `${p.done}${waitShort}`,
+    p.wait !== undefined ? p.wait.short : p.done,
+  ];
+  const fits = candidates.find((line) => line.length <= width);
+  if (fits !== undefined) return fits;
+  const last = candidates[candidates.length - 1]!;
+  return `${last.slice(0, width - 1)}…`;
+}
+
 export function createSendProgress(options: SendProgressOptions): SendProgress {
   const { stream, isTTY, total, now } = options;
   const plainEveryMs = options.plainEveryMs ?? 5_000;
@@ -72,7 +140,7 @@ export function createSendProgress(options: SendProgressOptions): SendProgress {
   let lastDraw = -Infinity;
   let lastPlain = started;
   let drawn = false;
-  let wait: { text: string; until: number } | undefined;
+  let wait: Wait | undefined;
   let lastThrottleLine = -Infinity;
 
   const rateNow = (time: number, sent: number): number => {
@@ -86,25 +154,35 @@ export function createSendProgress(options: SendProgressOptions): SendProgress {
     return span >= SAMPLE_MS ? ((sent - head.sent) * 1000) / span : 0;
   };
 
-  const text = (counts: ProgressCounts, time: number): string => {
+  /** The parts of the line, most important first (see fitLine). */
+  const parts = (counts: ProgressCounts, time: number): LineParts => {
     // `total` is this run's own recipients (its shard, less exclusions and --resume skips):
     // those left out are told apart, never counted as sent.
     const sent = counts.accepted + counts.failed;
     const rate = rateNow(time, sent);
     const left = Math.max(0, total - sent);
-    const eta = rate > 0 ? formatDuration((left / rate) * 1000) : '?';
-    const waiting = wait !== undefined && time < wait.until ? `; ${wait.text}` : '';
-    return (
-      `${sent}/${total} sent (${counts.accepted} accepted` +
-      (counts.failed > 0 ? `, ${counts.failed} failed` : '') +
-      `)${counts.skipped > 0 ? `, ${counts.skipped} skipped` : ''}, ${rate.toFixed(0)}/s, ${eta} left${waiting}`
-    );
+    return {
+      done: `${sent}/${total}`,
+      accepted: counts.accepted,
+      failed: counts.failed,
+      skipped: counts.skipped,
+      rate: `${rate.toFixed(0)}/s`,
+      eta: `${rate > 0 ? formatDuration((left / rate) * 1000) : '?'} left`,
+      wait: wait !== undefined && time < wait.until ? wait : undefined,
+    };
+  };
+
+  const text = (counts: ProgressCounts, time: number): string => fullLine(parts(counts, time));
+
+  /** The terminal's width now: the stream's own (stderr's, also after a resize), else the one given. */
+  const width = (): number => {
+    const own = (stream as { columns?: unknown }).columns;
+    return typeof own === 'number' && own > 0 ? own : options.columns;
   };
 
   const draw = (time: number): void => {
-    const line = text(last, time);
-    const width = Math.max(20, options.columns - 1);
-    stream.write(`\r${line.length > width ? `${line.slice(0, width - 1)}…` : line}\u001b[K`);
+    // One column short of the width, so that the line never wraps onto a second one.
+    stream.write(`\r${fitLine(parts(last, time), Math.max(20, width() - 1))}\u001b[K`);
     drawn = true;
     lastDraw = time;
   };
@@ -129,7 +207,7 @@ export function createSendProgress(options: SendProgressOptions): SendProgress {
     event(event) {
       const time = now();
       const until = event.type === 'throttled' ? event.until : event.type === 'window-closed' ? event.opensAt : time;
-      wait = event.type === 'window-opened' ? undefined : { text: describeWait(event), until };
+      wait = event.type === 'window-opened' ? undefined : { text: describeWait(event), short: describeWaitShort(event), until };
       if (event.type === 'throttled' && isTTY) {
         draw(time);
         return;

@@ -452,7 +452,8 @@ class RecipientScanner {
     if (!isE164(to)) {
       // Without a phone column the first one was taken: say so, rather than blame "Al".
       const guessed = this.format === 'csv' && this.numberGuessed ? `; the header has no phone column (${NUMBER_COLUMN_NAMES.join(', ')}), so the first, ${quote(this.numberColumnName ?? "")}, was read` : '';
-      this.sink.problem({ line, message: `${this.at(line)}: ${quote(to)} is not an E.164 number${guessed}` });
+      // As written in the file (not as normalised), so that it can be found there.
+      this.sink.problem({ line, message: `${this.at(line)}: ${quote(raw)} is not an E.164 number${guessed}` });
       return;
     }
     const firstLine = this.seen?.get(to);

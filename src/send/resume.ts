@@ -3,9 +3,9 @@ import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { JournalFormatError, JournalWriter, readJournal, runDifferences, type JournalExclude, type JournalOwnCounts, type JournalRun, type JournalState, type UnknownChoice } from './journal.js';
-import { RecipientFilter } from './pace/filter.js';
+import { checkExcludeRecord, excludeRecordPath, removeExcludeRecord, writeExcludeRecord, type ExcludeRecordBinding } from './pace/exclude-record.js';
 import type { SendPlan } from './plan.js';
-import type { BodyStats, SkipRecipient } from './stats.js';
+import { recipientFilterOf, type BodyStats, type SkipRecipient } from './stats.js';
 
 // The write-ahead journal of a send, before the first request: what the run is bound to, what an
 // existing journal says (refused when damaged, of another run, or not asked to be resumed), who is
@@ -25,6 +25,12 @@ export interface Resumed {
   /** The choice for unknown recipients (undefined when there are none, or only counted by a dry run). */
   unknown: UnknownChoice | undefined;
   skip: SkipRecipient | undefined;
+  /**
+   * A resumed run whose --exclude-file holds numbers its journal's record of the list lacks (or
+   * a journal with no record yet): the record is written again with this run's list before the
+   * first request, so that a later --resume leaves those out too.
+   */
+  recordExclude?: ExcludeRecordBinding;
 }
 
 function sha256(text: string | Buffer): string {
@@ -50,15 +56,30 @@ function runOf(plan: SendPlan): JournalRun {
  * filter it takes a pass over the list (the cost's, made once; no journal skips in a new run).
  */
 export async function ownCounts(plan: SendPlan, cost: () => Promise<BodyStats>): Promise<JournalOwnCounts> {
-  if (plan.toFile === undefined) return { recipients: plan.to!.length, excluded: 0 };
-  if (!new RecipientFilter(plan.pace.exclude?.list, plan.pace.shard).active) return { recipients: plan.toFile.check.recipients, excluded: 0 };
+  if (!recipientFilterOf(plan, undefined).active) return { recipients: plan.to?.length ?? plan.toFile!.check.recipients, excluded: 0 };
   const stats = await cost();
   return { recipients: stats.recipients + stats.skipped, excluded: stats.excluded };
 }
 
-/** The writer of this run's journal, continuing the one read by resumeFrom or starting it (with `own` in its header). */
+/**
+ * The writer of this run's journal, continuing the one read by resumeFrom or starting it (with
+ * `own` in its header), and the record of its exclude list beside it (see exclude-record.ts).
+ */
 export function openJournal(plan: SendPlan, resumed: Resumed, own?: JournalOwnCounts): JournalWriter {
   const path = plan.journal!;
+  const list = plan.pace.exclude?.list;
+  try {
+    // Before the journal: a journal whose run has started always has its list's record beside it.
+    if (!resumed.state.exists) {
+      if (list !== undefined) writeExcludeRecord(path, { run: resumed.run, base: list.digest }, list);
+      else removeExcludeRecord(path);
+    } else if (resumed.recordExclude !== undefined && list !== undefined) {
+      writeExcludeRecord(path, resumed.recordExclude, list);
+    }
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`Cannot write ${excludeRecordPath(path)} (the record of --exclude-file beside the journal): ${code === 'ENOENT' ? 'no such directory' : String(code ?? error)}`);
+  }
   try {
     // The results of one event-loop turn go in one write (see JournalWriter's batchResults).
     return resumed.state.exists
@@ -105,25 +126,31 @@ export async function resumeFrom(plan: SendPlan, ctx: Context): Promise<Resumed 
   const differences = runDifferences(state.header!.run, run);
   const shardDifference = shardDifferenceOf(state.header!.shard, plan.pace.shard);
   if (shardDifference !== undefined) differences.push(shardDifference);
-  const excludeProblem = excludeDifferenceOf(state.header!.exclude, plan);
-  if (excludeProblem !== undefined) {
-    throw new UsageError(`${path} was written with an --exclude-file: ${excludeProblem}`, [
-      'Nothing was sent. Resume with the same --exclude-file (the same numbers), so that nobody who opted out is sent to.',
-    ]);
-  }
   if (differences.length > 0) {
     throw new UsageError(`${path} is the journal of another run: ${differences.join('; ')}`, [
       'Nothing was sent. Resume with the same --from, body, recipients and media, or give a new --journal file.',
     ]);
   }
-  const { counts } = state;
+  const recordExclude = await checkExcludeOnResume(state, plan, ctx);
   if (state.torn !== undefined) ctx.warn(`${path}:${state.torn.line}: a record cut short (the run was stopped while writing it); counted as in flight`);
+
+  // Who the journal names that this run still leaves out: not accepted, and on the list now.
+  const { counts } = state;
+  const nowExcluded = { rejected: 0, unknown: 0 };
+  const list = plan.pace.exclude?.list;
+  if (list !== undefined && counts.rejected + counts.unknown > 0) {
+    state.forEachRecipient((to, recipientState) => {
+      if (recipientState !== 'accepted' && list.has(to)) nowExcluded[recipientState]++;
+    });
+  }
+  const unknownLeft = counts.unknown - nowExcluded.unknown;
   let unknown = plan.unknown;
-  if (counts.unknown > 0 && unknown === undefined && !plan.dryRun) {
-    const question =
-      `${counts.unknown} recipient${counts.unknown === 1 ? ' has' : 's have'} an unknown outcome ` +
-      `(${counts.inFlight} in flight when the run stopped, ${counts.unknown - counts.inFlight} with an unreadable answer): ` +
-      'the service may already have sent them the message.';
+  if (unknownLeft > 0 && unknown === undefined && !plan.dryRun) {
+    const why =
+      nowExcluded.unknown === 0
+        ? `${counts.inFlight} in flight when the run stopped, ${counts.unknown - counts.inFlight} with an unreadable answer`
+        : `in flight when the run stopped, or an unreadable answer; ${nowExcluded.unknown} more ${nowExcluded.unknown === 1 ? 'is' : 'are'} on --exclude-file now and never sent again`;
+    const question = `${unknownLeft} recipient${unknownLeft === 1 ? ' has' : 's have'} an unknown outcome (${why}): the service may already have sent them the message.`;
     if (ctx.io.canPrompt && !plan.yes) {
       const prompter = await ctx.prompter();
       unknown = (await prompter.confirm(`${question} Send to them again?`, false)) ? 'resend' : 'skip';
@@ -131,18 +158,7 @@ export async function resumeFrom(plan: SendPlan, ctx: Context): Promise<Resumed 
       throw new UsageError(`${question} Choose with --unknown resend (they may get it twice) or --unknown skip (they may not get it)`);
     }
   }
-  const notes = [`${counts.accepted} recipients already accepted are skipped`];
-  if (counts.rejected > 0) notes.push(`${counts.rejected} rejected earlier are sent again`);
-  if (counts.unknown > 0) {
-    notes.push(
-      unknown === 'resend'
-        ? `${counts.unknown} with an unknown outcome are sent again (--unknown resend)`
-        : unknown === 'skip'
-          ? `${counts.unknown} with an unknown outcome are skipped (--unknown skip)`
-          : `${counts.unknown} with an unknown outcome are left out until --unknown chooses`,
-    );
-  }
-  ctx.io.stderr.write(`Resuming from ${path}: ${notes.join('; ')}.\n`);
+  ctx.io.stderr.write(`Resuming from ${path}: ${resumeNotes(counts, nowExcluded, unknown, plan).join('; ')}.\n`);
   const skipUnknown = unknown !== 'resend';
   return {
     run,
@@ -150,9 +166,42 @@ export async function resumeFrom(plan: SendPlan, ctx: Context): Promise<Resumed 
     unknown,
     skip: (to) => {
       const recipientState = state.stateOf(to);
-      return recipientState === 'accepted' || (skipUnknown && recipientState === 'unknown');
+      if (recipientState === 'accepted') return 'accepted';
+      return skipUnknown && recipientState === 'unknown' ? 'unknown' : undefined;
     },
+    ...(recordExclude !== undefined ? { recordExclude } : {}),
   };
+}
+
+/** `1 is`, `2 are`. */
+function isAre(count: number): string {
+  return count === 1 ? 'is' : 'are';
+}
+
+/**
+ * What a resumed run does with each recipient the journal names, by its state there: the
+ * accepted are skipped (already sent); the rejected are sent again; the unknown are sent again or
+ * skipped as --unknown says; any of the last two on --exclude-file now are not sent at all.
+ */
+function resumeNotes(counts: JournalState['counts'], nowExcluded: { rejected: number; unknown: number }, unknown: UnknownChoice | undefined, plan: SendPlan): string[] {
+  const notes = [`${counts.accepted} recipient${counts.accepted === 1 ? '' : 's'} already accepted ${isAre(counts.accepted)} skipped`];
+  const rejected = counts.rejected - nowExcluded.rejected;
+  if (rejected > 0) notes.push(`${rejected} rejected earlier ${isAre(rejected)} sent again`);
+  const unknownLeft = counts.unknown - nowExcluded.unknown;
+  if (unknownLeft > 0) {
+    notes.push(
+      unknown === 'resend'
+        ? `${unknownLeft} with an unknown outcome ${isAre(unknownLeft)} sent again (--unknown resend)`
+        : unknown === 'skip'
+          ? `${unknownLeft} with an unknown outcome ${isAre(unknownLeft)} skipped (--unknown skip)`
+          : `${unknownLeft} with an unknown outcome ${isAre(unknownLeft)} left out until --unknown chooses`,
+    );
+  }
+  const excluded = nowExcluded.rejected + nowExcluded.unknown;
+  if (excluded > 0) {
+    notes.push(`${excluded} rejected or of unknown outcome earlier ${isAre(excluded)} on --exclude-file ${plan.pace.exclude!.path} now, and not sent`);
+  }
+  return notes;
 }
 
 /** A journal resumed under another --shard would send to recipients of another machine's shard. */
@@ -168,16 +217,62 @@ function excludeOf(plan: SendPlan): JournalExclude | undefined {
   return list === undefined ? undefined : { digest: list.digest, numbers: list.size };
 }
 
+function numbersText(count: number): string {
+  return `${count} number${count === 1 ? '' : 's'}`;
+}
+
 /**
- * A resumed run must leave out the numbers its journal's run left out: without the exclude file
- * (or with another one), people who opted out would be sent to.
+ * A resumed run must leave out every number its journal's run left out: without the exclude
+ * file, or with one that lost numbers, people who opted out would be sent to. A list that holds
+ * every one of them and more (numbers added since, people who opted out in the meantime) is
+ * taken, checked against the record of the list beside the journal (exclude-record.ts). A journal
+ * without one (written by an earlier svc) keeps only its list's digest: it is resumed only with
+ * the same numbers. Returns the record to write before sending, when this run's list is longer
+ * (or the journal has no record yet).
  */
-function excludeDifferenceOf(written: JournalExclude | undefined, plan: SendPlan): string | undefined {
-  if (written === undefined) return undefined;
+async function checkExcludeOnResume(state: JournalState, plan: SendPlan, ctx: Context): Promise<ExcludeRecordBinding | undefined> {
+  const path = state.path;
+  const written = state.header!.exclude;
   const given = plan.pace.exclude;
-  if (given === undefined) return `${written.numbers} number${written.numbers === 1 ? '' : 's'} left out, and this run gives no --exclude-file`;
-  if (given.list.digest !== written.digest) {
-    return `its ${written.numbers} number${written.numbers === 1 ? '' : 's'} left out are not those of --exclude-file ${given.path} (${given.list.size})`;
+  const binding: ExcludeRecordBinding = { run: state.header!.run, base: written?.digest ?? 'none' };
+  const recordPath = excludeRecordPath(path);
+  const refuse = (problem: string, hint: string): never => {
+    throw new UsageError(`${path} was written with an --exclude-file: ${problem}`, [`Nothing was sent. ${hint}`]);
+  };
+  const keepAll = 'Resume with an --exclude-file that holds every number the run left out (numbers added since are fine), so that nobody who opted out is sent to.';
+  let record;
+  try {
+    record = await checkExcludeRecord(path, binding, given?.list);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`Cannot read ${recordPath} (the record of the journal's --exclude-file): ${String(code ?? error)}`);
   }
-  return undefined;
+  if (record.kind === 'damaged') {
+    throw new UsageError(`${recordPath} (the record of the journal's --exclude-file) is damaged: ${record.why}`, [
+      'Nothing was sent: the numbers the run left out cannot be known from it.',
+    ]);
+  }
+  if (record.kind === 'read') {
+    if (record.numbers === 0) return given !== undefined && given.list.size > 0 ? binding : undefined;
+    if (given === undefined) return refuse(`${numbersText(record.numbers)} left out, and this run gives no --exclude-file`, keepAll);
+    if (record.missing > 0) {
+      const shown = record.examples.join(', ') + (record.missing > record.examples.length ? ', ...' : '');
+      return refuse(
+        `--exclude-file ${given.path} lacks ${record.missing} of the ${numbersText(record.numbers)} the run left out (${shown}): ${record.missing === 1 ? 'that one' : 'those'} would be sent to`,
+        keepAll,
+      );
+    }
+    return given.list.size > record.numbers ? binding : undefined;
+  }
+  if (record.kind === 'other') ctx.warn(`${recordPath} is not this journal's record of its --exclude-file (${record.why}): not used`);
+  // No record: the journal's header is all there is.
+  if (written === undefined) return given !== undefined ? binding : undefined;
+  if (given === undefined) return refuse(`${numbersText(written.numbers)} left out, and this run gives no --exclude-file`, keepAll);
+  // The same numbers: taken, and recorded from now on, so that a later --resume can take a longer list.
+  if (given.list.digest === written.digest) return binding;
+  return refuse(
+    `its ${numbersText(written.numbers)} left out are not those of --exclude-file ${given.path} (${given.list.size}), and the journal keeps only their digest ` +
+      `(it has no ${recordPath}, which lists them: an earlier svc did not write one), so whether ${given.path} holds every one of them cannot be told`,
+    'Resume with the same numbers as the run started with (the same --exclude-file); only a journal with its record beside it can take a list that has grown.',
+  );
 }

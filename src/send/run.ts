@@ -3,7 +3,6 @@ import { messageOutcome, sendMessage, type SendAnswer, type SendMessageRequest }
 import { uploadMedia } from '../api/media.js';
 import { openSentRecorder, sentRecorderFor } from '../events/records.js';
 import { runBulk, type BulkRequest, type BulkSummary } from './engine.js';
-import { RecipientFilter } from './pace/filter.js';
 import { readNumberRateLimit } from './pace/number-rate.js';
 import { Pacer, type PaceEvent } from './pace/pacer.js';
 import { throttleOf } from './pace/throttle.js';
@@ -13,7 +12,7 @@ import { createSendProgress, describeWait, type SendProgress } from './progress.
 import { readRecipientBatches } from './recipients.js';
 import { createResultPrinter } from './results.js';
 import { openJournal, ownCounts, type Resumed } from './resume.js';
-import type { BodyStats } from './stats.js';
+import { recipientFilterOf, toRecipients, type BodyStats } from './stats.js';
 import { writeSummary } from './summary.js';
 
 // The sending stage of a send: the media go up, the requests stream from the plan's recipients
@@ -45,9 +44,24 @@ export async function runSend(
   // that must come before the first request, not after the media went up.
   const own = resumed !== undefined && !resumed.state.exists ? await ownCounts(plan, cost) : undefined;
   const journal = resumed !== undefined ? openJournal(plan, resumed, own) : undefined;
+  const bulk = plan.toFile !== undefined;
+  // Who this run sends to: the --to numbers or the file's, less other shards, --exclude-file
+  // and --resume skips, each counted by reason (the same filter for --to and --to-file).
+  const filter = recipientFilterOf(plan, skip);
+  const toRemaining = plan.to !== undefined ? toRecipients(plan, filter) : undefined;
+  let total = 1;
+  try {
+    // The file's own recipients (the cost's pass, made once, when anything leaves some out).
+    if (bulk) total = filter.active ? (await cost()).recipients : plan.toFile!.check.recipients;
+  } catch (error) {
+    await journal?.close();
+    throw error;
+  }
+  // Everyone left out (excluded, already accepted): nothing goes to the service, not even the media.
+  const nothingToSend = bulk ? total === 0 : toRemaining!.length === 0;
   const mediaUrls = [...plan.mediaUrls];
   try {
-    for (const file of plan.mediaFiles) {
+    for (const file of nothingToSend ? [] : plan.mediaFiles) {
       const uploaded = await uploadMedia(api, file, { number: plan.from, tenantId: plan.tenant }, 'auto', (why) => ctx.debug(`media upload: ${why}`));
       ctx.debug(`uploaded ${file.path} as ${uploaded.url}`);
       mediaUrls.push(uploaded.url);
@@ -59,25 +73,20 @@ export async function runSend(
 
   // What was sent, for svc thread and svc events: into --store DIR, none with --no-store, else the default store.
   const recorder = plan.store === false ? undefined : plan.store !== undefined ? openSentRecorder(plan.store, (message) => ctx.warn(message)) : sentRecorderFor(ctx);
-  const bulk = plan.toFile !== undefined;
   // Read once before sending: the number's own cap, per second (decisions.md).
-  const numberRate = bulk ? await readNumberRateLimit(api, plan.from, (line) => ctx.debug(line)) : undefined;
+  const numberRate = bulk && !nothingToSend ? await readNumberRateLimit(api, plan.from, (line) => ctx.debug(line)) : undefined;
   const started = ctx.clock.now();
-  let skipped = 0;
-  let progress: SendProgress | undefined;
-  let total = 1;
-  if (bulk) {
-    // This run's own recipients: the list less other shards, --exclude-file and --resume skips
-    // (the cost's pass, made once, when any of them applies).
-    const filtered = skip !== undefined || new RecipientFilter(plan.pace.exclude?.list, plan.pace.shard).active;
-    total = filtered ? (await cost()).recipients : plan.toFile!.check.recipients;
-    progress = createSendProgress({ stream: ctx.io.stderr, isTTY: ctx.io.stderrIsTTY, columns: ctx.io.columns, total, now: () => ctx.clock.now() });
-  }
-  const filter = new RecipientFilter(plan.pace.exclude?.list, plan.pace.shard);
+  const progress: SendProgress | undefined = bulk
+    ? createSendProgress({ stream: ctx.io.stderr, isTTY: ctx.io.stderrIsTTY, columns: ctx.io.columns, total, now: () => ctx.clock.now() })
+    : undefined;
   const onPaceEvent = (event: PaceEvent): void => {
     // Journaled, so that the journal shows why the run went quiet; nothing is in flight across
     // the pause but what was launched before it, and that is journaled as it ends.
-    if (event.type === 'window-closed') journal?.pause('window', { window: event.windowText, until: new Date(event.opensAt) });
+    // The record's window is `09:00-20:00 America/New_York`, as the README's journal format shows it.
+    if (event.type === 'window-closed' && plan.pace.window !== undefined) {
+      const { text, timeZone } = plan.pace.window.window;
+      journal?.pause('window', { window: `${text} ${timeZone}`, until: new Date(event.opensAt) });
+    }
     if (progress !== undefined) progress.event(event);
     else ctx.io.stderr.write(`${describeWait(event)}\n`);
   };
@@ -100,10 +109,8 @@ export async function runSend(
     mediaUrls.length > 0 ? { from: plan.from, to, body, mediaUrls } : { from: plan.from, to, body };
 
   async function* requests(): AsyncGenerator<BulkRequest<SendMessageRequest>[]> {
-    if (plan.to !== undefined) {
-      const remaining = plan.to.filter((to) => !skip?.(to));
-      skipped = plan.to.length - remaining.length;
-      if (remaining.length > 0) yield [{ to: remaining, payload: payloadFor(remaining, plan.body) }];
+    if (toRemaining !== undefined) {
+      if (toRemaining.length > 0) yield [{ to: toRemaining, payload: payloadFor(toRemaining, plan.body) }];
       return;
     }
     // The check read the same bytes: when it found no number listed twice, the send does not
@@ -116,12 +123,7 @@ export async function runSend(
       const batch: BulkRequest<SendMessageRequest>[] = [];
       for (const row of rows) {
         if (filter.active && !filter.admits(row.to)) {
-          counts.skipped = skipped + filter.excluded + filter.otherShards;
-          continue;
-        }
-        if (skip?.(row.to)) {
-          skipped++;
-          counts.skipped = skipped + filter.excluded + filter.otherShards;
+          counts.skipped = filter.leftOut;
           continue;
         }
         // One array for the request and its payload (neither is changed once made).
@@ -162,8 +164,8 @@ export async function runSend(
   }
   await printer.end();
 
-  if (bulk || plan.journal !== undefined || summary.interrupted) {
-    writeSummary(ctx, plan, summary, skipped, ctx.clock.now() - started, filter);
+  if (bulk || plan.journal !== undefined || summary.interrupted || filter.leftOut > 0) {
+    writeSummary(ctx, plan, summary, ctx.clock.now() - started, filter);
   }
   return { summary, recipientsAccepted, recipientsFailed };
 }

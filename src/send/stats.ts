@@ -2,7 +2,9 @@ import { countSegments, type SmsEncoding } from '../sms/segments.js';
 import { readRecipients, type RecipientRow } from './recipients.js';
 import type { CompiledTemplate } from './template.js';
 import type { SendPlan } from './plan.js';
-import { RecipientFilter } from './pace/filter.js';
+import { RecipientFilter, type SkipRecipient } from './pace/filter.js';
+
+export type { SkipRecipient } from './pace/filter.js';
 
 // What a send will cost before it is made: recipients, requests, encoding and segments. With a
 // templated body every recipient's text is rendered and counted (streamed, nothing kept).
@@ -10,8 +12,12 @@ import { RecipientFilter } from './pace/filter.js';
 export interface BodyStats {
   requests: number;
   recipients: number;
-  /** Recipients left out because the journal shows them accepted, or unknown with --unknown skip (--resume). */
+  /** Recipients left out by --resume: `skippedAccepted` plus `skippedUnknown`. */
   skipped: number;
+  /** Of `skipped`: those the journal shows as accepted (already sent). */
+  skippedAccepted: number;
+  /** Of `skipped`: those of unknown outcome in the journal, left out by --unknown skip (or until it chooses). */
+  skippedUnknown: number;
   /** UCS-2 when any recipient's text needs it. */
   encoding: SmsEncoding;
   /** Characters of one message (the longest, for a templated body). */
@@ -24,7 +30,7 @@ export interface BodyStats {
   nonGsmCharacters: string[];
   /** True when the body has placeholders, so that counts vary by recipient. */
   templated: boolean;
-  /** Recipients on the --exclude-file list (in this shard). */
+  /** Recipients on the --exclude-file list (in this shard, not already accepted). */
   excluded: number;
   /** Recipients that belong to the other shards (--shard). */
   otherShards: number;
@@ -32,33 +38,48 @@ export interface BodyStats {
 
 const MAX_LISTED = 20;
 
-/** Whether --resume leaves a recipient out. */
-export type SkipRecipient = (to: string) => boolean;
+/** The filter of this run's recipients: its shard, the exclude list, and what --resume skips. */
+export function recipientFilterOf(plan: SendPlan, skip: SkipRecipient | undefined): RecipientFilter {
+  return new RecipientFilter(plan.pace.exclude?.list, plan.pace.shard, skip);
+}
+
+/** The --to recipients this run sends to (in order), less those `filter` leaves out (it counts them). */
+export function toRecipients(plan: SendPlan, filter: RecipientFilter): string[] {
+  return plan.to!.filter((to) => filter.admits(to));
+}
 
 export async function bodyStats(plan: SendPlan, skip: SkipRecipient | undefined): Promise<BodyStats> {
   // Counted as the check read the file (planSend), when nothing the journal says could change it.
   if (skip === undefined && plan.toFile?.cost !== undefined) return plan.toFile.cost;
   const stats = emptyStats(!plan.template.isStatic);
+  const filter = recipientFilterOf(plan, skip);
   if (plan.to !== undefined) {
-    const remaining = plan.to.filter((to) => !skip?.(to));
+    const remaining = toRecipients(plan, filter);
     stats.recipients = remaining.length;
-    stats.skipped = plan.to.length - remaining.length;
     stats.requests = remaining.length > 0 ? 1 : 0;
+    countLeftOut(stats, filter);
     addText(stats, plan.body, remaining.length);
     return stats;
   }
 
   const file = plan.toFile!;
-  const filter = new RecipientFilter(plan.pace.exclude?.list, plan.pace.shard);
-  if (plan.template.isStatic && skip === undefined && !filter.active) {
+  if (plan.template.isStatic && !filter.active) {
     stats.recipients = file.check.recipients;
     stats.requests = file.check.recipients;
     addText(stats, plan.body, file.check.recipients);
     return stats;
   }
-  const tally = new CostTally(plan.body, () => plan.template, filter, skip);
+  const tally = new CostTally(plan.body, () => plan.template, filter);
   for await (const row of readRecipients(file.source)) tally.row(row, []);
   return tally.finish()!;
+}
+
+function countLeftOut(stats: BodyStats, filter: RecipientFilter): void {
+  stats.skipped = filter.skipped;
+  stats.skippedAccepted = filter.accepted;
+  stats.skippedUnknown = filter.unknownSkipped;
+  stats.excluded = filter.excluded;
+  stats.otherShards = filter.otherShards;
 }
 
 function emptyStats(templated: boolean): BodyStats {
@@ -66,6 +87,8 @@ function emptyStats(templated: boolean): BodyStats {
     requests: 0,
     recipients: 0,
     skipped: 0,
+    skippedAccepted: 0,
+    skippedUnknown: 0,
     encoding: 'GSM-7',
     characters: 0,
     segments: 0,
@@ -104,7 +127,6 @@ export class CostTally {
     private readonly body: string,
     private readonly templateFor: (columns: readonly string[]) => CompiledTemplate,
     private readonly filter: RecipientFilter,
-    private readonly skip: SkipRecipient | undefined = undefined,
   ) {
     this.stats = emptyStats(false);
   }
@@ -122,10 +144,6 @@ export class CostTally {
       if (this.template.isStatic) this.staticInfo = { text: this.body };
     }
     if (this.filter.active && !this.filter.admits(row.to)) return;
-    if (this.skip?.(row.to)) {
-      this.stats.skipped++;
-      return;
-    }
     this.stats.recipients++;
     if (this.staticInfo === undefined) addText(this.stats, this.template.render(row.fields), 1);
   };
@@ -135,8 +153,7 @@ export class CostTally {
     if (this.failed) return undefined;
     const { stats } = this;
     stats.requests = stats.recipients;
-    stats.excluded = this.filter.excluded;
-    stats.otherShards = this.filter.otherShards;
+    countLeftOut(stats, this.filter);
     if (this.template === undefined || this.staticInfo !== undefined) addText(stats, this.body, stats.recipients);
     return stats;
   }

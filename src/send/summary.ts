@@ -11,6 +11,31 @@ import type { BodyStats } from './stats.js';
 // What a send says about itself: what a message costs (before asking), the dry run's document,
 // and the summary line of a run with what to do next (on stderr).
 
+/** The recipients a run left out, by reason, for its summary line (none when it left none out). */
+function leftOutParts(filter: RecipientFilter): string[] {
+  const parts: string[] = [];
+  if (filter.accepted > 0) parts.push(`${filter.accepted} already accepted (skipped, as the journal says)`);
+  if (filter.unknownSkipped > 0) parts.push(`${filter.unknownSkipped} of unknown outcome skipped (--unknown skip)`);
+  if (filter.excluded > 0) parts.push(`${filter.excluded} excluded (--exclude-file)`);
+  if (filter.otherShards > 0) parts.push(`${filter.otherShards} left to the other shards`);
+  return parts;
+}
+
+/** Why a run sent nothing at all: everyone was left out, for the reasons counted. */
+function nothingToSendLine(plan: SendPlan, filter: RecipientFilter): string {
+  if (filter.leftOut === filter.excluded) {
+    const every = filter.excluded === 1 ? 'the only recipient is' : `all ${filter.excluded} recipients are`;
+    return `Nothing sent: ${every} on the --exclude-file list (${plan.pace.exclude?.path ?? ''}).`;
+  }
+  if (filter.leftOut === filter.otherShards) return 'Nothing sent: every recipient belongs to another shard.';
+  const reasons: string[] = [];
+  if (filter.accepted > 0) reasons.push('already accepted');
+  if (filter.unknownSkipped > 0) reasons.push('of unknown outcome, skipped by choice (--unknown skip)');
+  if (filter.excluded > 0) reasons.push('on the --exclude-file list');
+  if (filter.otherShards > 0) reasons.push('of another shard');
+  return `Nothing left to send: every recipient is ${reasons.join(', or ')}.`;
+}
+
 function describeEncoding(stats: BodyStats): string {
   if (stats.encoding === 'GSM-7') return 'GSM-7';
   const listed = stats.nonGsmCharacters.map((c) => JSON.stringify(c)).join(' ');
@@ -20,6 +45,15 @@ function describeEncoding(stats: BodyStats): string {
 export function costLine(stats: BodyStats): string {
   const each = stats.templated ? `up to ${stats.characters} characters, up to ${stats.segments}` : `${stats.characters} characters, ${stats.segments}`;
   return `${each} segment${stats.segments === 1 ? '' : 's'} per message in ${describeEncoding(stats)}; ${stats.totalSegments} segment${stats.totalSegments === 1 ? '' : 's'} in total for ${stats.recipients} recipient${stats.recipients === 1 ? '' : 's'}`;
+}
+
+/** What --resume leaves out, for the dry run: already accepted, and unknown by choice or until --unknown chooses. */
+function describeSkipped(stats: BodyStats, plan: SendPlan, resumed: Resumed | undefined): string {
+  const parts = [`${stats.skippedAccepted} already accepted in ${plan.journal}`];
+  if (stats.skippedUnknown > 0) {
+    parts.push(`${stats.skippedUnknown} of unknown outcome, ${resumed?.unknown === 'skip' ? 'skipped (--unknown skip)' : 'left out until --unknown resend|skip chooses'}`);
+  }
+  return `${stats.skipped} skipped: ${parts.join('; ')}`;
 }
 
 export async function writeDryRun(ctx: Context, plan: SendPlan, stats: BodyStats, resumed: Resumed | undefined): Promise<void> {
@@ -52,7 +86,7 @@ export async function writeDryRun(ctx: Context, plan: SendPlan, stats: BodyStats
   const lines = [
     'Dry run: nothing was sent.',
     `requests    ${stats.requests}`,
-    `recipients  ${stats.recipients}${plan.resume ? ` (${stats.skipped} skipped: accepted in ${plan.journal}${unknown > 0 && resumed?.unknown !== 'resend' ? `, or of unknown outcome (${unknown})` : ''})` : ''}`,
+    `recipients  ${stats.recipients}${plan.resume ? ` (${describeSkipped(stats, plan, resumed)})` : ''}`,
     ...(plan.pace.exclude !== undefined ? [`excluded    ${stats.excluded} (on ${plan.pace.exclude.path})`] : []),
     ...(plan.pace.shard !== undefined ? [`shard       ${plan.pace.shard.k}/${plan.pace.shard.n} (${stats.otherShards} recipients belong to the other shards)`] : []),
     ...(window !== undefined ? [window.line] : []),
@@ -91,14 +125,12 @@ interface DryRunWindow {
   closesAt?: string;
 }
 
-export function writeSummary(ctx: Context, plan: SendPlan, summary: BulkSummary, skipped: number, elapsedMs: number, filter: RecipientFilter): void {
+export function writeSummary(ctx: Context, plan: SendPlan, summary: BulkSummary, elapsedMs: number, filter: RecipientFilter): void {
   const rate = elapsedMs > 0 ? Math.round((summary.requests * 1000) / elapsedMs) : summary.requests;
   const parts = [`${summary.accepted} accepted`];
   if (summary.rejected > 0) parts.push(`${summary.rejected} failed`);
   if (summary.unknown > 0) parts.push(`${summary.unknown} without an answer (the service may have sent them)`);
-  if (skipped > 0) parts.push(`${skipped} skipped (as the journal says)`);
-  if (filter.excluded > 0) parts.push(`${filter.excluded} excluded (--exclude-file)`);
-  if (filter.otherShards > 0) parts.push(`${filter.otherShards} left to the other shards`);
+  parts.push(...leftOutParts(filter));
   if (summary.throttleRetries > 0) parts.push(`${summary.throttleRetries} throttle ${summary.throttleRetries === 1 ? 'retry' : 'retries'}`);
   const head = summary.interrupted ? 'Interrupted after' : 'Sent';
   ctx.io.stderr.write(
@@ -109,7 +141,7 @@ export function writeSummary(ctx: Context, plan: SendPlan, summary: BulkSummary,
       `Gave up: the service kept throttling and nothing was accepted for ${Math.round(plan.pace.maxStallMs / 1000)} s (--max-stall); the throttled recipients are recorded as rejected and nothing more was sent.\n`,
     );
   }
-  if (summary.requests === 0 && skipped > 0) ctx.io.stderr.write('Nothing left to send: the journal shows every recipient accepted (or skipped by choice).\n');
+  if (summary.requests === 0 && !summary.interrupted && filter.leftOut > 0) ctx.io.stderr.write(`${nothingToSendLine(plan, filter)}\n`);
   const failed = summary.rejected + summary.unknown;
   if ((summary.interrupted || summary.stalled || failed > 0) && plan.journal !== undefined) {
     const choose = summary.unknown > 0 ? ` and --unknown resend|skip for the ${summary.unknown} without an answer` : '';

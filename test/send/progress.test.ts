@@ -2,8 +2,10 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createSendProgress, formatDuration } from '../../src/send/progress.js';
 
-function capture(): { stream: PassThrough; text: () => string } {
+function capture(columns?: number): { stream: PassThrough; text: () => string } {
   const stream = new PassThrough();
+  // A terminal's stream knows its width (stderr's own, which may differ from stdout's).
+  if (columns !== undefined) Object.assign(stream, { columns });
   let text = '';
   stream.on('data', (c: Buffer) => (text += c.toString()));
   return { stream, text: () => text };
@@ -59,5 +61,51 @@ describe('send progress', () => {
     progress.event({ type: 'throttled', status: 503, waitMs: 2000, until: time + 2000, retryAfterGiven: true });
     progress.event({ type: 'throttled', status: 503, waitMs: 2000, until: time + 2000, retryAfterGiven: true });
     expect(out.text().match(/throttled by the service/g)).toHaveLength(1);
+  });
+
+  describe('on a terminal of any width, the throttle wait always shows', () => {
+    /** The line as last drawn: after the last carriage return, before the erase to the end of the line. */
+    const lastLine = (text: string): string => text.slice(text.lastIndexOf('\r') + 1).replace(/\u001b\[K$/, '');
+
+    function throttledAt(columns: number): string {
+      // The stream's own width: what the terminal has, whatever was guessed from stdout.
+      const out = capture(columns);
+      let time = 0;
+      const progress = createSendProgress({ stream: out.stream, isTTY: true, columns: 80, total: 10000, now: () => time });
+      for (let i = 1; i <= 100; i++) {
+        time += 10;
+        progress.update({ accepted: i > 95 ? i - 1 : i, failed: i > 95 ? 1 : 0, skipped: 1234 });
+      }
+      progress.event({ type: 'throttled', status: 429, waitMs: 4000, until: time + 4000, retryAfterGiven: true });
+      return lastLine(out.text());
+    }
+
+    it('120 columns: everything, the wait in full', () => {
+      const line = throttledAt(120);
+      expect(line).toBe('100/10000 sent (99 accepted, 1 failed), 1234 skipped, 100/s, 1m39s left; throttled by the service (429): waiting 4 s');
+      expect(line.length).toBeLessThan(120);
+    });
+
+    it('80 columns: the time left, the rate and the other counts go first, the wait stays whole', () => {
+      const line = throttledAt(80);
+      expect(line.length).toBeLessThan(80);
+      expect(line).toBe('100/10000 sent (1 failed); throttled by the service (429): waiting 4 s');
+    });
+
+    it('40 columns: the wait in fewer words, after the count', () => {
+      const line = throttledAt(40);
+      expect(line.length).toBeLessThan(40);
+      expect(line).toBe('100/10000; throttled (429): waiting 4 s');
+    });
+
+    it('without a wait, a narrow terminal keeps the count and drops the rest', () => {
+      const out = capture(40);
+      let time = 0;
+      const progress = createSendProgress({ stream: out.stream, isTTY: true, columns: 200, total: 10000, now: () => time });
+      time += 1000;
+      progress.update({ accepted: 42, failed: 3, skipped: 7 });
+      const line = lastLine(out.text());
+      expect(line).toBe('45/10000 sent (42 accepted, 3 failed)');
+    });
   });
 });

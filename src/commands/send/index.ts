@@ -35,7 +35,7 @@ export const sendCommands = defineCommands([
       { flags: '--tenant <guid>', description: 'tenant of the number (needed by --media-file)' },
       { flags: '--async', description: 'queue the messages and return at once (advised beyond 100 recipients)' },
       { flags: '--concurrency <n>', description: `requests in flight with --to-file (default ${DEFAULT_CONCURRENCY})` },
-      { flags: '--journal <file>', description: 'append one line per request as each answer arrives', complete: 'file' },
+      { flags: '--journal <file>', description: 'write-ahead log: each request recorded before it leaves, its outcome as the answer arrives', complete: 'file' },
       { flags: '--resume', description: 'continue the run of --journal: skip recipients it shows as accepted' },
       { flags: '--unknown <choice>', description: 'with --resume: what to do with recipients whose outcome is unknown', choices: ['resend', 'skip'] },
       { flags: '--rate <per-second>', description: 'at most this many messages a second (the number\'s rateLimit also caps it)' },

@@ -24,6 +24,8 @@ export interface ExcludeList {
   readonly size: number;
   /** `sha256:` of the distinct numbers, sorted, one a line: the same set gives the same digest, however written. */
   readonly digest: string;
+  /** The distinct numbers, sorted as the digest sorts them (made when asked: a journal's record of the list). */
+  numbers(): string[];
 }
 
 export async function readExcludeFile(path: string | InputSource): Promise<ExcludeList> {
@@ -42,5 +44,14 @@ export async function readExcludeFile(path: string | InputSource): Promise<Exclu
     throw error;
   }
   const digest = `sha256:${createHash('sha256').update(distinct.sort().join('\n')).digest('hex')}`;
-  return { has: (e164) => numbers.has(e164), size: numbers.size, digest };
+  return {
+    has: (e164) => numbers.has(e164),
+    size: numbers.size,
+    digest,
+    numbers: () => {
+      const sorted: string[] = [];
+      numbers.forEach((number) => sorted.push(number));
+      return sorted.sort();
+    },
+  };
 }

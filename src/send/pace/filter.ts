@@ -1,30 +1,68 @@
 import type { ExcludeList } from './exclude.js';
 import { inShard, type Shard } from './shard.js';
 
-// Which recipients of the file this run sends to: not on the suppression list, and in its shard.
-// Counted, so that the summary and the dry run can say how many were left out and why.
+// Which recipients this run sends to: in its shard, not already accepted (--resume), not on the
+// suppression list, and not of unknown outcome when --unknown skip says so. Counted by reason,
+// so that the summary, the dry run and the progress line can say how many were left out and why
+// (the same rules for --to and --to-file).
+
+/** Why --resume leaves a recipient out: the journal shows it accepted, or of unknown outcome with --unknown skip. */
+export type SkipReason = 'accepted' | 'unknown';
+
+/** What --resume leaves out (undefined: the recipient is sent to, as far as the journal goes). */
+export type SkipRecipient = (to: string) => SkipReason | undefined;
 
 export class RecipientFilter {
-  excluded = 0;
+  /** Recipients of the other shards (--shard). */
   otherShards = 0;
+  /** Recipients the journal shows as accepted: already sent, never again (--resume). */
+  accepted = 0;
+  /** Recipients on the --exclude-file list (not already accepted). */
+  excluded = 0;
+  /** Recipients of unknown outcome left out by --unknown skip (not excluded). */
+  unknownSkipped = 0;
 
   constructor(
     private readonly exclude: ExcludeList | undefined,
     private readonly shard: Shard | undefined,
+    private readonly skip: SkipRecipient | undefined = undefined,
   ) {}
 
   get active(): boolean {
-    return this.exclude !== undefined || (this.shard !== undefined && this.shard.n > 1);
+    return this.exclude !== undefined || (this.shard !== undefined && this.shard.n > 1) || this.skip !== undefined;
   }
 
-  /** True when `to` is to be sent to by this run. */
+  /** Left out by the journal: already accepted, or of unknown outcome by choice. */
+  get skipped(): number {
+    return this.accepted + this.unknownSkipped;
+  }
+
+  /** Left out for any reason. */
+  get leftOut(): number {
+    return this.otherShards + this.accepted + this.excluded + this.unknownSkipped;
+  }
+
+  /**
+   * True when `to` is to be sent to by this run. A recipient already accepted counts as such
+   * even when it is on the list now (it was sent to before the list had it); one of unknown
+   * outcome that is on the list counts as excluded (it is not sent to, whatever --unknown says).
+   */
   admits(to: string): boolean {
     if (this.shard !== undefined && !inShard(to, this.shard)) {
       this.otherShards++;
       return false;
     }
+    const reason = this.skip?.(to);
+    if (reason === 'accepted') {
+      this.accepted++;
+      return false;
+    }
     if (this.exclude?.has(to)) {
       this.excluded++;
+      return false;
+    }
+    if (reason === 'unknown') {
+      this.unknownSkipped++;
       return false;
     }
     return true;

@@ -22,8 +22,13 @@ export interface SendWindow {
   end: number;
   /** As given, normalised: `21:00-08:00`. */
   text: string;
-  /** The IANA name as Intl spells it. */
+  /**
+   * The zone as the user gave it, which is how it is shown (`EST`, not Intl's `America/Panama`);
+   * in Intl's spelling only when that is the same name in other letter case (`utc` is `UTC`).
+   */
   timeZone: string;
+  /** The zone as Intl names it: what the wall clock is computed in. */
+  intlTimeZone: string;
 }
 
 function parseTime(text: string, allowEndOfDay: boolean): number | undefined {
@@ -61,7 +66,18 @@ export function parseWindow(value: string, timeZone: string | undefined): SendWi
   if (timeZone === undefined) {
     throw new UsageError('--window needs --tz ZONE: the time zone the hours are in (an IANA name such as America/New_York)');
   }
-  return { start, end, text: `${hhmm(start)}-${hhmm(end)}`, timeZone: checkTimeZone(timeZone) };
+  const intlTimeZone = checkTimeZone(timeZone);
+  return { start, end, text: `${hhmm(start)}-${hhmm(end)}`, timeZone: shownZone(timeZone, intlTimeZone), intlTimeZone };
+}
+
+/**
+ * The zone to show: as given, since Intl names some zones by another (EST is America/Panama,
+ * US/Eastern is America/New_York) that the user would not recognise; Intl's spelling of the
+ * same name when only the letter case differs.
+ */
+function shownZone(given: string, intl: string): string {
+  const trimmed = given.trim();
+  return trimmed.toLowerCase() === intl.toLowerCase() ? intl : trimmed;
 }
 
 function mod(value: number, by: number): number {
@@ -75,7 +91,7 @@ export class WindowSchedule {
 
   constructor(readonly window: SendWindow) {
     this.format = new Intl.DateTimeFormat('en-US', {
-      timeZone: window.timeZone,
+      timeZone: window.intlTimeZone,
       hourCycle: 'h23',
       year: 'numeric',
       month: '2-digit',
@@ -161,7 +177,7 @@ export class WindowSchedule {
     return this.isOpen(instant) ? instant : this.nextChange(instant);
   }
 
-  /** `2026-11-24 09:00 Europe/Berlin`: the wall clock at `instant` in the window's zone. */
+  /** `2026-11-24 09:00 Europe/Berlin`: the wall clock at `instant` in the window's zone (named as given). */
   describe(instant: number): string {
     const iso = new Date(this.wall(instant)).toISOString();
     return `${iso.slice(0, 10)} ${iso.slice(11, 16)} ${this.window.timeZone}`;

@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { MockAgent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Clock } from '../../../src/api/http.js';
 import { fakeClock, runCli } from '../../helpers/cli.js';
 import { MOCK_ENV, MOCK_ORIGIN } from '../../helpers/mock-api.js';
-import { numbers, testDir } from './helpers.js';
+import { dropResultsFor, numbers, PNG_BYTES, testDir } from './helpers.js';
 
 // Bulk sends at the service's pace (issue 10): throttling, --max-stall, --rate and the number's
 // rateLimit, --window with --tz, --exclude-file and --shard. In-process against an undici
@@ -21,8 +21,8 @@ interface Answer {
 
 interface Service {
   agent: MockAgent;
-  /** Every POST /messages: its recipient and the clock's time when it left. */
-  posts: { to: string; at: number }[];
+  /** Every POST /messages: its (first) recipient, all of them, and the clock's time when it left. */
+  posts: { to: string; recipients: string[]; at: number }[];
   /** GETs of the from-number. */
   numberReads: number;
   close(): Promise<void>;
@@ -46,10 +46,11 @@ function service(clock: Clock, answer: (to: string, attempt: number, index: numb
   pool
     .intercept({ method: 'POST', path: (path) => path.startsWith('/api/v1/messages?') })
     .reply((options) => {
-      const to = (JSON.parse(String(options.body)) as { to: string[] }).to[0]!;
+      const recipients = (JSON.parse(String(options.body)) as { to: string[] }).to;
+      const to = recipients[0]!;
       const attempt = (attempts.get(to) ?? 0) + 1;
       attempts.set(to, attempt);
-      posts.push({ to, at: clock.now() });
+      posts.push({ to, recipients, at: clock.now() });
       const a = answer(to, attempt, posts.length - 1);
       return {
         statusCode: a.status,
@@ -81,6 +82,8 @@ function run(argv: string[], clock: Clock, options: Parameters<typeof runCli>[1]
 
 interface JournalLine {
   type?: string;
+  window?: string;
+  until?: string;
   outcome?: string;
   to?: string[];
   shard?: unknown;
@@ -221,7 +224,12 @@ describe('--window', () => {
     }
     expect(result.stderr).toContain('outside the send window 08:00-08:30 (UTC): waiting until 2026-03-02 08:00 UTC');
     expect(result.stderr).toContain('waiting until 2026-03-03 08:00 UTC');
-    expect(journalLines(journal).some((l) => l.type === 'pause')).toBe(true);
+    // As the README's journal format shows it: the hours, a space, the zone.
+    const pauses = journalLines(journal).filter((l) => l.type === 'pause');
+    expect(pauses.length).toBeGreaterThan(0);
+    expect(pauses[0]).toMatchObject({ type: 'pause', reason: 'window', window: '08:00-08:30 UTC', until: '2026-03-02T08:00:00.000Z' });
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    expect(readme).toContain('{"type":"pause","reason":"window","window":"09:00-20:00 America/New_York","until":"ISO"');
   });
 
   it('interrupted during the pause, then resumed inside the window: each recipient sent once', async () => {
@@ -283,6 +291,21 @@ describe('--window', () => {
     expect(svc.posts).toHaveLength(0);
   });
 
+  it('names the zone as the user gave it (--tz EST, not Intl\'s America/Panama)', async () => {
+    const clock = fakeClock(Date.parse('2026-07-01T12:00:00Z'));
+    svc = service(clock, queued);
+    const d = dir();
+    const file = d.file('to.txt', `${numbers(3).join('\n')}\n`);
+    const args = ['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--window', '09:00-17:00', '--tz', 'EST', '--dry-run'];
+    // 12:00 UTC is 07:00 EST (UTC-5 all year): closed until 09:00 EST, 14:00 UTC.
+    const table = await run(args, clock);
+    expect(table.stdout).toContain('window      09:00-17:00 (EST): closed now; a send would wait until 2026-07-01 09:00 EST');
+    expect(table.stdout).not.toContain('Panama');
+    const json = JSON.parse((await run([...args, '--json'], clock)).stdout) as { window: unknown };
+    expect(json.window).toEqual({ window: '09:00-17:00', timeZone: 'EST', open: false, opensAt: '2026-07-01T14:00:00.000Z' });
+    expect(svc.posts).toHaveLength(0);
+  });
+
   it('refuses a bad window or zone before anything is sent', async () => {
     const clock = fakeClock();
     svc = service(clock, queued);
@@ -318,6 +341,39 @@ describe('--exclude-file and --shard', () => {
     expect(result.stderr).toContain('5 excluded (--exclude-file)');
   });
 
+  it('applies to --to recipients too: an excluded number is never sent, and is counted in the dry run and the summary', async () => {
+    const clock = fakeClock();
+    svc = service(clock, queued);
+    const d = dir();
+    const exclude = d.file('optout.txt', '+1 (415) 555-1002\n');
+    const args = ['send', '--from', FROM, '--to', '+14155551001', '+14155551002', '+14155551003', '--body', 'Hi', '--exclude-file', exclude];
+    const dry = await run([...args, '--dry-run', '--json'], clock);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ requests: 1, recipients: 2, excluded: 1 });
+    const result = await run([...args, '--json'], clock);
+    expect(result.code, result.stderr).toBe(0);
+    expect(svc.posts.map((p) => p.recipients)).toEqual([['+14155551001', '+14155551003']]);
+    expect((JSON.parse(result.stdout) as { to: string[] }[]).map((e) => e.to)).toEqual([['+14155551001', '+14155551003']]);
+    expect(result.stderr).toContain('1 excluded (--exclude-file)');
+  });
+
+  it('sends nothing, not even the media, when every --to recipient is excluded, and says so', async () => {
+    const clock = fakeClock();
+    // No answer for a media upload: an upload would fail the run.
+    svc = service(clock, queued);
+    const d = dir();
+    const exclude = d.file('optout.csv', 'phone\n+14155551002\n+14155551001\n');
+    const image = d.file('map.png', PNG_BYTES);
+    const args = ['send', '--from', FROM, '--to', '+14155551001,+14155551002', '--body', 'Hi', '--media-file', image, '--tenant', '3f2504e0-4f89-11d3-9a0c-0305e82c3301', '--exclude-file', exclude];
+    const dry = await run([...args, '--dry-run', '--json'], clock);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ requests: 0, recipients: 0, excluded: 2 });
+    const result = await run([...args, '--json'], clock);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual([]);
+    expect(result.stderr).toContain(`Nothing sent: all 2 recipients are on the --exclude-file list (${exclude}).`);
+    expect(svc.posts).toHaveLength(0);
+  });
+
   it('refuses an exclude file with a bad line, naming file and line, before anything is sent', async () => {
     const clock = fakeClock();
     svc = service(clock, queued);
@@ -326,8 +382,30 @@ describe('--exclude-file and --shard', () => {
     const exclude = d.file('optout.txt', '+14155551001\nnot a number\n');
     const result = await run(['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--exclude-file', exclude], clock);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain(`${exclude}:2: "notanumber" is not an E.164 number`);
+    expect(result.stderr).toContain(`${exclude}:2: "not a number" is not an E.164 number`);
     expect(svc.posts).toHaveLength(0);
+  });
+
+  it('reads --exclude-file - from standard input, and refuses a second input from it (exit 2, before anything is read)', async () => {
+    const clock = fakeClock();
+    svc = service(clock, queued);
+    const d = dir();
+    const file = d.file('to.txt', `${numbers(3, 14155551000).join('\n')}\n`);
+    const piped = await run(['send', '--from', FROM, '--to', '+14155551000,+14155551001', '--body', 'Hi', '--exclude-file', '-', '--json'], clock, { stdin: '+1 415 555 1001\n' });
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(svc.posts.map((p) => p.recipients)).toEqual([['+14155551000']]);
+
+    const both = await run(['send', '--from', FROM, '--to-file', '-', '--body', 'Hi', '--exclude-file', '-'], clock, { stdin: '+14155551001\n' });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('--to-file - and --exclude-file - both read standard input, which can be read only once: give one of them as a file');
+    const withBody = await run(['send', '--from', FROM, '--to-file', file, '--body-file', '/dev/stdin', '--exclude-file', '-'], clock, { stdin: 'Hi\n' });
+    expect(withBody.code).toBe(2);
+    expect(withBody.stderr).toContain('--body-file /dev/stdin and --exclude-file - both read standard input');
+    // The body on standard input (no --body) and the exclude list too: the list would be read empty.
+    const implicit = await run(['send', '--from', FROM, '--to-file', file, '--exclude-file', '-'], clock, { stdin: '+14155551001\n' });
+    expect(implicit.code).toBe(2);
+    expect(implicit.stderr).toContain('The exclude list (--exclude-file -) and the body cannot both come from standard input: give --body or --body-file');
+    expect(svc.posts).toHaveLength(1);
   });
 
   it('--resume refuses a missing or different --exclude-file, and takes the same numbers written otherwise', async () => {
@@ -350,13 +428,73 @@ describe('--exclude-file and --shard', () => {
     expect(without.stderr).toContain(`${journal} was written with an --exclude-file: 2 numbers left out, and this run gives no --exclude-file`);
     const other = await run([...base, '--resume', '--exclude-file', d.file('other.txt', '+14155552003\n')], clock);
     expect(other.code).toBe(2);
-    expect(other.stderr).toMatch(/are not those of --exclude-file .*other\.txt \(1\)/);
+    expect(other.stderr).toContain(`--exclude-file ${d.dir}/other.txt lacks 1 of the 2 numbers the run left out (+14155552005): that one would be sent to`);
     expect(svc.posts).toHaveLength(8);
 
     const same = await run([...base, '--resume', '--exclude-file', d.file('same.csv', 'number\n+1 (415) 555-2005\n+1-415-555-2003\n')], clock);
     expect(same.code, same.stderr).toBe(0);
     expect(svc.posts.slice(8).map((p) => p.to).sort()).toEqual([...rejectedOnce].sort());
     expect(svc.posts.some((p) => p.to === '+14155552003' || p.to === '+14155552005')).toBe(false);
+  });
+
+  it('--resume takes a list that has grown: the numbers added are never sent, and a later list that drops them is refused', async () => {
+    const clock = fakeClock();
+    // The first run: 02 and 07 rejected; the answer to 04 is lost (its outcome unknown).
+    const rejectedOnce = new Set(['+14155552002', '+14155552007']);
+    svc = service(clock, (to, attempt) => (attempt === 1 && rejectedOnce.has(to) ? { status: 400, body: { message: 'try later', title: 'Bad' } } : queued(to)));
+    const d = dir();
+    const file = d.file('to.txt', `${numbers(10, 14155552000).join('\n')}\n`);
+    const original = d.file('optout.txt', '+14155552003\n+14155552005\n');
+    const journal = `${d.dir}/run.jsonl`;
+    const base = ['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--async', '--journal', journal, '-o', 'ndjson', '--yes'];
+    expect((await run([...base, '--exclude-file', original], clock)).code).toBe(6);
+    expect(svc.posts).toHaveLength(8);
+    dropResultsFor(journal, ['+14155552004']);
+
+    // 04 (unknown) and 07 (rejected) opted out since: added to the list, they are left out, and
+    // the unknown one needs no --unknown choice any more.
+    const grown = d.file('optout-grown.csv', 'phone\n+1 415 555 2003\n+14155552005\n+14155552004\n+14155552007\n');
+    const dry = await run([...base, '--resume', '--exclude-file', grown, '--dry-run', '--json'], clock);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ recipients: 1, excluded: 4, skipped: 5 });
+    const resumed = await run([...base, '--resume', '--exclude-file', grown], clock);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(svc.posts.slice(8).map((p) => p.to)).toEqual(['+14155552002']);
+    expect(resumed.stderr).toContain(
+      `Resuming from ${journal}: 5 recipients already accepted are skipped; 1 rejected earlier is sent again; 2 rejected or of unknown outcome earlier are on --exclude-file ${grown} now, and not sent.`,
+    );
+    expect(resumed.stderr).toContain('1 accepted, 5 already accepted (skipped, as the journal says), 4 excluded (--exclude-file)');
+
+    // The list the run started with now lacks two numbers a resumed run left out: refused.
+    const shrunk = await run([...base, '--resume', '--exclude-file', original, '--unknown', 'resend'], clock);
+    expect(shrunk.code).toBe(2);
+    expect(shrunk.stderr).toContain(`--exclude-file ${original} lacks 2 of the 4 numbers the run left out (+14155552004, +14155552007): those would be sent to`);
+    const none = await run([...base, '--resume', '--unknown', 'resend'], clock);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('4 numbers left out, and this run gives no --exclude-file');
+    expect(svc.posts).toHaveLength(9);
+  });
+
+  it('--resume of a journal that keeps only its list\'s digest takes the same numbers, and says why it refuses others', async () => {
+    const clock = fakeClock();
+    svc = service(clock, (to, attempt) => (attempt === 1 && to === '+14155552002' ? { status: 400, body: { message: 'try later' } } : queued(to)));
+    const d = dir();
+    const file = d.file('to.txt', `${numbers(6, 14155552000).join('\n')}\n`);
+    const original = d.file('optout.txt', '+14155552003\n');
+    const journal = `${d.dir}/run.jsonl`;
+    const base = ['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--async', '--journal', journal, '-o', 'ndjson', '--yes'];
+    expect((await run([...base, '--exclude-file', original], clock)).code).toBe(6);
+    // As an earlier svc wrote it: no record of the list beside the journal.
+    rmSync(`${journal}.exclude`);
+    const grown = await run([...base, '--resume', '--exclude-file', d.file('grown.txt', '+14155552003\n+14155552004\n')], clock);
+    expect(grown.code).toBe(2);
+    expect(grown.stderr).toContain(`and the journal keeps only their digest (it has no ${journal}.exclude, which lists them: an earlier svc did not write one)`);
+    expect(svc.posts).toHaveLength(5);
+    const same = await run([...base, '--resume', '--exclude-file', d.file('same.txt', '+1 415 555 2003\n')], clock);
+    expect(same.code, same.stderr).toBe(0);
+    expect(svc.posts.slice(5).map((p) => p.to)).toEqual(['+14155552002']);
+    // Taken with the same numbers, the list is recorded beside the journal from then on.
+    expect(readFileSync(`${journal}.exclude`, 'utf8').split('\n').slice(1)).toEqual(['+14155552003', '']);
   });
 
   it('progress counts out of the shard\'s own recipients, less the excluded, with the skipped apart', async () => {

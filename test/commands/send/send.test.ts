@@ -447,6 +447,14 @@ describe('svc send --media-file with a journal that cannot be opened', () => {
 });
 
 describe('svc send --journal and --resume', () => {
+  it('--help describes the journal as the write-ahead log it is (decisions.md), not as written after each answer', async () => {
+    const help = await run(['send', '--help']);
+    expect(help.code).toBe(0);
+    const text = help.stdout.replace(/\s+/g, ' ');
+    expect(text).toContain('--journal <file> write-ahead log: each request recorded before it leaves, its outcome as the answer arrives');
+    expect(text).not.toContain('append one line per request as each answer arrives');
+  });
+
   it('journals each request before it leaves and its answer after, and resumes only those not accepted', async () => {
     const list = numbers(12);
     const d = dir();
@@ -480,6 +488,8 @@ describe('svc send --journal and --resume', () => {
     dropResultsFor(journal, [list[11]!]);
     const dry = await run(['send', '--from', FROM, '--to-file', file, '--body', 'x', '--journal', journal, '--resume', '--dry-run', '--json']);
     expect(JSON.parse(dry.stdout)).toMatchObject({ requests: 3, recipients: 3, skipped: 9, unknown: 1 });
+    const dryTable = await run(['send', '--from', FROM, '--to-file', file, '--body', 'x', '--journal', journal, '--resume', '--dry-run']);
+    expect(dryTable.stdout).toContain(`recipients  3 (9 skipped: 8 already accepted in ${journal}; 1 of unknown outcome, left out until --unknown resend|skip chooses)`);
     const undecided = await run(['send', '--from', FROM, '--to-file', file, '--body', 'x', '--journal', journal, '--resume', '--json']);
     expect(undecided.code).toBe(2);
     expect(undecided.stderr).toMatch(/1 recipient has an unknown outcome \(1 in flight.*--unknown resend.*--unknown skip/);
@@ -488,7 +498,9 @@ describe('svc send --journal and --resume', () => {
     const second = await run(['send', '--from', FROM, '--to-file', file, '--body', 'x', '--journal', journal, '--resume', '--unknown', 'skip', '--json']);
     expect(second.code).toBe(0);
     expect(mock.sends.map((s) => s.body.to[0]).sort()).toEqual([...firstRun].sort());
-    expect(second.stderr).toContain('8 recipients already accepted are skipped; 3 rejected earlier are sent again; 1 with an unknown outcome are skipped (--unknown skip)');
+    // Each reason counted and worded apart: sent before, skipped by choice (not "as the journal says").
+    expect(second.stderr).toContain('8 recipients already accepted are skipped; 3 rejected earlier are sent again; 1 with an unknown outcome is skipped (--unknown skip).');
+    expect(second.stderr).toContain(': 3 accepted, 8 already accepted (skipped, as the journal says), 1 of unknown outcome skipped (--unknown skip).');
 
     // Everyone but the unknown one is accepted; resending it is a choice.
     const third = await run(['send', '--from', FROM, '--to-file', file, '--body', 'x', '--journal', journal, '--resume', '--unknown', 'resend', '--json']);
@@ -497,7 +509,8 @@ describe('svc send --journal and --resume', () => {
     const fourth = await run(['send', '--from', FROM, '--to-file', file, '--body', 'x', '--journal', journal, '--resume', '--json']);
     expect(fourth.code).toBe(0);
     expect(JSON.parse(fourth.stdout)).toEqual([]);
-    expect(fourth.stderr).toContain('Nothing left to send');
+    expect(fourth.stderr).toContain('Nothing left to send: every recipient is already accepted.');
+    expect(fourth.stderr).toContain('Resuming from ' + journal + ': 12 recipients already accepted are skipped.');
     expect(mock.sends).toHaveLength(4);
   });
 

@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readExcludeFile } from '../../../src/send/pace/exclude.js';
+import { checkExcludeRecord, excludeRecordPath, writeExcludeRecord } from '../../../src/send/pace/exclude-record.js';
 import { UsageError } from '../../../src/errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-exclude-'));
@@ -35,9 +36,42 @@ describe('readExcludeFile', () => {
     expect((error as UsageError).message).toBe(`--exclude-file ${path}:2: "4155551002" is not an E.164 number`);
   });
 
+  it('shows a bad line as written in the file, not as its separators were taken out', async () => {
+    const path = file('bad-csv.csv', 'name,phone\nJane,+1 (415) 555-1001\nBob,"+1 (415) 555-10O2"\n');
+    const error = await readExcludeFile(path).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).exitCode).toBe(2);
+    expect((error as UsageError).message).toBe(`--exclude-file ${path}:3: "+1 (415) 555-10O2" is not an E.164 number`);
+  });
+
   it('names a file that cannot be read', async () => {
     const error = await readExcludeFile(join(dir, 'missing.txt')).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UsageError);
     expect((error as Error).message).toMatch(/missing\.txt: no such file/);
+  });
+});
+
+describe('the record of an exclude list beside a journal', () => {
+  const binding = { run: { from: '+15551230000', body: 'sha256:b', recipients: 'sha256:r' }, base: 'sha256:x' };
+
+  it('holds the list\'s numbers, sorted, under the list\'s digest, and tells which numbers another list lacks', async () => {
+    const list = await readExcludeFile(file('r1.txt', '+14155551003\n+14155551001\n+1 415 555 1002\n'));
+    const journal = join(dir, 'r1.jsonl');
+    writeExcludeRecord(journal, binding, list);
+    const lines = readFileSync(excludeRecordPath(journal), 'utf8').split('\n');
+    expect(JSON.parse(lines[0]!)).toMatchObject({ 'svc-send-exclude': 1, base: 'sha256:x', digest: list.digest, numbers: 3 });
+    expect(lines.slice(1)).toEqual(['+14155551001', '+14155551002', '+14155551003', '']);
+    expect((statSync(excludeRecordPath(journal)).mode & 0o777).toString(8)).toBe('600');
+
+    const grown = await readExcludeFile(file('r2.txt', '+14155551001\n+14155551002\n+14155551003\n+14155551004\n'));
+    expect(await checkExcludeRecord(journal, binding, grown)).toEqual({ kind: 'read', numbers: 3, missing: 0, examples: [] });
+    const fewer = await readExcludeFile(file('r3.txt', '+14155551002\n'));
+    expect(await checkExcludeRecord(journal, binding, fewer)).toEqual({ kind: 'read', numbers: 3, missing: 2, examples: ['+14155551001', '+14155551003'] });
+    expect((await checkExcludeRecord(journal, { ...binding, base: 'none' }, grown)).kind).toBe('other');
+    expect((await checkExcludeRecord(join(dir, 'none.jsonl'), binding, grown)).kind).toBe('absent');
+
+    // A number changed by hand: the digest no longer holds.
+    writeFileSync(excludeRecordPath(journal), [lines[0], '+14155551001', '+14155551009', '+14155551003', ''].join('\n'));
+    expect((await checkExcludeRecord(journal, binding, grown)).kind).toBe('damaged');
   });
 });

@@ -7,8 +7,22 @@ const schedule = (window: string, tz: string): WindowSchedule => new WindowSched
 
 describe('parseWindow', () => {
   it('reads HH:MM-HH:MM with an IANA zone, and 24:00 as the end of the day', () => {
-    expect(parseWindow('9:00-20:30', 'Europe/Berlin')).toEqual({ start: 540, end: 1230, text: '09:00-20:30', timeZone: 'Europe/Berlin' });
+    expect(parseWindow('9:00-20:30', 'Europe/Berlin')).toEqual({ start: 540, end: 1230, text: '09:00-20:30', timeZone: 'Europe/Berlin', intlTimeZone: 'Europe/Berlin' });
     expect(parseWindow('21:00-24:00', 'UTC').end).toBe(1440);
+  });
+
+  it('shows the zone as given (EST, not Intl\'s America/Panama), and computes with Intl\'s', () => {
+    const est = parseWindow('09:00-17:00', 'EST');
+    expect(est.timeZone).toBe('EST');
+    expect(est.intlTimeZone).toBe(new Intl.DateTimeFormat('en-US', { timeZone: 'EST' }).resolvedOptions().timeZone);
+    const s = new WindowSchedule(est);
+    // EST is UTC-5 all year: 09:00 there is 14:00 UTC, in summer too.
+    expect(s.isOpen(at('2026-07-01T14:30:00Z'))).toBe(true);
+    expect(s.describe(at('2026-07-02T14:00:00Z'))).toBe('2026-07-02 09:00 EST');
+    expect(parseWindow('09:00-17:00', ' US/Eastern ').timeZone).toBe('US/Eastern');
+    // Only the letter case differs: Intl's spelling.
+    expect(parseWindow('09:00-17:00', 'utc').timeZone).toBe('UTC');
+    expect(parseWindow('09:00-17:00', 'europe/berlin').timeZone).toBe('Europe/Berlin');
   });
 
   it.each([
