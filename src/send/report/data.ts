@@ -253,36 +253,57 @@ export function appendCache(journal: string, statuses: readonly MessageStatus[])
 
 export interface ReadStatusesOptions {
   concurrency: number;
+  /** Ctrl-C: the report stops (InterruptedError). */
   signal: AbortSignal;
+  /**
+   * The report's --timeout: when it aborts, the reads in flight are cut off (through to the HTTP
+   * request and its retry waits), nothing more is read, and the ids not read are in `cutOff`.
+   */
+  deadline?: AbortSignal | undefined;
   onProgress?: (done: number, total: number) => void;
+}
+
+export interface ReadStatusesResult {
+  statuses: MessageStatus[];
+  /** Reads that failed (a network or server error, after the client's own retries). */
+  failed: { messageId: string; message: string }[];
+  /** Ids not read because the deadline came first (in flight then, or not started). */
+  cutOff: string[];
+  reads: number;
 }
 
 /**
  * Reads each message's status, `concurrency` at a time (the API client retries a failed read
- * itself). A message the service does not know (404) is a final `unknown`; a read that still fails
- * is left out of `statuses` and named in `failed` (to be told, and read again by --watch), never
- * taken for a status. Credentials that do not work stop the report.
+ * itself). A message the service does not know (404) is a final `unknown`; a read that still fails is left out of `statuses` and named in
+ * `failed` (to be told, and read again by --watch), never taken for a status. Credentials that do
+ * not work stop the report; so does Ctrl-C. The deadline stops the reads without an error.
  */
-export async function readStatuses(
-  api: ApiClient,
-  ids: readonly string[],
-  options: ReadStatusesOptions,
-): Promise<{ statuses: MessageStatus[]; failed: { messageId: string; message: string }[]; reads: number }> {
+export async function readStatuses(api: ApiClient, ids: readonly string[], options: ReadStatusesOptions): Promise<ReadStatusesResult> {
   const statuses: MessageStatus[] = [];
   const failed: { messageId: string; message: string }[] = [];
+  const cutOff: string[] = [];
+  const { deadline } = options;
+  // One signal for every read of this call: the HTTP layer listens once per signal, not per read.
+  const signal = deadline === undefined ? options.signal : AbortSignal.any([options.signal, deadline]);
   let next = 0;
   let done = 0;
   let reads = 0;
   const worker = async (): Promise<void> => {
     while (next < ids.length) {
       if (options.signal.aborted) throw new InterruptedError();
+      if (deadline?.aborted) return;
       const at = next++;
       const id = ids[at]!;
       reads++;
       try {
-        statuses.push(statusFrom(id, await getMessage(api, id, options.signal)));
+        statuses.push(statusFrom(id, await getMessage(api, id, signal)));
       } catch (error) {
-        if (error instanceof AuthError || error instanceof InterruptedError || options.signal.aborted) throw error;
+        if (options.signal.aborted) throw error;
+        if (deadline?.aborted) {
+          cutOff.push(id);
+          return;
+        }
+        if (error instanceof AuthError || error instanceof InterruptedError) throw error;
         const message = error instanceof Error ? error.message : String(error);
         if (error instanceof NotFoundError) {
           statuses.push({ messageId: id, status: 'unknown', raw: null, errorCode: null, errorMessage: message, queuedAt: null, sentAt: null, deliveredAt: null, notFound: true });
@@ -295,7 +316,9 @@ export async function readStatuses(
     }
   };
   await Promise.all(Array.from({ length: Math.min(options.concurrency, ids.length) }, worker));
-  return { statuses, failed, reads };
+  // Those no worker started before the deadline.
+  for (let at = next; at < ids.length; at++) cutOff.push(ids[at]!);
+  return { statuses, failed, cutOff, reads };
 }
 
 export function percentile(sorted: readonly number[], q: number): number | null {

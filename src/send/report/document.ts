@@ -27,6 +27,11 @@ export interface ReportDocument {
   final: boolean;
   /** GET /messages/{id} made by this report (cached final statuses are not read again). */
   reads: number;
+  /**
+   * Accepted messages whose status this report could not read (a network or server error after
+   * the retries, or cut off by --timeout): counted as `unknown` in `statuses`.
+   */
+  unread: number;
 }
 
 /** A recipient of a journal's share of the list that the journal has no record of. */
@@ -48,6 +53,7 @@ export function buildDocument(
   reads: number,
   paths: readonly string[],
   notYetSent: readonly NotYetSent[] = [],
+  unread = 0,
 ): ReportDocument {
   const funnel = Object.fromEntries(FUNNEL.map((status) => [status, 0])) as Record<FunnelStatus, number>;
   const reasons = new Map<string, { errorCode: string | null; errorMessage: string | null; count: number }>();
@@ -86,5 +92,6 @@ export function buildDocument(
     sendToDelivery: { count: delays.length, p50Ms: percentile(delays, 0.5), p95Ms: percentile(delays, 0.95), maxMs: delays.length === 0 ? null : delays[delays.length - 1]! },
     final,
     reads,
+    unread,
   };
 }

@@ -36,7 +36,7 @@ export interface ReportOptions {
   /** The journals of the send, one per shard (distinct). */
   journals: string[];
   watch: boolean;
-  /** --timeout of --watch, in seconds. */
+  /** --timeout: the limit of the whole report's reads, in seconds (with --watch, default 600). */
   timeoutS: number | undefined;
   failedTo: string | undefined;
   /** The recipients file of the send, for the columns of --failed-to. */
@@ -45,9 +45,14 @@ export interface ReportOptions {
   excludeFile?: string | undefined;
 }
 
-/** What the report found; `notFinal` counts the messages --watch gave up on when it timed out. */
+/** What the report found, for its exit code. */
 export interface ReportOutcome {
+  /** The deadline came first: the messages not final (--watch) or not read (without it), else undefined. */
   notFinal: number | undefined;
+  /** Accepted messages whose status this report could not read (a network or server error, or the deadline). */
+  unread: number;
+  /** Accepted messages with a message id: the statuses the report is about. */
+  messages: number;
 }
 
 function journalProblem(path: string, error: unknown): UsageError {
@@ -118,7 +123,10 @@ interface Statuses {
   /** The accepted messages' ids. */
   ids: string[];
   reads: number;
+  /** The deadline (--timeout, or --watch's default) came before every status was final (--watch) or read. */
   timedOut: boolean;
+  /** Ids whose status could not be read in the last round (a network or server error, or cut off by the deadline). */
+  unread: string[];
 }
 
 async function readAllStatuses(ctx: Context, options: ReportOptions, recipients: readonly ReportRecipient[]): Promise<Statuses> {
@@ -135,8 +143,15 @@ async function readAllStatuses(ctx: Context, options: ReportOptions, recipients:
   }
   const ids = [...journalOf.keys()];
   let reads = 0;
-  const deadline = watch ? ctx.clock.now() + (options.timeoutS ?? DEFAULT_WATCH_TIMEOUT_S) * 1000 : undefined;
+  // --timeout bounds the whole report's reads, with --watch (default 600 s) or without (no default:
+  // each read is bounded by the per-request timeout and its retries). Its signal cuts off the
+  // reads in flight, down to the HTTP request, so that the report ends at the deadline.
+  const timeoutS = options.timeoutS ?? (watch ? DEFAULT_WATCH_TIMEOUT_S : undefined);
+  const deadline = timeoutS === undefined ? undefined : ctx.clock.now() + timeoutS * 1000;
+  const deadlineSignal = deadline === undefined ? undefined : ctx.clock.timeout(Math.max(0, deadline - ctx.clock.now()));
+  const deadlinePassed = (): boolean => deadlineSignal?.aborted === true;
   let timedOut = false;
+  let unread: string[] = [];
   if (ids.length > 0) {
     const api = await ctx.api();
     const progress = ctx.io.stderrIsTTY ? (done: number, total: number) => ctx.io.stderr.write(`\r\u001b[2KReading statuses: ${done}/${total}`) : undefined;
@@ -146,9 +161,9 @@ async function readAllStatuses(ctx: Context, options: ReportOptions, recipients:
       });
       if (pending.length === 0) break;
       if (round > 0) {
-        if (deadline === undefined) break;
+        if (!watch || deadline === undefined) break;
         const left = deadline - ctx.clock.now();
-        if (left <= 0) {
+        if (left <= 0 || deadlinePassed()) {
           timedOut = true;
           break;
         }
@@ -158,11 +173,22 @@ async function readAllStatuses(ctx: Context, options: ReportOptions, recipients:
           if (error instanceof InterruptedError || ctx.signal.aborted) throw new InterruptedError('Stopped watching');
           throw error;
         }
+        // The wait ended at the deadline: nothing more is read.
+        if (deadlinePassed()) {
+          timedOut = true;
+          break;
+        }
       }
-      const result = await readStatuses(api, pending, { concurrency: STATUS_CONCURRENCY, signal: ctx.signal, ...(progress ? { onProgress: progress } : {}) });
+      const result = await readStatuses(api, pending, {
+        concurrency: STATUS_CONCURRENCY,
+        signal: ctx.signal,
+        deadline: deadlineSignal,
+        ...(progress ? { onProgress: progress } : {}),
+      });
       if (progress) ctx.io.stderr.write('\r\u001b[2K');
       reads += result.reads;
       for (const failure of result.failed) ctx.warn(`cannot read the status of message ${failure.messageId}${watch ? ' (read again next round)' : ''}: ${failure.message}`);
+      unread = [...result.failed.map((failure) => failure.messageId), ...result.cutOff];
       const newlyFinal: MessageStatus[][] = paths.map(() => []);
       for (const status of result.statuses) {
         statuses.set(status.messageId, status);
@@ -175,10 +201,14 @@ async function readAllStatuses(ctx: Context, options: ReportOptions, recipients:
           ctx.warn(`cannot cache statuses beside ${paths[index]}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
         }
       });
+      if (result.cutOff.length > 0) {
+        timedOut = true;
+        break;
+      }
       if (!watch) break;
     }
   }
-  return { statuses, ids, reads, timedOut };
+  return { statuses, ids, reads, timedOut, unread };
 }
 
 /**
@@ -255,8 +285,8 @@ export async function runReport(options: ReportOptions, ctx: Context): Promise<R
   const paths = options.journals;
   await checkFailedTo(options);
   const { journals, recipients, exclude } = await readJournals(options, ctx);
-  const { statuses, ids, reads, timedOut } = await readAllStatuses(ctx, options, recipients);
-  const document = buildDocument(journals, recipients, statuses, reads, paths, await namedNotYetSent(options, journals, recipients, exclude, ctx.io.stdin as Readable));
+  const { statuses, ids, reads, timedOut, unread } = await readAllStatuses(ctx, options, recipients);
+  const document = buildDocument(journals, recipients, statuses, reads, paths, await namedNotYetSent(options, journals, recipients, exclude, ctx.io.stdin as Readable), unread.length);
   const { failedTo } = options;
   if (failedTo !== undefined) {
     const failed = new Set<string>();
@@ -268,5 +298,6 @@ export async function runReport(options: ReportOptions, ctx: Context): Promise<R
     ctx.io.stderr.write(`Wrote ${written} failed recipient${written === 1 ? '' : 's'} to ${failedTo} (svc send --to-file takes it).\n`);
   }
   await writeReport(ctx, document, recipients, statuses, paths, journals);
-  return { notFinal: timedOut ? ids.filter((id) => !isSettled(statuses.get(id))).length : undefined };
+  const notFinal = options.watch ? ids.filter((id) => !isSettled(statuses.get(id))).length : unread.length;
+  return { notFinal: timedOut ? notFinal : undefined, unread: unread.length, messages: ids.length };
 }

@@ -80,7 +80,10 @@ export async function writeReport(
   }
   out.push('');
   const accepted = document.total.accepted;
-  out.push(`Statuses of the ${accepted} accepted (${document.reads} read now${document.final ? '' : '; not all final yet, --watch waits'}):`);
+  const notes = [`${document.reads} read now`];
+  if (document.unread > 0) notes.push(`${document.unread} could not be read, counted unknown`);
+  if (!document.final) notes.push('not all final yet, --watch waits');
+  out.push(`Statuses of the ${accepted} accepted (${notes.join('; ')}):`);
   out.push(`  ${FUNNEL.map((status) => `${status} ${document.statuses[status]}`).join('  ')}`);
   if (document.failures.length > 0) {
     out.push('Failure reasons:');
