@@ -182,7 +182,11 @@ export interface MessageStatus {
   queuedAt: string | null;
   sentAt: string | null;
   deliveredAt: string | null;
-  /** The service answered 404: it does not know the message, and will not later (final, cached). */
+  /**
+   * The service answered 404: it does not know the message now. An `unknown` for this report
+   * only: not final, never cached (a message just sent may not be readable yet), read again by
+   * the next --watch round and the next report.
+   */
   notFound?: true;
 }
 
@@ -199,9 +203,9 @@ export function isFinal(status: FunnelStatus): boolean {
   return status === 'delivered' || status === 'failed';
 }
 
-/** A status that will not change: delivered, failed, or a message the service does not know (404). */
+/** A status that will not change: delivered or failed (a 404 is not one: it is read again). */
 export function isSettled(status: MessageStatus | undefined): boolean {
-  return status !== undefined && (isFinal(status.status) || status.notFound === true);
+  return status !== undefined && status.notFound !== true && isFinal(status.status);
 }
 
 function text(value: unknown): string | null {
@@ -238,6 +242,7 @@ export function readCache(journal: string): Map<string, MessageStatus> {
     if (line.trim() === '') continue;
     try {
       const value = JSON.parse(line) as MessageStatus;
+      // Only final statuses: a 404 that an older svc cached as final is read again.
       if (typeof value.messageId === 'string' && (FUNNEL as readonly string[]).includes(value.status) && isSettled(value)) cache.set(value.messageId, value);
     } catch {
       /* a torn last line: that status is read again */
@@ -247,8 +252,9 @@ export function readCache(journal: string): Map<string, MessageStatus> {
 }
 
 export function appendCache(journal: string, statuses: readonly MessageStatus[]): void {
-  if (statuses.length === 0) return;
-  appendFileSync(cachePath(journal), statuses.map((status) => `${JSON.stringify(status)}\n`).join(''), { mode: 0o600 });
+  const final = statuses.filter((status) => isSettled(status));
+  if (final.length === 0) return;
+  appendFileSync(cachePath(journal), final.map((status) => `${JSON.stringify(status)}\n`).join(''), { mode: 0o600 });
 }
 
 export interface ReadStatusesOptions {
@@ -274,7 +280,8 @@ export interface ReadStatusesResult {
 
 /**
  * Reads each message's status, `concurrency` at a time (the API client retries a failed read
- * itself). A message the service does not know (404) is a final `unknown`; a read that still fails is left out of `statuses` and named in
+ * itself). A message the service does not know (404) is an `unknown` for this report only (never
+ * cached, read again next time); a read that still fails is left out of `statuses` and named in
  * `failed` (to be told, and read again by --watch), never taken for a status. Credentials that do
  * not work stop the report; so does Ctrl-C. The deadline stops the reads without an error.
  */

@@ -208,6 +208,10 @@ async function readAllStatuses(ctx: Context, options: ReportOptions, recipients:
       if (!watch) break;
     }
   }
+  const notFound = ids.filter((id) => statuses.get(id)?.notFound === true).length;
+  if (notFound > 0) {
+    ctx.warn(`${notFound} message${notFound === 1 ? '' : 's'} not known to the service (404): counted unknown for this report, not cached, read again next time`);
+  }
   return { statuses, ids, reads, timedOut, unread };
 }
 

@@ -193,7 +193,7 @@ describe('svc send report, journal side', () => {
     }
   });
 
-  it('reads failure-like statuses as failed, a 404 as a final unknown, and tells of a read that fails and reads it again', async () => {
+  it('reads failure-like statuses as failed, reads a 404 again next round, and tells of a read that fails and reads it again', async () => {
     const journal = join(work, 'statuses.jsonl');
     const to = ['+14155550001', '+14155550002', '+14155550003', '+14155550004', '+14155550005'];
     const ids = ['m-undelivered', 'm-expired', 'm-rejected', 'm-gone', 'm-flaky'];
@@ -208,7 +208,9 @@ describe('svc send report, journal side', () => {
         const id = request.path.split('/').pop()!;
         const count = (reads.get(id) ?? 0) + 1;
         reads.set(id, count);
-        if (id === 'm-gone') return { statusCode: 404, data: { message: 'No such message', title: 'Not found' } };
+        // Not readable yet on the first round (a message the service has not made visible yet).
+        if (id === 'm-gone' && count === 1) return { statusCode: 404, data: { message: 'No such message', title: 'Not found' } };
+        if (id === 'm-gone') return { statusCode: 200, data: { messageId: id, status: 'delivered' } };
         // Fails for longer than the client's own retries: the first round cannot read it.
         if (id === 'm-flaky' && count <= 12) return { statusCode: 500, data: { message: 'boom', title: 'Server error' } };
         return { statusCode: 200, data: { messageId: id, status: id === 'm-flaky' ? 'delivered' : id.slice(2) } };
@@ -219,15 +221,48 @@ describe('svc send report, journal side', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/cannot read the status of message m-flaky \(read again next round\)/);
     const report = JSON.parse(run.stdout) as { statuses: Record<string, number>; final: boolean };
-    expect(report.statuses).toEqual({ delivered: 1, sent: 0, sending: 0, queued: 0, failed: 3, unknown: 1 });
+    expect(report.statuses).toEqual({ delivered: 2, sent: 0, sending: 0, queued: 0, failed: 3, unknown: 0 });
     expect(report.final).toBe(true);
-    expect(reads.get('m-gone')).toBe(1);
-    // Every status is settled and cached, the 404 too: a second report reads nothing.
+    expect(reads.get('m-gone')).toBe(2);
+    // Every status is final and cached: a second report reads nothing.
     const before = [...reads.values()].reduce((a, b) => a + b, 0);
     const again = await runCli(['send', 'report', '--journal', journal, '--json'], options);
     expect(again.code, again.stderr).toBe(0);
     expect([...reads.values()].reduce((a, b) => a + b, 0)).toBe(before);
     await agent.close();
+  });
+
+  it('a 404 is unknown for this report only: never cached (an older cache\'s 404 too), read again by the next report', async () => {
+    const d = tempDir();
+    try {
+      const journal = d.file('j.jsonl', header(2) + launch(1, '+14155550001') + result(1, '+14155550001', 'accepted', { messageId: 'm-late' }) + launch(2, '+14155550002') + result(2, '+14155550002', 'accepted', { messageId: 'm-old' }));
+      // An older svc cached a 404 as a final unknown.
+      d.file('j.jsonl.statuses.ndjson', `${JSON.stringify({ messageId: 'm-old', status: 'unknown', raw: null, errorCode: null, errorMessage: 'gone', queuedAt: null, sentAt: null, deliveredAt: null, notFound: true })}\n`);
+      const agent = new MockAgent();
+      agent.disableNetConnect();
+      const pool = agent.get(MOCK_ORIGIN);
+      pool.intercept({ path: '/api/v1/messages/m-late', method: 'GET' }).reply(404, { message: 'No such message', title: 'Not found' });
+      pool.intercept({ path: '/api/v1/messages/m-old', method: 'GET' }).reply(200, { messageId: 'm-old', status: 'delivered' }).persist();
+      pool.intercept({ path: '/api/v1/messages/m-late', method: 'GET' }).reply(200, { messageId: 'm-late', status: 'delivered' });
+      const options = { env: { ...MOCK_ENV, SVC_DATA_DIR: join(d.dir, 'data') }, dispatcher: agent };
+      const first = await runCli(['send', 'report', '--journal', journal, '--json'], options);
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.stderr).toContain('1 message not known to the service (404): counted unknown for this report, not cached, read again next time');
+      const report = JSON.parse(first.stdout) as { statuses: Record<string, number>; final: boolean; reads: number };
+      expect(report.statuses).toMatchObject({ delivered: 1, unknown: 1 });
+      expect(report.final).toBe(false);
+      expect(report.reads).toBe(2);
+      expect(readFileSync(`${journal}.statuses.ndjson`, 'utf8')).not.toContain('"messageId":"m-late"');
+      const second = await runCli(['send', 'report', '--journal', journal, '--json'], options);
+      expect(second.code, second.stderr).toBe(0);
+      const again = JSON.parse(second.stdout) as { statuses: Record<string, number>; final: boolean; reads: number };
+      expect(again.statuses).toMatchObject({ delivered: 2, unknown: 0 });
+      expect(again.final).toBe(true);
+      expect(again.reads).toBe(1);
+      await agent.close();
+    } finally {
+      d.cleanup();
+    }
   });
 
   it('names the recipients not yet sent in owed, in --json and in the text alike, when --to-file gives the list', async () => {
