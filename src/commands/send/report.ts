@@ -13,7 +13,6 @@ import type { sendReportCommands } from './report-spec.js';
 export async function run(input: InputFor<typeof sendReportCommands, 'send report'>, ctx: Context): Promise<number> {
   const paths = input.strings('journal');
   if (paths.length === 0) throw new UsageError('give at least one --journal FILE (the journals of svc send, one per shard)');
-  if (new Set(paths).size !== paths.length) throw new UsageError('a --journal is given twice');
   const watch = input.flag('watch');
   const timeoutS = input.number('timeout', '--timeout', { min: 0 });
   const failedTo = input.string('failedTo');

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
+import { realpath, stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Context } from '../../context.js';
 import { InterruptedError, UsageError } from '../../errors.js';
@@ -33,7 +35,7 @@ const WATCH_INTERVAL_MS = 2000;
 const DEFAULT_WATCH_TIMEOUT_S = 600;
 
 export interface ReportOptions {
-  /** The journals of the send, one per shard (distinct). */
+  /** The journals of the send, one per shard (the same file given twice is read once). */
   journals: string[];
   watch: boolean;
   /** --timeout: the limit of the whole report's reads, in seconds (with --watch, default 600). */
@@ -285,7 +287,33 @@ async function namedNotYetSent(
   return found;
 }
 
-export async function runReport(options: ReportOptions, ctx: Context): Promise<ReportOutcome> {
+/**
+ * The journals, each file once: the same file under another spelling (`a.jsonl`, `./a.jsonl`) or
+ * through a link is one journal (the same device and inode; for a path that cannot be read, the
+ * same real path), and would otherwise be counted twice. A duplicate is told on stderr.
+ */
+async function distinctJournals(paths: readonly string[], ctx: Context): Promise<string[]> {
+  const kept: { path: string; key: string }[] = [];
+  for (const path of paths) {
+    let key: string;
+    try {
+      const stats = await stat(path);
+      key = `inode:${stats.dev}:${stats.ino}`;
+    } catch {
+      key = `path:${await realpath(path).catch(() => resolve(path))}`;
+    }
+    const first = kept.find((journal) => journal.key === key);
+    if (first !== undefined) {
+      ctx.warn(first.path === path ? `--journal ${path} is given twice: counted once` : `--journal ${path} is the same file as --journal ${first.path}: counted once, the duplicate is ignored`);
+      continue;
+    }
+    kept.push({ path, key });
+  }
+  return kept.map((journal) => journal.path);
+}
+
+export async function runReport(given: ReportOptions, ctx: Context): Promise<ReportOutcome> {
+  const options: ReportOptions = { ...given, journals: await distinctJournals(given.journals, ctx) };
   const paths = options.journals;
   await checkFailedTo(options);
   const { journals, recipients, exclude } = await readJournals(options, ctx);

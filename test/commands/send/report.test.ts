@@ -265,6 +265,24 @@ describe('svc send report, journal side', () => {
     }
   });
 
+  it('counts a journal once when it is given twice, under another spelling or through a link, and says so', async () => {
+    const d = tempDir();
+    try {
+      const journal = d.file('a.jsonl', header(2) + launch(1, '+14155550001') + result(1, '+14155550001', 'rejected', { error: { message: 'bad', status: 400 } }));
+      symlinkSync(journal, join(d.dir, 'link.jsonl'));
+      const spellings = [join(d.dir, '.', 'a.jsonl').replace('/a.jsonl', '/./a.jsonl'), `${d.dir}//a.jsonl`, join(d.dir, 'link.jsonl'), journal];
+      const run = await runCli(['send', 'report', '--journal', journal, ...spellings.flatMap((path) => ['--journal', path]), '--json'], { env: MOCK_ENV });
+      expect(run.code, run.stderr).toBe(0);
+      const report = JSON.parse(run.stdout) as { journals: { path: string }[]; total: Record<string, number> };
+      expect(report.journals.map((j) => j.path)).toEqual([journal]);
+      expect(report.total).toEqual({ recipients: 2, accepted: 0, rejected: 1, unknown: 0, notYetSent: 1, excluded: 0 });
+      for (const path of spellings.slice(0, 3)) expect(run.stderr).toContain(`--journal ${path} is the same file as --journal ${journal}: counted once, the duplicate is ignored`);
+      expect(run.stderr).toContain(`--journal ${journal} is given twice: counted once`);
+    } finally {
+      d.cleanup();
+    }
+  });
+
   it('names the recipients not yet sent in owed, in --json and in the text alike, when --to-file gives the list', async () => {
     const d = tempDir();
     try {
