@@ -9,7 +9,7 @@ import { appendFileSync, readFileSync } from 'node:fs';
 import { getMessage, messageOutcome, type Message } from '../../api/messages.js';
 import type { ApiClient } from '../../api/http.js';
 import { AuthError, InterruptedError, NotFoundError } from '../../errors.js';
-import { readJournalRecords, type JournalError } from '../journal.js';
+import { readJournalRecords, type JournalError, type JournalRun } from '../journal.js';
 
 export type JournalState = 'accepted' | 'rejected' | 'unknown';
 
@@ -45,6 +45,8 @@ export interface ReportJournal {
   from: string;
   /** The run's recipients digest (`sha256:…` of the recipients file). */
   recipientsDigest: string;
+  /** What the header binds the journal to: from-number, body, recipients and media digests. */
+  run: JournalRun;
   counts: OutcomeCounts;
   /** The digest of the --exclude-file set the run was sent with (its header's `exclude`), when it had one. */
   excludeDigest?: string;
@@ -85,6 +87,7 @@ export async function readReportJournal(path: string, index: number, into: Repor
   const open = new Map<number, string[]>();
   let from = '';
   let recipientsDigest = '';
+  let run: JournalRun = { from: '', body: '', recipients: '', recipientCount: 0, media: [] };
   let recipientCount = 0;
   let own: { recipients: number; excluded: number } | undefined;
   let excludeDigest: string | undefined;
@@ -101,6 +104,7 @@ export async function readReportJournal(path: string, index: number, into: Repor
         sawHeader = true;
         from = record.header.run.from;
         recipientsDigest = record.header.run.recipients;
+        run = record.header.run;
         recipientCount = record.header.run.recipientCount;
         own = record.header.own;
         excludeDigest = record.header.exclude?.digest;
@@ -160,10 +164,64 @@ export async function readReportJournal(path: string, index: number, into: Repor
     shard: headerShard(path),
     from,
     recipientsDigest,
+    run,
     counts,
     ...(excludeDigest !== undefined ? { excludeDigest } : {}),
     ...(own === undefined && sharded ? { ownUnknown: true } : {}),
   };
+}
+
+/** Whether the journals are the shards of one send, and which of its shards are not among them. */
+export interface ShardCoverage {
+  /** Distinct sends among the journals (1 when they are one send's shards, or one journal). */
+  runs: number;
+  /** Shards of the send with no journal given (ascending); null when the journals are of several sends. */
+  missingShards: number[] | null;
+  /** Why the journals are of several sends (for the warning), when they are. */
+  unrelated: string[];
+  /** Shards given more than once (two journals of one shard): `K/N: a.jsonl, b.jsonl`. */
+  repeated: string[];
+}
+
+/**
+ * Journals are of one send when their headers bind them to the same run (from-number, body,
+ * recipients and media digests), the same exclude list and the same shard count N; a send's
+ * shards are 1..N, so those not given are missing (the totals are then of the shards given).
+ * The header holds no run id: two sends of the same list, body and number read as one.
+ */
+export function shardCoverage(journals: readonly ReportJournal[]): ShardCoverage {
+  const n = (journal: ReportJournal): number => (journal.shard !== null && journal.shard.n > 1 ? journal.shard.n : 1);
+  const first = journals[0];
+  if (first === undefined) return { runs: 0, missingShards: [], unrelated: [], repeated: [] };
+  const keyOf = (journal: ReportJournal): string =>
+    JSON.stringify([journal.run.from, journal.run.body, journal.run.recipients, journal.run.media, journal.excludeDigest ?? null, n(journal)]);
+  const runs = new Set(journals.map(keyOf)).size;
+  if (runs > 1) {
+    const unrelated: string[] = [];
+    for (const other of journals.slice(1)) {
+      if (keyOf(other) === keyOf(first)) continue;
+      const why: string[] = [];
+      if (other.run.from !== first.run.from) why.push(`sent from ${other.run.from}, not ${first.run.from}`);
+      if (other.run.recipients !== first.run.recipients) why.push('another recipients list');
+      if (other.run.body !== first.run.body) why.push('another body');
+      if (JSON.stringify(other.run.media) !== JSON.stringify(first.run.media)) why.push('other media');
+      if ((other.excludeDigest ?? null) !== (first.excludeDigest ?? null)) why.push('another --exclude-file');
+      if (n(other) !== n(first)) why.push(n(other) === 1 ? 'not sharded' : n(first) === 1 ? `sharded in ${n(other)}` : `${n(other)} shards, not ${n(first)}`);
+      unrelated.push(`${other.path} (${why.join(', ')})`);
+    }
+    return { runs, missingShards: null, unrelated, repeated: [] };
+  }
+  const total = n(first);
+  if (total === 1) return { runs, missingShards: [], unrelated: [], repeated: [] };
+  const given = new Map<number, string[]>();
+  for (const journal of journals) {
+    const k = journal.shard!.k;
+    given.set(k, [...(given.get(k) ?? []), journal.path]);
+  }
+  const missingShards: number[] = [];
+  for (let k = 1; k <= total; k++) if (!given.has(k)) missingShards.push(k);
+  const repeated = [...given].filter(([, paths]) => paths.length > 1).map(([k, paths]) => `${k}/${total}: ${paths.join(', ')}`);
+  return { runs, missingShards, unrelated: [], repeated };
 }
 
 // ---------------------------------------------------------------------------------------------

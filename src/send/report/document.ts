@@ -7,6 +7,7 @@ import {
   type OutcomeCounts,
   type ReportJournal,
   type ReportRecipient,
+  type ShardCoverage,
 } from './data.js';
 
 // The report's document: counts per journal and in total, who is still owed, the statuses of the
@@ -14,7 +15,12 @@ import {
 
 export interface ReportDocument {
   journals: { path: string; shard: { k: number; n: number } | null; from: string; counts: OutcomeCounts }[];
+  /** Of the journals given (the shards given, when some are missing). */
   total: OutcomeCounts;
+  /** Distinct sends among the journals: more than 1 when journals of unrelated runs are merged. */
+  runs: number;
+  /** The send's shards with no journal given (`[]` when none is missing); null when runs > 1. */
+  missingShards: number[] | null;
   /**
    * Recipients not accepted: rejected (never sent), unknown (maybe sent), and not yet sent (named
    * when --to-file gives the list; else counted only, in total.notYetSent).
@@ -54,6 +60,7 @@ export function buildDocument(
   paths: readonly string[],
   notYetSent: readonly NotYetSent[] = [],
   unread = 0,
+  coverage: Pick<ShardCoverage, 'runs' | 'missingShards'> = { runs: 1, missingShards: [] },
 ): ReportDocument {
   const funnel = Object.fromEntries(FUNNEL.map((status) => [status, 0])) as Record<FunnelStatus, number>;
   const reasons = new Map<string, { errorCode: string | null; errorMessage: string | null; count: number }>();
@@ -86,6 +93,8 @@ export function buildDocument(
   return {
     journals: journals.map((journal) => ({ path: journal.path, shard: journal.shard, from: journal.from, counts: journal.counts })),
     total: sum(journals.map((journal) => journal.counts)),
+    runs: coverage.runs,
+    missingShards: coverage.missingShards,
     owed,
     statuses: funnel,
     failures: [...reasons.values()].sort((a, b) => b.count - a.count),

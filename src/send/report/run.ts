@@ -13,6 +13,7 @@ import {
   readCache,
   readReportJournal,
   readStatuses,
+  shardCoverage,
   type MessageStatus,
   type ReportJournal,
   type ReportRecipient,
@@ -317,8 +318,17 @@ export async function runReport(given: ReportOptions, ctx: Context): Promise<Rep
   const paths = options.journals;
   await checkFailedTo(options);
   const { journals, recipients, exclude } = await readJournals(options, ctx);
+  const coverage = shardCoverage(journals);
+  if (coverage.unrelated.length > 0) {
+    ctx.warn(`these journals are of unrelated runs, not the shards of one send: ${coverage.unrelated.join('; ')} differ from ${journals[0]!.path}; their counts are added up as they are`);
+  }
+  for (const repeated of coverage.repeated) ctx.warn(`shard ${repeated}: more than one journal of that shard, its recipients may be counted twice`);
+  if (coverage.missingShards !== null && coverage.missingShards.length > 0) {
+    const n = journals[0]!.shard!.n;
+    ctx.warn(`shard${coverage.missingShards.length === 1 ? '' : 's'} ${coverage.missingShards.map((k) => `${k}/${n}`).join(', ')} of this send ${coverage.missingShards.length === 1 ? 'is' : 'are'} missing (no journal given): the totals are of the shards given`);
+  }
   const { statuses, ids, reads, timedOut, unread } = await readAllStatuses(ctx, options, recipients);
-  const document = buildDocument(journals, recipients, statuses, reads, paths, await namedNotYetSent(options, journals, recipients, exclude, ctx.io.stdin as Readable), unread.length);
+  const document = buildDocument(journals, recipients, statuses, reads, paths, await namedNotYetSent(options, journals, recipients, exclude, ctx.io.stdin as Readable), unread.length, coverage);
   const { failedTo } = options;
   if (failedTo !== undefined) {
     const failed = new Set<string>();

@@ -64,6 +64,12 @@ export async function writeReport(
   if (document.journals.length > 1) rows.push(line('total', document.total));
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
   const out: string[] = rows.map((row) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[0]!) : cell.padStart(widths[column]!))).join('  ').trimEnd());
+  const missing = document.missingShards ?? [];
+  if (missing.length > 0) {
+    const n = document.journals.find((journal) => journal.shard !== null)!.shard!.n;
+    out.push(`Shards missing: ${missing.map((k) => `${k}/${n}`).join(', ')} (no journal given): the counts are of the ${n - missing.length} shard${n - missing.length === 1 ? '' : 's'} given.`);
+  }
+  if (document.runs > 1) out.push(`These journals are of ${document.runs} unrelated runs, not the shards of one send: the total adds them up.`);
   const owedCount = document.total.rejected + document.total.unknown + document.total.notYetSent;
   const unnamed = owedCount - document.owed.length;
   out.push('');

@@ -283,6 +283,57 @@ describe('svc send report, journal side', () => {
     }
   });
 
+  it('names the shards of a send with no journal given, in --json and the text; the totals are of the shards given', async () => {
+    const d = tempDir();
+    try {
+      const one = d.file('s1.jsonl', header(2, { k: 1, n: 4 }) + launch(1, '+14155550001') + result(1, '+14155550001', 'rejected', { error: { message: 'bad', status: 400 } }));
+      const two = d.file('s2.jsonl', header(3, { k: 2, n: 4 }) + launch(1, '+14155550002') + result(1, '+14155550002', 'rejected', { error: { message: 'bad', status: 400 } }));
+      const json = await runCli(['send', 'report', '--journal', one, '--journal', two, '--json'], { env: MOCK_ENV });
+      expect(json.code, json.stderr).toBe(0);
+      const report = JSON.parse(json.stdout) as { runs: number; missingShards: number[] | null; total: Record<string, number> };
+      expect(report.runs).toBe(1);
+      expect(report.missingShards).toEqual([3, 4]);
+      expect(report.total['recipients']).toBe(5);
+      expect(json.stderr).toContain('shards 3/4, 4/4 of this send are missing (no journal given): the totals are of the shards given');
+      const text = await runCli(['send', 'report', '--journal', two, '--journal', one], { env: MOCK_ENV });
+      expect(text.code, text.stderr).toBe(0);
+      expect(text.stdout).toContain('Shards missing: 3/4, 4/4 (no journal given): the counts are of the 2 shards given.');
+      // Every shard given: nothing missing, nothing said.
+      const all = [1, 2, 3, 4].map((k) => d.file(`all-${k}.jsonl`, header(1, { k, n: 4 })));
+      const whole = await runCli(['send', 'report', ...all.flatMap((path) => ['--journal', path]), '--json'], { env: MOCK_ENV });
+      expect(whole.code, whole.stderr).toBe(0);
+      expect((JSON.parse(whole.stdout) as { missingShards: number[] }).missingShards).toEqual([]);
+      expect(whole.stderr).toBe('');
+    } finally {
+      d.cleanup();
+    }
+  });
+
+  it('warns that journals of unrelated runs (another list, another shard count) are not the shards of one send', async () => {
+    const d = tempDir();
+    try {
+      const one = d.file('s1.jsonl', header(2, { k: 1, n: 2 }));
+      // Shard 2/2 of a send to another list (its recipients digest differs), and a shard of a 3-way send.
+      const otherList = d.file(
+        'other.jsonl',
+        sealRecord({ journal: 'svc-send', version: 2, run: { from: FROM, body: 'sha256:00', recipients: 'sha256:22', recipientCount: 2, media: [] }, created: '2026-01-01T00:00:00Z', svc: '0.1.0', shard: { k: 2, n: 2 }, own: { recipients: 2, excluded: 0 } }),
+      );
+      const otherN = d.file('three.jsonl', header(2, { k: 2, n: 3 }));
+      const run = await runCli(['send', 'report', '--journal', one, '--journal', otherList, '--journal', otherN, '--json'], { env: MOCK_ENV });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toContain('these journals are of unrelated runs, not the shards of one send:');
+      expect(run.stderr).toContain(`${otherList} (another recipients list)`);
+      expect(run.stderr).toContain(`${otherN} (3 shards, not 2)`);
+      const report = JSON.parse(run.stdout) as { runs: number; missingShards: number[] | null };
+      expect(report.runs).toBe(3);
+      expect(report.missingShards).toBeNull();
+      const text = await runCli(['send', 'report', '--journal', one, '--journal', otherN], { env: MOCK_ENV });
+      expect(text.stdout).toContain('These journals are of 2 unrelated runs, not the shards of one send: the total adds them up.');
+    } finally {
+      d.cleanup();
+    }
+  });
+
   it('names the recipients not yet sent in owed, in --json and in the text alike, when --to-file gives the list', async () => {
     const d = tempDir();
     try {
