@@ -25,7 +25,7 @@ export interface ReportDocument {
    * Recipients not accepted: rejected (never sent), unknown (maybe sent), and not yet sent (named
    * when --to-file gives the list; else counted only, in total.notYetSent).
    */
-  owed: { to: string; state: 'rejected' | 'unknown' | 'not yet sent'; journal: string; error: string | null }[];
+  owed: { to: string; state: 'rejected' | 'unknown' | typeof NOT_YET_SENT; journal: string; error: string | null }[];
   statuses: Record<FunnelStatus, number>;
   failures: { errorCode: string | null; errorMessage: string | null; count: number }[];
   sendToDelivery: { count: number; p50Ms: number | null; p95Ms: number | null; maxMs: number | null };
@@ -39,6 +39,9 @@ export interface ReportDocument {
    */
   unread: number;
 }
+
+/** The state (`owed` in --json) and outcome (-o ndjson) of a recipient with no record in its journal. */
+export const NOT_YET_SENT = 'not yet sent';
 
 /** A recipient of a journal's share of the list that the journal has no record of. */
 export interface NotYetSent {
@@ -88,7 +91,7 @@ export function buildDocument(
       if (Number.isFinite(start) && Number.isFinite(end) && end >= start) delays.push(end - start);
     }
   }
-  for (const recipient of notYetSent) owed.push({ to: recipient.to, state: 'not yet sent', journal: paths[recipient.journal]!, error: null });
+  for (const recipient of notYetSent) owed.push({ to: recipient.to, state: NOT_YET_SENT, journal: paths[recipient.journal]!, error: null });
   delays.sort((a, b) => a - b);
   return {
     journals: journals.map((journal) => ({ path: journal.path, shard: journal.shard, from: journal.from, counts: journal.counts })),

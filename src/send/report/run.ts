@@ -328,7 +328,8 @@ export async function runReport(given: ReportOptions, ctx: Context): Promise<Rep
     ctx.warn(`shard${coverage.missingShards.length === 1 ? '' : 's'} ${coverage.missingShards.map((k) => `${k}/${n}`).join(', ')} of this send ${coverage.missingShards.length === 1 ? 'is' : 'are'} missing (no journal given): the totals are of the shards given`);
   }
   const { statuses, ids, reads, timedOut, unread } = await readAllStatuses(ctx, options, recipients);
-  const document = buildDocument(journals, recipients, statuses, reads, paths, await namedNotYetSent(options, journals, recipients, exclude, ctx.io.stdin as Readable), unread.length, coverage);
+  const notYetSent = await namedNotYetSent(options, journals, recipients, exclude, ctx.io.stdin as Readable);
+  const document = buildDocument(journals, recipients, statuses, reads, paths, notYetSent, unread.length, coverage);
   const { failedTo } = options;
   if (failedTo !== undefined) {
     const failed = new Set<string>();
@@ -339,7 +340,7 @@ export async function runReport(given: ReportOptions, ctx: Context): Promise<Rep
     const written = await writeFailedTo(failedTo, failed, options.toFile, ctx.io.stdin as Readable);
     ctx.io.stderr.write(`Wrote ${written} failed recipient${written === 1 ? '' : 's'} to ${failedTo} (svc send --to-file takes it).\n`);
   }
-  await writeReport(ctx, document, recipients, statuses, paths, journals);
+  await writeReport(ctx, document, recipients, statuses, paths, journals, notYetSent);
   const notFinal = options.watch ? ids.filter((id) => !isSettled(statuses.get(id))).length : unread.length;
   return { notFinal: timedOut ? notFinal : undefined, unread: unread.length, messages: ids.length };
 }

@@ -2,7 +2,7 @@ import type { Context } from '../../context.js';
 import { checkFields, selectFields } from '../../output/fields.js';
 import { writeObject } from '../../output/render.js';
 import { FUNNEL, type MessageStatus, type OutcomeCounts, type ReportJournal, type ReportRecipient } from './data.js';
-import type { ReportDocument } from './document.js';
+import { NOT_YET_SENT, type NotYetSent, type ReportDocument } from './document.js';
 
 // The report on stdout: the document (--json, or --fields in a table), one line per recipient
 // (-o ndjson), or the table of counts, owed recipients, statuses and delays.
@@ -21,6 +21,7 @@ export async function writeReport(
   statuses: ReadonlyMap<string, MessageStatus>,
   paths: readonly string[],
   journals: readonly ReportJournal[],
+  notYetSent: readonly NotYetSent[] = [],
 ): Promise<void> {
   const fields = ctx.globals.fields !== undefined && ctx.globals.fields.length > 0 ? ctx.globals.fields : undefined;
   if (ctx.globals.output === 'json' || (ctx.globals.output === 'table' && fields)) {
@@ -51,6 +52,25 @@ export async function writeReport(
           errorMessage: status?.errorMessage ?? recipient.error?.message ?? null,
           answeredAt: recipient.answeredAt ?? null,
           deliveredAt: status?.deliveredAt ?? null,
+        }))}\n`,
+      );
+      if (lines.length >= 1000) ctx.io.stdout.write(lines.splice(0).join(''));
+    }
+    // The recipients not yet sent that --to-file names, as `owed` in --json has them: every
+    // recipient the report knows of is a line.
+    for (const recipient of notYetSent) {
+      lines.push(
+        `${JSON.stringify(select({
+          to: recipient.to,
+          journal: paths[recipient.journal],
+          shard: journals[recipient.journal]!.shard,
+          outcome: NOT_YET_SENT,
+          messageId: null,
+          status: null,
+          errorCode: null,
+          errorMessage: null,
+          answeredAt: null,
+          deliveredAt: null,
         }))}\n`,
       );
       if (lines.length >= 1000) ctx.io.stdout.write(lines.splice(0).join(''));

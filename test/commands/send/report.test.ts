@@ -334,7 +334,7 @@ describe('svc send report, journal side', () => {
     }
   });
 
-  it('names the recipients not yet sent in owed, in --json and in the text alike, when --to-file gives the list', async () => {
+  it('names the recipients not yet sent in owed, in --json, -o ndjson and the text alike, when --to-file gives the list', async () => {
     const d = tempDir();
     try {
       const list = ['+14155550001', '+14155550002', '+14155550003', '+14155550004'];
@@ -359,6 +359,17 @@ describe('svc send report, journal side', () => {
       expect(text.stdout).toContain(`  ${list[2]}  not yet sent\n  ${list[3]}  not yet sent\n`);
       const unnamed = await runCli(['send', 'report', '--journal', journal], options);
       expect(unnamed.stdout).toContain('  and 2 not yet sent, not named here (give --to-file');
+      // One line per recipient: those not yet sent too, with the state --json gives them.
+      const ndjson = await runCli(['send', 'report', '--journal', journal, '--to-file', file, '-o', 'ndjson'], options);
+      expect(ndjson.code, ndjson.stderr).toBe(0);
+      const lines = ndjson.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(lines.map((line) => [line['to'], line['outcome'], line['status']])).toEqual([
+        [list[0], 'accepted', 'delivered'],
+        [list[1], 'rejected', null],
+        [list[2], 'not yet sent', null],
+        [list[3], 'not yet sent', null],
+      ]);
+      expect(lines[2]).toEqual({ to: list[2], journal, shard: null, outcome: 'not yet sent', messageId: null, status: null, errorCode: null, errorMessage: null, answeredAt: null, deliveredAt: null });
       await agent.close();
     } finally {
       d.cleanup();
