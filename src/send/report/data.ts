@@ -120,8 +120,10 @@ export async function readReportJournal(path: string, index: number, into: Repor
           const found = touch(to);
           if (record.outcome === 'accepted') {
             if ((found.bits & ACCEPTED) === 0) {
-              // The answer names one message id: the first recipient's (one per request with --to-file).
-              if (record.messageId !== undefined && position === 0) found.entry.messageId = record.messageId;
+              // Each recipient's own id (a request to several --to recipients); a journal written
+              // before messageIds, or an answer without `messages`, names the first one's only.
+              const messageId = record.messageIds?.[position] ?? (position === 0 ? record.messageId : undefined);
+              if (messageId !== undefined && messageId !== null) found.entry.messageId = messageId;
               found.entry.answeredAt = record.at;
             }
             found.bits |= ACCEPTED;

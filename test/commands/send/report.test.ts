@@ -24,7 +24,7 @@ const work = mkdtempSync(join(tmpdir(), 'svc-report-'));
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  h = await startHarness({ messageStepMs: 5, log: (line) => log.push(line) });
+  h = await startHarness({ messageStepMs: 5, logRequests: true, log: (line) => log.push(line) });
   const tenant = await createTenant(h, { domain: 'report.example.com' });
   await provisionAndWait(h, tenant, [FROM]);
   env = { SVC_BASE_URL: h.sandbox.url, SVC_USERNAME: 'sandbox@example.com', SVC_PASSWORD: 'sandbox', SVC_DATA_DIR: join(work, 'data') };
@@ -97,6 +97,31 @@ describe('svc send report against the sandbox', () => {
     expect(again.reads).toBe(0);
     expect(again.statuses).toEqual(own);
   }, 120_000);
+});
+
+describe('svc send report after a send to several --to recipients (one request)', () => {
+  it('journals each recipient\'s message id and reads the status of every one', async () => {
+    const journal = join(work, 'several.jsonl');
+    const to = ['+14156000001', '+14156000002', '+15550100001'];
+    const sent = await runCli(['send', '--from', FROM, ...to.flatMap((n) => ['--to', n]), '--body', 'Hi all', '--async', '--journal', journal, '-y', '--json'], { env });
+    expect(sent.code, sent.stderr).toBe(0);
+    const answer = (JSON.parse(sent.stdout) as { messages: { messageId: string; to: string }[] }[])[0]!;
+    const before = messageReads();
+    const run = await runCli(['send', 'report', '--journal', journal, '--watch', '--timeout', '100000', '--json'], { env, clock: fakeClock() });
+    expect(run.code, run.stderr).toBe(0);
+    const report = JSON.parse(run.stdout) as { total: Record<string, number>; statuses: Record<string, number>; final: boolean };
+    expect(report.total).toMatchObject({ recipients: 3, accepted: 3 });
+    // The third is in the sandbox's failing range: every message's own status, none unknown.
+    expect(report.statuses).toEqual({ delivered: 2, sent: 0, sending: 0, queued: 0, failed: 1, unknown: 0 });
+    expect(report.final).toBe(true);
+    // Each recipient's message was read (GET /messages/{id}), the first's and the others'.
+    const read = log.slice(0).filter((line) => line.startsWith('GET /api/v1/messages/'));
+    for (const message of answer.messages) expect(read.some((line) => line.includes(message.messageId))).toBe(true);
+    expect(messageReads()).toBeGreaterThanOrEqual(before + 3);
+    const ndjson = await runCli(['send', 'report', '--journal', journal, '-o', 'ndjson'], { env });
+    const lines = ndjson.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { to: string; messageId: string });
+    expect(Object.fromEntries(lines.map((line) => [line.to, line.messageId]))).toEqual(Object.fromEntries(answer.messages.map((m) => [m.to, m.messageId])));
+  });
 });
 
 describe('svc send report, journal side', () => {
@@ -329,6 +354,23 @@ describe('svc send report, journal side', () => {
       expect(report.missingShards).toBeNull();
       const text = await runCli(['send', 'report', '--journal', one, '--journal', otherN], { env: MOCK_ENV });
       expect(text.stdout).toContain('These journals are of 2 unrelated runs, not the shards of one send: the total adds them up.');
+    } finally {
+      d.cleanup();
+    }
+  });
+
+  it('reads a journal written before messageIds: a request to several recipients names the first one\'s id only', async () => {
+    const d = tempDir();
+    try {
+      const to = ['+14155550001', '+14155550002'];
+      const journal = d.file('old.jsonl', header(2) + sealRecord({ type: 'launch', seq: 1, to }) + sealRecord({ type: 'result', seq: 1, to, outcome: 'accepted', messageId: 'm1', status: 'queued', at: '2026-01-01T00:00:01Z' }));
+      const agent = new MockAgent();
+      agent.disableNetConnect();
+      agent.get(MOCK_ORIGIN).intercept({ path: '/api/v1/messages/m1', method: 'GET' }).reply(200, { messageId: 'm1', status: 'delivered' });
+      const run = await runCli(['send', 'report', '--journal', journal, '-o', 'ndjson', '--fields', 'to,outcome,messageId,status'], { env: { ...MOCK_ENV, SVC_DATA_DIR: join(d.dir, 'data') }, dispatcher: agent });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toBe('{"to":"+14155550001","outcome":"accepted","messageId":"m1","status":"delivered"}\n{"to":"+14155550002","outcome":"accepted","messageId":null,"status":"unknown"}\n');
+      await agent.close();
     } finally {
       d.cleanup();
     }
