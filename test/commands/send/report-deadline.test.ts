@@ -6,6 +6,7 @@ import { InterruptedError } from '../../../src/errors.js';
 import { sealRecord } from '../../../src/send/journal.js';
 import { fakeClock, runCli } from '../../helpers/cli.js';
 import { startTestServer, type TestServer } from '../../helpers/http-server.js';
+import { spawnCli } from '../../helpers/spawn.js';
 import { testDir } from './helpers.js';
 
 // `svc send report` against a live loopback server that hangs or fails: --timeout (with or
@@ -148,6 +149,19 @@ describe('svc send report --timeout against a server that never answers', () => 
     expect(run.code, run.stderr).toBe(5);
     expect(run.stderr).toContain('--watch timed out: 2 messages not yet delivered or failed');
     expect((JSON.parse(run.stdout) as Report).statuses['unknown']).toBe(2);
+  }, HUNG);
+
+  it('the built svc, on the real clock, ends at a short --watch deadline with the reads still in flight: exit 5', async () => {
+    const d = testDir();
+    const journal = journalOf(d.dir, ['m1']);
+    server.on('GET', '/api/v1/messages/m1', () => {
+      // Never answered.
+    });
+    // Killed after 20 s (code null) if it outlasts its deadline: nothing is measured.
+    const run = await spawnCli(['send', 'report', '--journal', journal, '--watch', '--timeout', '0.3', '--json'], { env: { ...envOf(d.dir), SVC_CONFIG_DIR: d.dir }, timeoutMs: 20_000 });
+    expect(run.code, run.stderr).toBe(5);
+    expect(run.stderr).toContain('--watch timed out: 1 message not yet delivered or failed');
+    expect((JSON.parse(run.stdout) as Report).statuses['unknown']).toBe(1);
   }, HUNG);
 
   it('a retry waiting out a Retry-After is cut off at the deadline too', async () => {
