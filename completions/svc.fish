@@ -451,7 +451,7 @@ complete -c svc -n '__svc_at '\''send'\''' -l fields -x -d 'only these fields (c
 complete -c svc -n '__svc_at '\''send'\''' -l no-pager -d 'do not page long output on a terminal (default: SVC_PAGER, PAGER, then less -FRX)'
 complete -c svc -n '__svc_at '\''send report'\''' -l journal -r -F -d 'a journal of svc send (repeatable: one per shard)'
 complete -c svc -n '__svc_at '\''send report'\''' -l watch -d 'keep reading until every message is delivered or failed'
-complete -c svc -n '__svc_at '\''send report'\''' -l timeout -x -d 'with --watch, give up after this long (exit 5); default 600'
+complete -c svc -n '__svc_at '\''send report'\''' -l timeout -x -d 'stop reading statuses after this long (exit 5); with --watch, default 600'
 complete -c svc -n '__svc_at '\''send report'\''' -l failed-to -r -F -d 'write the rejected and failed recipients here, for svc send --to-file'
 complete -c svc -n '__svc_at '\''send report'\''' -l to-file -r -F -d 'the recipients file of the send: names who is not yet sent, and --failed-to keeps its columns'
 complete -c svc -n '__svc_at '\''send report'\''' -l exclude-file -r -F -d 'the --exclude-file of the send: with --to-file, names who is not yet sent for a send that had one'

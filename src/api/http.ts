@@ -213,7 +213,7 @@ export class ApiClient {
         error.retryAfterMs = retryAfterMs;
         if (retryable && RETRY_STATUSES.has(response.status) && attempt < MAX_ATTEMPTS) {
           if (retryAfterMs !== undefined && retryAfterMs > MAX_RETRY_AFTER_MS) throw error;
-          await this.pause(attempt, retryAfterMs, `${response.status}`);
+          await this.pause(attempt, retryAfterMs, `${response.status}`, req.signal);
           continue;
         }
         throw error;
@@ -222,21 +222,24 @@ export class ApiClient {
       if (!(error instanceof NetworkError)) throw error;
       const mayRetry = retryable || !error.sent;
       if (mayRetry && attempt < MAX_ATTEMPTS && !error.permanent) {
-        await this.pause(attempt, undefined, error.message);
+        await this.pause(attempt, undefined, error.message, req.signal);
         continue;
       }
       throw error;
     }
   }
 
-  private async pause(attempt: number, retryAfterMs: number | undefined, why: string): Promise<void> {
+  /** The wait before a retry: it ends early on Ctrl-C, and on the request's own signal (a caller's deadline). */
+  private async pause(attempt: number, retryAfterMs: number | undefined, why: string, own: AbortSignal | undefined): Promise<void> {
     // Exponential backoff with full jitter on top of half the step, so that retries spread out.
     const step = 250 * 2 ** (attempt - 1);
     const backoff = step / 2 + Math.random() * (step / 2);
     const wait = Math.max(backoff, retryAfterMs ?? 0);
     this.trace(`* retrying after ${why} in ${Math.round(wait)} ms (attempt ${attempt + 1} of ${MAX_ATTEMPTS})`);
+    const outer = this.options.signal;
+    const signal = own === undefined || own === outer ? outer : outer === undefined ? own : AbortSignal.any([outer, own]);
     try {
-      await this.options.clock.sleep(wait, this.options.signal);
+      await this.options.clock.sleep(wait, signal);
     } catch {
       throw new InterruptedError();
     }

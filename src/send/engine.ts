@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import type { SendAnswer } from '../api/messages.js';
-import type { JournalRecord } from './journal.js';
+import { messageIdsOf, type JournalRecord } from './journal.js';
 import { classifyFailure, type SendFailure } from './outcome.js';
 
 // The bulk-send engine: pulls requests from a stream, keeps at most `concurrency` of them in
@@ -108,6 +108,11 @@ export function journalRecordFor(result: BulkResult): JournalRecord {
     const messageId = stringField(result.answer, 'messageId');
     const status = stringField(result.answer, 'status');
     if (messageId !== undefined) record.messageId = messageId;
+    // Several --to recipients in one request: each has its own message id in the answer's `messages`.
+    if (result.to.length > 1) {
+      const messageIds = messageIdsOf(result.to, result.answer);
+      if (messageIds !== undefined) record.messageIds = messageIds;
+    }
     if (status !== undefined) record.status = status;
     return record;
   }

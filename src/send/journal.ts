@@ -4,7 +4,10 @@
 //   line 1   {"journal":"svc-send","version":2,"run":{...},"created":"ISO","svc":"x.y.z","crc":"…"}
 //   launch   {"type":"launch","seq":N,"to":["+1…"],"crc":"…"}                      before the request leaves
 //   result   {"type":"result","seq":N,"to":[…],"outcome":"accepted|rejected|unknown",
-//             "messageId"?,"status"?,"error"?:{message,status,title?,errorCode?},"at":"ISO","crc":"…"}
+//             "messageId"?,"messageIds"?,"status"?,"error"?:{message,status,title?,errorCode?},"at":"ISO","crc":"…"}
+//             `messageId` is the answer's (its first recipient's); `messageIds`, for a request to
+//             several recipients, is each one's id from the answer's `messages`, in the order of
+//             `to` (null for one it did not name). Journals without it still read: the first only.
 //   resume   {"type":"resume","at":"ISO","unknown":"resend|skip|none","torn"?:{"line":N,"bytes":"base64"},"crc":"…"}
 //   throttled {"type":"throttled","seq":N,"to":[…],"status":429|503,"at":"ISO","crc":"…"}    the request
 //             was refused unprocessed (issue 10): its launch is closed, no outcome; sent again later
@@ -95,6 +98,8 @@ export interface JournalRecord {
   to: string[];
   outcome: JournalOutcome;
   messageId?: string;
+  /** Each recipient's message id, in the order of `to` (a request to several recipients). */
+  messageIds?: (string | null)[];
   status?: string;
   error?: JournalError;
   at?: string;
@@ -280,9 +285,10 @@ export class JournalWriter {
   /** Records the answer to the request launched as `seq`. */
   result(seq: number, record: JournalRecord): void {
     // Built by hand (the same text JSON.stringify makes of the record): one a request.
-    const { to, outcome, messageId, status, error } = record;
+    const { to, outcome, messageId, messageIds, status, error } = record;
     let text = `{"type":"result","seq":${seq},"to":${jsonStrings(to)},"outcome":"${outcome}"`;
     if (messageId !== undefined) text += `,"messageId":${jsonString(messageId)}`;
+    if (messageIds !== undefined) text += `,"messageIds":${JSON.stringify(messageIds)}`;
     if (status !== undefined) text += `,"status":${jsonString(status)}`;
     if (error !== undefined) text += `,"error":${JSON.stringify(error)}`;
     // The clock's ISO 8601 text needs no escaping.
@@ -590,6 +596,36 @@ function isStringArray(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((item) => typeof item === 'string');
 }
 
+/** One id (or null) per recipient: anything else is ignored, and the record reads as one without. */
+function isMessageIds(value: unknown, recipients: number): value is (string | null)[] {
+  return Array.isArray(value) && value.length === recipients && value.every((item) => item === null || typeof item === 'string');
+}
+
+/**
+ * Each recipient's message id from the answer to a request to several recipients: its
+ * `messages: [{messageId, to, status}, ...]` (decisions.md), matched by number (an entry without
+ * `to` by its position, when there is one entry per recipient). Undefined for one recipient (the
+ * answer's `messageId` is its id) and when the answer names no ids per recipient.
+ */
+export function messageIdsOf(to: readonly string[], answer: Readonly<Record<string, unknown>>): (string | null)[] | undefined {
+  if (to.length < 2) return undefined;
+  const messages = answer['messages'];
+  if (!Array.isArray(messages)) return undefined;
+  const digits = (value: string): string => value.replace(/\D/g, '');
+  const byNumber = new Map<string, string>();
+  const byPosition: (string | null)[] = [];
+  for (const entry of messages as unknown[]) {
+    const id = typeof entry === 'object' && entry !== null ? Reflect.get(entry, 'messageId') : undefined;
+    const number = typeof entry === 'object' && entry !== null ? Reflect.get(entry, 'to') : undefined;
+    const recipient = typeof number === 'string' ? number : Array.isArray(number) && number.length === 1 && typeof number[0] === 'string' ? (number[0] as string) : undefined;
+    byPosition.push(typeof id === 'string' && id !== '' && recipient === undefined ? id : null);
+    if (typeof id === 'string' && id !== '' && recipient !== undefined && !byNumber.has(digits(recipient))) byNumber.set(digits(recipient), id);
+  }
+  const positional = messages.length === to.length;
+  const ids = to.map((number, position) => byNumber.get(digits(number)) ?? (positional ? byPosition[position]! : null));
+  return ids.some((id) => id !== null) ? ids : undefined;
+}
+
 function isSeq(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
 }
@@ -669,6 +705,7 @@ function parseLine(path: string, bytes: Buffer, line: number): JournalLine {
     if (!isSeq(seq) || !isStringArray(to)) throw bad('a result without its seq or recipients');
     if (typeof outcome !== 'string' || !(JOURNAL_OUTCOMES as readonly string[]).includes(outcome)) throw bad(`an unknown outcome ${JSON.stringify(outcome)}`);
     const messageId = get('messageId');
+    const messageIds = get('messageIds');
     const status = get('status');
     const error = get('error');
     return {
@@ -679,6 +716,7 @@ function parseLine(path: string, bytes: Buffer, line: number): JournalLine {
       outcome: outcome as JournalOutcome,
       at: typeof at === 'string' ? at : '',
       ...(typeof messageId === 'string' ? { messageId } : {}),
+      ...(isMessageIds(messageIds, to.length) ? { messageIds } : {}),
       ...(typeof status === 'string' ? { status } : {}),
       ...(typeof error === 'object' && error !== null ? { error: error as JournalError } : {}),
     };

@@ -5,11 +5,12 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { runBulk, type BulkRequest } from '../../src/send/engine.js';
+import { journalRecordFor, runBulk, type BulkRequest } from '../../src/send/engine.js';
 import { ApiError, NetworkError } from '../../src/errors.js';
 import {
   JournalFormatError,
   JournalWriter,
+  messageIdsOf,
   readJournal,
   readJournalRecords,
   runDifferences,
@@ -157,6 +158,45 @@ describe('JournalWriter and readJournal', () => {
     const joined = journalPath();
     writeFileSync(joined, readFileSync(path, 'utf8').split('\n')[0]! + '\n' + readFileSync(path, 'utf8').split('\n')[0]! + '\n');
     await expect(readJournal(joined)).rejects.toThrow(':2: a second journal header');
+  });
+
+  it('journals each recipient\'s message id of a request to several, from the answer\'s messages; the first only without them', async () => {
+    const to = [number(1), number(2), number(3)];
+    // The decisions.md answer for several recipients: the first's fields, and messages[] one per recipient (any order).
+    const answer = {
+      messageId: 'm-1',
+      status: 'queued',
+      messages: [
+        { messageId: 'm-3', to: number(3), status: 'queued' },
+        { messageId: 'm-1', to: number(1), status: 'queued' },
+        { messageId: 'm-2', to: number(2), status: 'queued' },
+      ],
+    };
+    const record = journalRecordFor({ to, outcome: 'accepted', answer });
+    expect(record).toEqual({ to, outcome: 'accepted', messageId: 'm-1', messageIds: ['m-1', 'm-2', 'm-3'], status: 'queued' });
+    const path = journalPath();
+    const journal = JournalWriter.create(path, RUN, { clock: fixedClock });
+    const [seq] = journal.launch([{ to }]);
+    journal.result(seq!, record);
+    const [single] = journal.launch([{ to: [number(4)] }]);
+    journal.result(single!, journalRecordFor({ to: [number(4)], outcome: 'accepted', answer: { messageId: 'm-4', status: 'queued' } }));
+    await journal.close();
+    const results = (await records(path)).filter((r) => r.type === 'result');
+    expect(results[0]).toMatchObject({ messageId: 'm-1', messageIds: ['m-1', 'm-2', 'm-3'] });
+    // One recipient: its id is the answer's messageId, nothing more is written.
+    expect(results[1]).toMatchObject({ messageId: 'm-4' });
+    expect(results[1]).not.toHaveProperty('messageIds');
+    expect(readFileSync(path, 'utf8').split('\n')[2]).toContain('"messageId":"m-1","messageIds":["m-1","m-2","m-3"],"status":"queued"');
+  });
+
+  it('matches messages[] to recipients by number, else by position, and leaves out what the answer does not name', () => {
+    const to = [number(1), number(2)];
+    expect(messageIdsOf(to, { messages: [{ messageId: 'b', to: ['+1 555 010 0002'] }, { messageId: 'a', to: number(1) }] })).toEqual(['a', 'b']);
+    expect(messageIdsOf(to, { messages: [{ messageId: 'a' }, { messageId: 'b' }] })).toEqual(['a', 'b']);
+    expect(messageIdsOf(to, { messages: [{ messageId: 'b', to: number(2) }] })).toEqual([null, 'b']);
+    expect(messageIdsOf(to, { messageId: 'a' })).toBeUndefined();
+    expect(messageIdsOf(to, { messages: 'no' })).toBeUndefined();
+    expect(messageIdsOf([number(1)], { messageId: 'a', messages: [{ messageId: 'a', to: number(1) }] })).toBeUndefined();
   });
 
   it('names what differs between two runs', () => {

@@ -9,7 +9,7 @@ import { appendFileSync, readFileSync } from 'node:fs';
 import { getMessage, messageOutcome, type Message } from '../../api/messages.js';
 import type { ApiClient } from '../../api/http.js';
 import { AuthError, InterruptedError, NotFoundError } from '../../errors.js';
-import { readJournalRecords, type JournalError } from '../journal.js';
+import { readJournalRecords, type JournalError, type JournalRun } from '../journal.js';
 
 export type JournalState = 'accepted' | 'rejected' | 'unknown';
 
@@ -45,6 +45,8 @@ export interface ReportJournal {
   from: string;
   /** The run's recipients digest (`sha256:…` of the recipients file). */
   recipientsDigest: string;
+  /** What the header binds the journal to: from-number, body, recipients and media digests. */
+  run: JournalRun;
   counts: OutcomeCounts;
   /** The digest of the --exclude-file set the run was sent with (its header's `exclude`), when it had one. */
   excludeDigest?: string;
@@ -85,6 +87,7 @@ export async function readReportJournal(path: string, index: number, into: Repor
   const open = new Map<number, string[]>();
   let from = '';
   let recipientsDigest = '';
+  let run: JournalRun = { from: '', body: '', recipients: '', recipientCount: 0, media: [] };
   let recipientCount = 0;
   let own: { recipients: number; excluded: number } | undefined;
   let excludeDigest: string | undefined;
@@ -101,6 +104,7 @@ export async function readReportJournal(path: string, index: number, into: Repor
         sawHeader = true;
         from = record.header.run.from;
         recipientsDigest = record.header.run.recipients;
+        run = record.header.run;
         recipientCount = record.header.run.recipientCount;
         own = record.header.own;
         excludeDigest = record.header.exclude?.digest;
@@ -116,8 +120,10 @@ export async function readReportJournal(path: string, index: number, into: Repor
           const found = touch(to);
           if (record.outcome === 'accepted') {
             if ((found.bits & ACCEPTED) === 0) {
-              // The answer names one message id: the first recipient's (one per request with --to-file).
-              if (record.messageId !== undefined && position === 0) found.entry.messageId = record.messageId;
+              // Each recipient's own id (a request to several --to recipients); a journal written
+              // before messageIds, or an answer without `messages`, names the first one's only.
+              const messageId = record.messageIds?.[position] ?? (position === 0 ? record.messageId : undefined);
+              if (messageId !== undefined && messageId !== null) found.entry.messageId = messageId;
               found.entry.answeredAt = record.at;
             }
             found.bits |= ACCEPTED;
@@ -160,10 +166,64 @@ export async function readReportJournal(path: string, index: number, into: Repor
     shard: headerShard(path),
     from,
     recipientsDigest,
+    run,
     counts,
     ...(excludeDigest !== undefined ? { excludeDigest } : {}),
     ...(own === undefined && sharded ? { ownUnknown: true } : {}),
   };
+}
+
+/** Whether the journals are the shards of one send, and which of its shards are not among them. */
+export interface ShardCoverage {
+  /** Distinct sends among the journals (1 when they are one send's shards, or one journal). */
+  runs: number;
+  /** Shards of the send with no journal given (ascending); null when the journals are of several sends. */
+  missingShards: number[] | null;
+  /** Why the journals are of several sends (for the warning), when they are. */
+  unrelated: string[];
+  /** Shards given more than once (two journals of one shard): `K/N: a.jsonl, b.jsonl`. */
+  repeated: string[];
+}
+
+/**
+ * Journals are of one send when their headers bind them to the same run (from-number, body,
+ * recipients and media digests), the same exclude list and the same shard count N; a send's
+ * shards are 1..N, so those not given are missing (the totals are then of the shards given).
+ * The header holds no run id: two sends of the same list, body and number read as one.
+ */
+export function shardCoverage(journals: readonly ReportJournal[]): ShardCoverage {
+  const n = (journal: ReportJournal): number => (journal.shard !== null && journal.shard.n > 1 ? journal.shard.n : 1);
+  const first = journals[0];
+  if (first === undefined) return { runs: 0, missingShards: [], unrelated: [], repeated: [] };
+  const keyOf = (journal: ReportJournal): string =>
+    JSON.stringify([journal.run.from, journal.run.body, journal.run.recipients, journal.run.media, journal.excludeDigest ?? null, n(journal)]);
+  const runs = new Set(journals.map(keyOf)).size;
+  if (runs > 1) {
+    const unrelated: string[] = [];
+    for (const other of journals.slice(1)) {
+      if (keyOf(other) === keyOf(first)) continue;
+      const why: string[] = [];
+      if (other.run.from !== first.run.from) why.push(`sent from ${other.run.from}, not ${first.run.from}`);
+      if (other.run.recipients !== first.run.recipients) why.push('another recipients list');
+      if (other.run.body !== first.run.body) why.push('another body');
+      if (JSON.stringify(other.run.media) !== JSON.stringify(first.run.media)) why.push('other media');
+      if ((other.excludeDigest ?? null) !== (first.excludeDigest ?? null)) why.push('another --exclude-file');
+      if (n(other) !== n(first)) why.push(n(other) === 1 ? 'not sharded' : n(first) === 1 ? `sharded in ${n(other)}` : `${n(other)} shards, not ${n(first)}`);
+      unrelated.push(`${other.path} (${why.join(', ')})`);
+    }
+    return { runs, missingShards: null, unrelated, repeated: [] };
+  }
+  const total = n(first);
+  if (total === 1) return { runs, missingShards: [], unrelated: [], repeated: [] };
+  const given = new Map<number, string[]>();
+  for (const journal of journals) {
+    const k = journal.shard!.k;
+    given.set(k, [...(given.get(k) ?? []), journal.path]);
+  }
+  const missingShards: number[] = [];
+  for (let k = 1; k <= total; k++) if (!given.has(k)) missingShards.push(k);
+  const repeated = [...given].filter(([, paths]) => paths.length > 1).map(([k, paths]) => `${k}/${total}: ${paths.join(', ')}`);
+  return { runs, missingShards, unrelated: [], repeated };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -182,7 +242,11 @@ export interface MessageStatus {
   queuedAt: string | null;
   sentAt: string | null;
   deliveredAt: string | null;
-  /** The service answered 404: it does not know the message, and will not later (final, cached). */
+  /**
+   * The service answered 404: it does not know the message now. An `unknown` for this report
+   * only: not final, never cached (a message just sent may not be readable yet), read again by
+   * the next --watch round and the next report.
+   */
   notFound?: true;
 }
 
@@ -199,9 +263,9 @@ export function isFinal(status: FunnelStatus): boolean {
   return status === 'delivered' || status === 'failed';
 }
 
-/** A status that will not change: delivered, failed, or a message the service does not know (404). */
+/** A status that will not change: delivered or failed (a 404 is not one: it is read again). */
 export function isSettled(status: MessageStatus | undefined): boolean {
-  return status !== undefined && (isFinal(status.status) || status.notFound === true);
+  return status !== undefined && status.notFound !== true && isFinal(status.status);
 }
 
 function text(value: unknown): string | null {
@@ -238,6 +302,7 @@ export function readCache(journal: string): Map<string, MessageStatus> {
     if (line.trim() === '') continue;
     try {
       const value = JSON.parse(line) as MessageStatus;
+      // Only final statuses: a 404 that an older svc cached as final is read again.
       if (typeof value.messageId === 'string' && (FUNNEL as readonly string[]).includes(value.status) && isSettled(value)) cache.set(value.messageId, value);
     } catch {
       /* a torn last line: that status is read again */
@@ -247,42 +312,65 @@ export function readCache(journal: string): Map<string, MessageStatus> {
 }
 
 export function appendCache(journal: string, statuses: readonly MessageStatus[]): void {
-  if (statuses.length === 0) return;
-  appendFileSync(cachePath(journal), statuses.map((status) => `${JSON.stringify(status)}\n`).join(''), { mode: 0o600 });
+  const final = statuses.filter((status) => isSettled(status));
+  if (final.length === 0) return;
+  appendFileSync(cachePath(journal), final.map((status) => `${JSON.stringify(status)}\n`).join(''), { mode: 0o600 });
 }
 
 export interface ReadStatusesOptions {
   concurrency: number;
+  /** Ctrl-C: the report stops (InterruptedError). */
   signal: AbortSignal;
+  /**
+   * The report's --timeout: when it aborts, the reads in flight are cut off (through to the HTTP
+   * request and its retry waits), nothing more is read, and the ids not read are in `cutOff`.
+   */
+  deadline?: AbortSignal | undefined;
   onProgress?: (done: number, total: number) => void;
+}
+
+export interface ReadStatusesResult {
+  statuses: MessageStatus[];
+  /** Reads that failed (a network or server error, after the client's own retries). */
+  failed: { messageId: string; message: string }[];
+  /** Ids not read because the deadline came first (in flight then, or not started). */
+  cutOff: string[];
+  reads: number;
 }
 
 /**
  * Reads each message's status, `concurrency` at a time (the API client retries a failed read
- * itself). A message the service does not know (404) is a final `unknown`; a read that still fails
- * is left out of `statuses` and named in `failed` (to be told, and read again by --watch), never
- * taken for a status. Credentials that do not work stop the report.
+ * itself). A message the service does not know (404) is an `unknown` for this report only (never
+ * cached, read again next time); a read that still fails is left out of `statuses` and named in
+ * `failed` (to be told, and read again by --watch), never taken for a status. Credentials that do
+ * not work stop the report; so does Ctrl-C. The deadline stops the reads without an error.
  */
-export async function readStatuses(
-  api: ApiClient,
-  ids: readonly string[],
-  options: ReadStatusesOptions,
-): Promise<{ statuses: MessageStatus[]; failed: { messageId: string; message: string }[]; reads: number }> {
+export async function readStatuses(api: ApiClient, ids: readonly string[], options: ReadStatusesOptions): Promise<ReadStatusesResult> {
   const statuses: MessageStatus[] = [];
   const failed: { messageId: string; message: string }[] = [];
+  const cutOff: string[] = [];
+  const { deadline } = options;
+  // One signal for every read of this call: the HTTP layer listens once per signal, not per read.
+  const signal = deadline === undefined ? options.signal : AbortSignal.any([options.signal, deadline]);
   let next = 0;
   let done = 0;
   let reads = 0;
   const worker = async (): Promise<void> => {
     while (next < ids.length) {
       if (options.signal.aborted) throw new InterruptedError();
+      if (deadline?.aborted) return;
       const at = next++;
       const id = ids[at]!;
       reads++;
       try {
-        statuses.push(statusFrom(id, await getMessage(api, id, options.signal)));
+        statuses.push(statusFrom(id, await getMessage(api, id, signal)));
       } catch (error) {
-        if (error instanceof AuthError || error instanceof InterruptedError || options.signal.aborted) throw error;
+        if (options.signal.aborted) throw error;
+        if (deadline?.aborted) {
+          cutOff.push(id);
+          return;
+        }
+        if (error instanceof AuthError || error instanceof InterruptedError) throw error;
         const message = error instanceof Error ? error.message : String(error);
         if (error instanceof NotFoundError) {
           statuses.push({ messageId: id, status: 'unknown', raw: null, errorCode: null, errorMessage: message, queuedAt: null, sentAt: null, deliveredAt: null, notFound: true });
@@ -295,7 +383,9 @@ export async function readStatuses(
     }
   };
   await Promise.all(Array.from({ length: Math.min(options.concurrency, ids.length) }, worker));
-  return { statuses, failed, reads };
+  // Those no worker started before the deadline.
+  for (let at = next; at < ids.length; at++) cutOff.push(ids[at]!);
+  return { statuses, failed, cutOff, reads };
 }
 
 export function percentile(sorted: readonly number[], q: number): number | null {

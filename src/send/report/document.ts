@@ -7,6 +7,7 @@ import {
   type OutcomeCounts,
   type ReportJournal,
   type ReportRecipient,
+  type ShardCoverage,
 } from './data.js';
 
 // The report's document: counts per journal and in total, who is still owed, the statuses of the
@@ -14,12 +15,17 @@ import {
 
 export interface ReportDocument {
   journals: { path: string; shard: { k: number; n: number } | null; from: string; counts: OutcomeCounts }[];
+  /** Of the journals given (the shards given, when some are missing). */
   total: OutcomeCounts;
+  /** Distinct sends among the journals: more than 1 when journals of unrelated runs are merged. */
+  runs: number;
+  /** The send's shards with no journal given (`[]` when none is missing); null when runs > 1. */
+  missingShards: number[] | null;
   /**
    * Recipients not accepted: rejected (never sent), unknown (maybe sent), and not yet sent (named
    * when --to-file gives the list; else counted only, in total.notYetSent).
    */
-  owed: { to: string; state: 'rejected' | 'unknown' | 'not yet sent'; journal: string; error: string | null }[];
+  owed: { to: string; state: 'rejected' | 'unknown' | typeof NOT_YET_SENT; journal: string; error: string | null }[];
   statuses: Record<FunnelStatus, number>;
   failures: { errorCode: string | null; errorMessage: string | null; count: number }[];
   sendToDelivery: { count: number; p50Ms: number | null; p95Ms: number | null; maxMs: number | null };
@@ -27,7 +33,15 @@ export interface ReportDocument {
   final: boolean;
   /** GET /messages/{id} made by this report (cached final statuses are not read again). */
   reads: number;
+  /**
+   * Accepted messages whose status this report could not read (a network or server error after
+   * the retries, or cut off by --timeout): counted as `unknown` in `statuses`.
+   */
+  unread: number;
 }
+
+/** The state (`owed` in --json) and outcome (-o ndjson) of a recipient with no record in its journal. */
+export const NOT_YET_SENT = 'not yet sent';
 
 /** A recipient of a journal's share of the list that the journal has no record of. */
 export interface NotYetSent {
@@ -48,6 +62,8 @@ export function buildDocument(
   reads: number,
   paths: readonly string[],
   notYetSent: readonly NotYetSent[] = [],
+  unread = 0,
+  coverage: Pick<ShardCoverage, 'runs' | 'missingShards'> = { runs: 1, missingShards: [] },
 ): ReportDocument {
   const funnel = Object.fromEntries(FUNNEL.map((status) => [status, 0])) as Record<FunnelStatus, number>;
   const reasons = new Map<string, { errorCode: string | null; errorMessage: string | null; count: number }>();
@@ -75,16 +91,19 @@ export function buildDocument(
       if (Number.isFinite(start) && Number.isFinite(end) && end >= start) delays.push(end - start);
     }
   }
-  for (const recipient of notYetSent) owed.push({ to: recipient.to, state: 'not yet sent', journal: paths[recipient.journal]!, error: null });
+  for (const recipient of notYetSent) owed.push({ to: recipient.to, state: NOT_YET_SENT, journal: paths[recipient.journal]!, error: null });
   delays.sort((a, b) => a - b);
   return {
     journals: journals.map((journal) => ({ path: journal.path, shard: journal.shard, from: journal.from, counts: journal.counts })),
     total: sum(journals.map((journal) => journal.counts)),
+    runs: coverage.runs,
+    missingShards: coverage.missingShards,
     owed,
     statuses: funnel,
     failures: [...reasons.values()].sort((a, b) => b.count - a.count),
     sendToDelivery: { count: delays.length, p50Ms: percentile(delays, 0.5), p95Ms: percentile(delays, 0.95), maxMs: delays.length === 0 ? null : delays[delays.length - 1]! },
     final,
     reads,
+    unread,
   };
 }

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
+import { realpath, stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Context } from '../../context.js';
 import { InterruptedError, UsageError } from '../../errors.js';
@@ -11,6 +13,7 @@ import {
   readCache,
   readReportJournal,
   readStatuses,
+  shardCoverage,
   type MessageStatus,
   type ReportJournal,
   type ReportRecipient,
@@ -33,10 +36,10 @@ const WATCH_INTERVAL_MS = 2000;
 const DEFAULT_WATCH_TIMEOUT_S = 600;
 
 export interface ReportOptions {
-  /** The journals of the send, one per shard (distinct). */
+  /** The journals of the send, one per shard (the same file given twice is read once). */
   journals: string[];
   watch: boolean;
-  /** --timeout of --watch, in seconds. */
+  /** --timeout: the limit of the whole report's reads, in seconds (with --watch, default 600). */
   timeoutS: number | undefined;
   failedTo: string | undefined;
   /** The recipients file of the send, for the columns of --failed-to. */
@@ -45,9 +48,14 @@ export interface ReportOptions {
   excludeFile?: string | undefined;
 }
 
-/** What the report found; `notFinal` counts the messages --watch gave up on when it timed out. */
+/** What the report found, for its exit code. */
 export interface ReportOutcome {
+  /** The deadline came first: the messages not final (--watch) or not read (without it), else undefined. */
   notFinal: number | undefined;
+  /** Accepted messages whose status this report could not read (a network or server error, or the deadline). */
+  unread: number;
+  /** Accepted messages with a message id: the statuses the report is about. */
+  messages: number;
 }
 
 function journalProblem(path: string, error: unknown): UsageError {
@@ -118,7 +126,10 @@ interface Statuses {
   /** The accepted messages' ids. */
   ids: string[];
   reads: number;
+  /** The deadline (--timeout, or --watch's default) came before every status was final (--watch) or read. */
   timedOut: boolean;
+  /** Ids whose status could not be read in the last round (a network or server error, or cut off by the deadline). */
+  unread: string[];
 }
 
 async function readAllStatuses(ctx: Context, options: ReportOptions, recipients: readonly ReportRecipient[]): Promise<Statuses> {
@@ -135,8 +146,15 @@ async function readAllStatuses(ctx: Context, options: ReportOptions, recipients:
   }
   const ids = [...journalOf.keys()];
   let reads = 0;
-  const deadline = watch ? ctx.clock.now() + (options.timeoutS ?? DEFAULT_WATCH_TIMEOUT_S) * 1000 : undefined;
+  // --timeout bounds the whole report's reads, with --watch (default 600 s) or without (no default:
+  // each read is bounded by the per-request timeout and its retries). Its signal cuts off the
+  // reads in flight, down to the HTTP request, so that the report ends at the deadline.
+  const timeoutS = options.timeoutS ?? (watch ? DEFAULT_WATCH_TIMEOUT_S : undefined);
+  const deadline = timeoutS === undefined ? undefined : ctx.clock.now() + timeoutS * 1000;
+  const deadlineSignal = deadline === undefined ? undefined : ctx.clock.timeout(Math.max(0, deadline - ctx.clock.now()));
+  const deadlinePassed = (): boolean => deadlineSignal?.aborted === true;
   let timedOut = false;
+  let unread: string[] = [];
   if (ids.length > 0) {
     const api = await ctx.api();
     const progress = ctx.io.stderrIsTTY ? (done: number, total: number) => ctx.io.stderr.write(`\r\u001b[2KReading statuses: ${done}/${total}`) : undefined;
@@ -146,9 +164,9 @@ async function readAllStatuses(ctx: Context, options: ReportOptions, recipients:
       });
       if (pending.length === 0) break;
       if (round > 0) {
-        if (deadline === undefined) break;
+        if (!watch || deadline === undefined) break;
         const left = deadline - ctx.clock.now();
-        if (left <= 0) {
+        if (left <= 0 || deadlinePassed()) {
           timedOut = true;
           break;
         }
@@ -158,11 +176,22 @@ async function readAllStatuses(ctx: Context, options: ReportOptions, recipients:
           if (error instanceof InterruptedError || ctx.signal.aborted) throw new InterruptedError('Stopped watching');
           throw error;
         }
+        // The wait ended at the deadline: nothing more is read.
+        if (deadlinePassed()) {
+          timedOut = true;
+          break;
+        }
       }
-      const result = await readStatuses(api, pending, { concurrency: STATUS_CONCURRENCY, signal: ctx.signal, ...(progress ? { onProgress: progress } : {}) });
+      const result = await readStatuses(api, pending, {
+        concurrency: STATUS_CONCURRENCY,
+        signal: ctx.signal,
+        deadline: deadlineSignal,
+        ...(progress ? { onProgress: progress } : {}),
+      });
       if (progress) ctx.io.stderr.write('\r\u001b[2K');
       reads += result.reads;
       for (const failure of result.failed) ctx.warn(`cannot read the status of message ${failure.messageId}${watch ? ' (read again next round)' : ''}: ${failure.message}`);
+      unread = [...result.failed.map((failure) => failure.messageId), ...result.cutOff];
       const newlyFinal: MessageStatus[][] = paths.map(() => []);
       for (const status of result.statuses) {
         statuses.set(status.messageId, status);
@@ -175,10 +204,18 @@ async function readAllStatuses(ctx: Context, options: ReportOptions, recipients:
           ctx.warn(`cannot cache statuses beside ${paths[index]}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
         }
       });
+      if (result.cutOff.length > 0) {
+        timedOut = true;
+        break;
+      }
       if (!watch) break;
     }
   }
-  return { statuses, ids, reads, timedOut };
+  const notFound = ids.filter((id) => statuses.get(id)?.notFound === true).length;
+  if (notFound > 0) {
+    ctx.warn(`${notFound} message${notFound === 1 ? '' : 's'} not known to the service (404): counted unknown for this report, not cached, read again next time`);
+  }
+  return { statuses, ids, reads, timedOut, unread };
 }
 
 /**
@@ -251,12 +288,48 @@ async function namedNotYetSent(
   return found;
 }
 
-export async function runReport(options: ReportOptions, ctx: Context): Promise<ReportOutcome> {
+/**
+ * The journals, each file once: the same file under another spelling (`a.jsonl`, `./a.jsonl`) or
+ * through a link is one journal (the same device and inode; for a path that cannot be read, the
+ * same real path), and would otherwise be counted twice. A duplicate is told on stderr.
+ */
+async function distinctJournals(paths: readonly string[], ctx: Context): Promise<string[]> {
+  const kept: { path: string; key: string }[] = [];
+  for (const path of paths) {
+    let key: string;
+    try {
+      const stats = await stat(path);
+      key = `inode:${stats.dev}:${stats.ino}`;
+    } catch {
+      key = `path:${await realpath(path).catch(() => resolve(path))}`;
+    }
+    const first = kept.find((journal) => journal.key === key);
+    if (first !== undefined) {
+      ctx.warn(first.path === path ? `--journal ${path} is given twice: counted once` : `--journal ${path} is the same file as --journal ${first.path}: counted once, the duplicate is ignored`);
+      continue;
+    }
+    kept.push({ path, key });
+  }
+  return kept.map((journal) => journal.path);
+}
+
+export async function runReport(given: ReportOptions, ctx: Context): Promise<ReportOutcome> {
+  const options: ReportOptions = { ...given, journals: await distinctJournals(given.journals, ctx) };
   const paths = options.journals;
   await checkFailedTo(options);
   const { journals, recipients, exclude } = await readJournals(options, ctx);
-  const { statuses, ids, reads, timedOut } = await readAllStatuses(ctx, options, recipients);
-  const document = buildDocument(journals, recipients, statuses, reads, paths, await namedNotYetSent(options, journals, recipients, exclude, ctx.io.stdin as Readable));
+  const coverage = shardCoverage(journals);
+  if (coverage.unrelated.length > 0) {
+    ctx.warn(`these journals are of unrelated runs, not the shards of one send: ${coverage.unrelated.join('; ')} differ from ${journals[0]!.path}; their counts are added up as they are`);
+  }
+  for (const repeated of coverage.repeated) ctx.warn(`shard ${repeated}: more than one journal of that shard, its recipients may be counted twice`);
+  if (coverage.missingShards !== null && coverage.missingShards.length > 0) {
+    const n = journals[0]!.shard!.n;
+    ctx.warn(`shard${coverage.missingShards.length === 1 ? '' : 's'} ${coverage.missingShards.map((k) => `${k}/${n}`).join(', ')} of this send ${coverage.missingShards.length === 1 ? 'is' : 'are'} missing (no journal given): the totals are of the shards given`);
+  }
+  const { statuses, ids, reads, timedOut, unread } = await readAllStatuses(ctx, options, recipients);
+  const notYetSent = await namedNotYetSent(options, journals, recipients, exclude, ctx.io.stdin as Readable);
+  const document = buildDocument(journals, recipients, statuses, reads, paths, notYetSent, unread.length, coverage);
   const { failedTo } = options;
   if (failedTo !== undefined) {
     const failed = new Set<string>();
@@ -267,6 +340,7 @@ export async function runReport(options: ReportOptions, ctx: Context): Promise<R
     const written = await writeFailedTo(failedTo, failed, options.toFile, ctx.io.stdin as Readable);
     ctx.io.stderr.write(`Wrote ${written} failed recipient${written === 1 ? '' : 's'} to ${failedTo} (svc send --to-file takes it).\n`);
   }
-  await writeReport(ctx, document, recipients, statuses, paths, journals);
-  return { notFinal: timedOut ? ids.filter((id) => !isSettled(statuses.get(id))).length : undefined };
+  await writeReport(ctx, document, recipients, statuses, paths, journals, notYetSent);
+  const notFinal = options.watch ? ids.filter((id) => !isSettled(statuses.get(id))).length : unread.length;
+  return { notFinal: timedOut ? notFinal : undefined, unread: unread.length, messages: ids.length };
 }

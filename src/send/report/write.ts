@@ -2,7 +2,7 @@ import type { Context } from '../../context.js';
 import { checkFields, selectFields } from '../../output/fields.js';
 import { writeObject } from '../../output/render.js';
 import { FUNNEL, type MessageStatus, type OutcomeCounts, type ReportJournal, type ReportRecipient } from './data.js';
-import type { ReportDocument } from './document.js';
+import { NOT_YET_SENT, type NotYetSent, type ReportDocument } from './document.js';
 
 // The report on stdout: the document (--json, or --fields in a table), one line per recipient
 // (-o ndjson), or the table of counts, owed recipients, statuses and delays.
@@ -21,6 +21,7 @@ export async function writeReport(
   statuses: ReadonlyMap<string, MessageStatus>,
   paths: readonly string[],
   journals: readonly ReportJournal[],
+  notYetSent: readonly NotYetSent[] = [],
 ): Promise<void> {
   const fields = ctx.globals.fields !== undefined && ctx.globals.fields.length > 0 ? ctx.globals.fields : undefined;
   if (ctx.globals.output === 'json' || (ctx.globals.output === 'table' && fields)) {
@@ -55,6 +56,25 @@ export async function writeReport(
       );
       if (lines.length >= 1000) ctx.io.stdout.write(lines.splice(0).join(''));
     }
+    // The recipients not yet sent that --to-file names, as `owed` in --json has them: every
+    // recipient the report knows of is a line.
+    for (const recipient of notYetSent) {
+      lines.push(
+        `${JSON.stringify(select({
+          to: recipient.to,
+          journal: paths[recipient.journal],
+          shard: journals[recipient.journal]!.shard,
+          outcome: NOT_YET_SENT,
+          messageId: null,
+          status: null,
+          errorCode: null,
+          errorMessage: null,
+          answeredAt: null,
+          deliveredAt: null,
+        }))}\n`,
+      );
+      if (lines.length >= 1000) ctx.io.stdout.write(lines.splice(0).join(''));
+    }
     ctx.io.stdout.write(lines.join(''));
     return;
   }
@@ -64,6 +84,12 @@ export async function writeReport(
   if (document.journals.length > 1) rows.push(line('total', document.total));
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
   const out: string[] = rows.map((row) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[0]!) : cell.padStart(widths[column]!))).join('  ').trimEnd());
+  const missing = document.missingShards ?? [];
+  if (missing.length > 0) {
+    const n = document.journals.find((journal) => journal.shard !== null)!.shard!.n;
+    out.push(`Shards missing: ${missing.map((k) => `${k}/${n}`).join(', ')} (no journal given): the counts are of the ${n - missing.length} shard${n - missing.length === 1 ? '' : 's'} given.`);
+  }
+  if (document.runs > 1) out.push(`These journals are of ${document.runs} unrelated runs, not the shards of one send: the total adds them up.`);
   const owedCount = document.total.rejected + document.total.unknown + document.total.notYetSent;
   const unnamed = owedCount - document.owed.length;
   out.push('');
@@ -80,7 +106,10 @@ export async function writeReport(
   }
   out.push('');
   const accepted = document.total.accepted;
-  out.push(`Statuses of the ${accepted} accepted (${document.reads} read now${document.final ? '' : '; not all final yet, --watch waits'}):`);
+  const notes = [`${document.reads} read now`];
+  if (document.unread > 0) notes.push(`${document.unread} could not be read, counted unknown`);
+  if (!document.final) notes.push('not all final yet, --watch waits');
+  out.push(`Statuses of the ${accepted} accepted (${notes.join('; ')}):`);
   out.push(`  ${FUNNEL.map((status) => `${status} ${document.statuses[status]}`).join('  ')}`);
   if (document.failures.length > 0) {
     out.push('Failure reasons:');
