@@ -28,8 +28,8 @@ export async function sendsInJournals(paths: readonly string[], number: string):
         if (record.type !== 'result' || record.outcome !== 'accepted') continue;
         record.to.forEach((to, position) => {
           if (normalizeNumber(to) !== number) return;
-          // The answer names one message id: its first recipient's.
-          const messageId = position === 0 ? (record.messageId ?? null) : null;
+          // Each recipient's own id (a journal before messageIds has only the first one's).
+          const messageId = record.messageIds?.[position] ?? (position === 0 ? (record.messageId ?? null) : null);
           sends.push({ messageId, from: from ?? '', to, at: record.at, status: record.status ?? null, journal: path, seq: record.seq });
         });
       }

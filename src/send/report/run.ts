@@ -340,7 +340,8 @@ export async function runReport(given: ReportOptions, ctx: Context): Promise<Rep
     const written = await writeFailedTo(failedTo, failed, options.toFile, ctx.io.stdin as Readable);
     ctx.io.stderr.write(`Wrote ${written} failed recipient${written === 1 ? '' : 's'} to ${failedTo} (svc send --to-file takes it).\n`);
   }
-  await writeReport(ctx, document, recipients, statuses, paths, journals, notYetSent);
+  const notFinalNote = options.watch && timedOut ? 'not all final when --watch timed out' : 'not all final yet, --watch waits';
+  await writeReport(ctx, document, recipients, statuses, paths, journals, notYetSent, notFinalNote);
   const notFinal = options.watch ? ids.filter((id) => !isSettled(statuses.get(id))).length : unread.length;
   return { notFinal: timedOut ? notFinal : undefined, unread: unread.length, messages: ids.length };
 }

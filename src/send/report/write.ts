@@ -22,6 +22,8 @@ export async function writeReport(
   paths: readonly string[],
   journals: readonly ReportJournal[],
   notYetSent: readonly NotYetSent[] = [],
+  /** What the text says of statuses not final yet: --watch waits for them, or timed out waiting. */
+  notFinalNote = 'not all final yet, --watch waits',
 ): Promise<void> {
   const fields = ctx.globals.fields !== undefined && ctx.globals.fields.length > 0 ? ctx.globals.fields : undefined;
   if (ctx.globals.output === 'json' || (ctx.globals.output === 'table' && fields)) {
@@ -108,7 +110,7 @@ export async function writeReport(
   const accepted = document.total.accepted;
   const notes = [`${document.reads} read now`];
   if (document.unread > 0) notes.push(`${document.unread} could not be read, counted unknown`);
-  if (!document.final) notes.push('not all final yet, --watch waits');
+  if (!document.final) notes.push(notFinalNote);
   out.push(`Statuses of the ${accepted} accepted (${notes.join('; ')}):`);
   out.push(`  ${FUNNEL.map((status) => `${status} ${document.statuses[status]}`).join('  ')}`);
   if (document.failures.length > 0) {

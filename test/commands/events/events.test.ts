@@ -308,6 +308,19 @@ describe('svc thread --journal', () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('nope.jsonl');
   });
+
+  it('takes each recipient\'s own message id from a request to several', async () => {
+    const store = tempStore();
+    const path = join(store, '..', 'multi.jsonl');
+    const journal = JournalWriter.create(path, { from: US, body: 'sha256:ab', recipients: 'sha256:cd', recipientCount: 2, media: [] }, { clock: () => new Date(T0) });
+    const [seq] = journal.launch([{ to: ['+14155559001', ANN] }]);
+    journal.result(seq!, { to: ['+14155559001', ANN], outcome: 'accepted', messageId: 'm-first', messageIds: ['m-first', 'm-second'], status: 'queued' });
+    await journal.close();
+    const result = await run(['thread', ANN, '--store', store, '--journal', path]);
+    expect(result.stderr).toBe('');
+    const items = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { direction: string; id: string });
+    expect(items.map((i) => `${i.direction} ${i.id}`)).toEqual(['out sent:m-second']);
+  });
 });
 
 describe('svc send records what it sent', () => {

@@ -175,6 +175,13 @@ describe('svc send report, journal side', () => {
     // moving (none at the deadline itself); m1 once.
     expect(gets).toBe(2 + 4);
     expect(clock.sleeps.every((ms) => ms <= 2000)).toBe(true);
+    // The text says --watch timed out waiting, not that it waits.
+    const text = await runCli(['send', 'report', '--journal', a, '--journal', b, '--watch', '--timeout', '4'], { env: { ...MOCK_ENV, SVC_DATA_DIR: join(work, 'd2') }, dispatcher: agent, clock: fakeClock() });
+    expect(text.code).toBe(5);
+    expect(text.stdout).toContain('not all final when --watch timed out');
+    expect(text.stdout).not.toContain('--watch waits');
+    const once = await runCli(['send', 'report', '--journal', a, '--journal', b], { env: { ...MOCK_ENV, SVC_DATA_DIR: join(work, 'd2') }, dispatcher: agent, clock: fakeClock() });
+    expect(once.stdout).toContain('not all final yet, --watch waits');
     await agent.close();
   });
 
