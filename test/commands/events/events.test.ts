@@ -143,6 +143,39 @@ describe('svc events list', () => {
   });
 });
 
+describe('a delivery stored by two listeners on one store', () => {
+  it('is listed, shown, tailed and threaded once, as the copy stored first', async () => {
+    const store = tempStore();
+    const first = EventStoreWriter.open(store);
+    const second = EventStoreWriter.open(store);
+    const reply = (at: number, listener: string): StoredRecord =>
+      eventRecord({
+        id: 'dlv-3',
+        type: 'MessageReceived',
+        receivedAt: new Date(at),
+        from: ANN,
+        to: [US],
+        messageId: 'in-1',
+        headers: { 'content-type': 'application/json', 'x-svc-event': 'MessageReceived', 'x-svc-delivery': 'dlv-3', 'x-listener': listener },
+        raw: REPLY_BODY,
+      });
+    await first.append(reply(T0 + 60_000, 'port-4242'));
+    // The sender did not hear the first answer and retried to the other listener.
+    await second.append(reply(T0 + 65_000, 'port-4243'));
+    await Promise.all([first.close(), second.close()]);
+
+    const list = await run(['events', 'list', '--store', store, '--json']);
+    expect((JSON.parse(list.stdout) as { id: string; receivedAt: string }[]).map((e) => `${e.id} ${e.receivedAt}`)).toEqual(['dlv-3 2026-03-01T09:01:00.000Z']);
+    const show = JSON.parse((await run(['events', 'show', 'dlv-3', '--store', store, '--json'])).stdout) as { receivedAt: string; headers: Record<string, string> };
+    expect(show.receivedAt).toBe('2026-03-01T09:01:00.000Z');
+    expect(show.headers['x-listener']).toBe('port-4242');
+    const tail = await run(['events', 'tail', '--store', store, '--json']);
+    expect(tail.stdout.trimEnd().split('\n')).toHaveLength(1);
+    const thread = await run(['thread', ANN, '--store', store]);
+    expect(thread.stdout.trimEnd().split('\n').map((line) => (JSON.parse(line) as { id: string }).id)).toEqual(['dlv-3']);
+  });
+});
+
 describe('svc events show', () => {
   it('shows the payload and the delivery headers, or exits 4 for an unknown id', async () => {
     const store = tempStore();
