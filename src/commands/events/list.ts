@@ -19,7 +19,8 @@ function summaryText(record: StoredRecord): string {
 const COLUMNS: Column<StoredRecord>[] = [
   { header: 'RECEIVED', value: (r) => r.at },
   { header: 'TYPE', value: (r) => r.type },
-  { header: 'ID', value: (r) => r.id },
+  // The id is what `events show ID` and `events replay ID` take: other columns give way first.
+  { header: 'ID', value: (r) => r.id, whole: true },
   { header: 'MESSAGE', value: (r) => r.messageId ?? '' },
   { header: 'FROM', value: (r) => r.from ?? '' },
   { header: 'TO', value: (r) => (r.to ?? []).join(', ') },
@@ -49,10 +50,11 @@ export async function run(input: InputFor<typeof eventsCommands, 'events list'>,
     await writeList(ctx, records, COLUMNS);
     return 0;
   }
+  // With --fields in a table, an `id` column is kept whole all the same.
   await writeList(
     ctx,
     records.map((record) => eventJson(record)),
-    [],
+    [{ header: 'ID', value: (event) => event.id, whole: true }],
   );
   return 0;
 }

@@ -120,6 +120,36 @@ describe('svc events list', () => {
     expect(result.stdout).toBe(`2026-03-01T09:01:00.000Z\tMessageReceived\tdlv-3\tin-1\t${ANN}\t${US}\t\tGrüße ☀ — yes, Tuesday\n`);
   });
 
+  it('never shortens the id on a narrow terminal: the other columns give way', async () => {
+    const store = tempStore();
+    const id = 'dlv_08e6b9d937c7443273a42c4c';
+    const messageId = 'd2a5fdb1-6b3c-4176-9797-f3ffb52772f1';
+    writeSegment(store, [
+      eventRecord({
+        id,
+        type: 'MessageReceived',
+        receivedAt: new Date(T0),
+        from: ANN,
+        to: [US],
+        messageId,
+        headers: { 'x-svc-delivery': id },
+        raw: JSON.stringify({ from: ANN, tos: [US], message: 'Thanks! Tuesday works, see you at the shop around ten', messageId }),
+      }),
+    ]);
+    const narrow = await run(['events', 'list', '--store', store], { tty: { stdout: true }, columns: 120, env: { NO_COLOR: '1' } });
+    expect(narrow.code).toBe(0);
+    const [header, row] = narrow.stdout.trimEnd().split('\n');
+    expect(header).toMatch(/^RECEIVED +TYPE +ID +MESSAGE/);
+    expect(row).toContain(` ${id} `);
+    expect([...row!].length).toBeLessThanOrEqual(120);
+    // The message id and the text gave way instead.
+    expect(row).not.toContain(messageId);
+    expect(row).toContain('…');
+    // With --fields, an id column is kept whole too.
+    const fields = await run(['events', 'list', '--store', store, '--fields', 'messageId,id'], { tty: { stdout: true }, columns: 50, env: { NO_COLOR: '1' } });
+    expect(fields.stdout.trimEnd().split('\n')[1]).toBe(`${messageId}  ${id}`);
+  });
+
   it.each([
     [['--since', 'yesterday'], /--since must be an ISO 8601 date-time .* not "yesterday"/],
     [['--until', '2026-13-45'], /--until must be/],
