@@ -3,7 +3,7 @@
 
 import { formatEventLine, type LineFormatOptions } from '../webhooks/format.js';
 import type { AcceptedWebhookEvent } from '../webhooks/types.js';
-import { classifyEvent } from '../webhooks/payloads.js';
+import { classifyEvent, parsePayload } from '../webhooks/payloads.js';
 import type { StoredRecord } from './store.js';
 
 export interface EventJson {
@@ -20,7 +20,7 @@ export interface EventJson {
 
 function parsedBody(record: StoredRecord): unknown {
   try {
-    return JSON.parse(record.body) as unknown;
+    return parsePayload(record.body);
   } catch {
     return record.body;
   }

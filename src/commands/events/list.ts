@@ -1,6 +1,6 @@
 import type { Context } from '../../context.js';
 import { eventJson } from '../../events/view.js';
-import { classifyEvent } from '../../webhooks/payloads.js';
+import { classifyEvent, parsePayload } from '../../webhooks/payloads.js';
 import { statusTone, writeList, type Column } from '../../output/render.js';
 import type { StoredRecord } from '../../events/store.js';
 import type { InputFor } from '../spec.js';
@@ -9,7 +9,7 @@ import { eventType, numberArg, openReader, timeRange } from './shared.js';
 
 function summaryText(record: StoredRecord): string {
   try {
-    const { summary } = classifyEvent(JSON.parse(record.body) as unknown, record.type);
+    const { summary } = classifyEvent(parsePayload(record.body), record.type);
     return summary.text ?? '';
   } catch {
     return '';

@@ -24,7 +24,8 @@ export async function run(input: InputFor<typeof eventsCommands, 'events replay'
   const record = findEvent(reader, dir, id);
   if (record.kind !== 'event') throw new UsageError(`${id} is a sent message, not a received event: only events can be replayed`);
 
-  // The bytes as received: the stored text is the body decoded as UTF-8 (it was checked to be valid).
+  // The bytes as received: the stored text is the body decoded as UTF-8 (it was checked to be
+  // valid), a leading BOM included, so encoding it again gives those bytes back.
   const body = Buffer.from(record.body, 'utf8');
   let answer: ReplayAnswer;
   try {

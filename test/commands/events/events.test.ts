@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventRecord, sentRecord } from '../../../src/events/records.js';
 import { EventStoreReader, EventStoreWriter, writeSegment, type StoredRecord } from '../../../src/events/store.js';
-import { verifySignature } from '../../../src/webhooks/signature.js';
+import { signBody, verifySignature } from '../../../src/webhooks/signature.js';
+import { post } from '../../webhooks/helpers.js';
 import { JournalWriter } from '../../../src/send/journal.js';
 import { fakeClock, runCli } from '../../helpers/cli.js';
 import { MOCK_ENV } from '../../helpers/mock-api.js';
@@ -253,6 +254,48 @@ describe('svc events replay', () => {
       server.close();
     }
   });
+
+  it('sends a body that began with a UTF-8 BOM byte for byte, as the listener received it', async () => {
+    const store = tempStore();
+    const secret = 'whsec-listener';
+    const listen = startCommand(['webhook', 'listen', '--port', '0', '--store', store], { SVC_WEBHOOK_SECRET: secret });
+    const received: { body: Buffer; signature: string }[] = [];
+    const app = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        received.push({ body: Buffer.concat(chunks), signature: String(req.headers['x-svc-signature']) });
+        res.writeHead(204).end();
+      });
+    });
+    try {
+      const banner = await listen.stderr.waitFor(/Listening on (http:\/\/\S+\/)/, listen.done);
+      expect(banner).not.toBeNull();
+      const original = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(REPLY_BODY, 'utf8')]);
+      const answer = await post(banner![1]!, original, { headers: { 'X-Svc-Signature': signBody(original, secret), 'X-Svc-Delivery': 'dlv-bom', 'X-Svc-Event': 'MessageReceived' } });
+      expect(answer.status).toBe(200);
+      expect(await listen.interrupt()).toBe(130);
+
+      const shown = JSON.parse((await run(['events', 'show', 'dlv-bom', '--store', store, '--json'])).stdout) as { payload: unknown };
+      expect(shown.payload).toEqual(JSON.parse(REPLY_BODY));
+      // Every reader parses past the BOM: the list's text column and the thread's message.
+      expect((await run(['events', 'list', '--store', store])).stdout).toContain('\tGrüße ☀ — yes, Tuesday\n');
+      expect((await run(['thread', ANN, '--store', store])).stdout).toContain('"body":"Grüße ☀ — yes, Tuesday"');
+      await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+      const url = `http://127.0.0.1:${(app.address() as AddressInfo).port}/hooks`;
+      const replay = await run(['events', 'replay', 'dlv-bom', '--to', url, '--store', store, '--json'], { env: { SVC_WEBHOOK_SECRET: secret } });
+      expect(replay.code).toBe(0);
+      expect(JSON.parse(replay.stdout)).toMatchObject({ bytes: original.length });
+      expect(received).toHaveLength(1);
+      expect(received[0]!.body.equals(original)).toBe(true);
+      // Signed again under the same secret: the signature the sender sent, and it verifies.
+      expect(received[0]!.signature).toBe(signBody(original, secret));
+      expect(verifySignature(received[0]!.body, received[0]!.signature, secret)).toEqual({ valid: true, secretIndex: 0 });
+    } finally {
+      app.close();
+      if (!listen.stderr.text.includes('Stopped')) await listen.interrupt();
+    }
+  }, 60_000);
 
   it('refuses a target that is neither https nor loopback, and a missing secret (exit 2)', async () => {
     const store = tempStore();
