@@ -153,7 +153,10 @@ describe('svc events list', () => {
 
   it.each([
     [['--since', 'yesterday'], /--since must be an ISO 8601 date-time .* not "yesterday"/],
-    [['--until', '2026-13-45'], /--until must be/],
+    [['--until', '2026-13-45'], /--until must be a date that exists, not "2026-13-45" \(there is no month 13\)/],
+    [['--since', '2026-02-30'], /--since must be a date that exists, not "2026-02-30" \(February 2026 has 28 days\)/],
+    [['--since', '2026-02-29T09:00:00Z'], /--since must be a date that exists, not "2026-02-29T09:00:00Z" \(February 2026 has 28 days\)/],
+    [['--until', '2026-04-31T23:00:00+02:00'], /--until must be a date that exists, not "2026-04-31T23:00:00\+02:00" \(April 2026 has 30 days\)/],
     [['--type', 'Bogus'], /--type must be one of MessageReceived, DeliveryReceipt, OrderStatus, unknown, not "Bogus"/],
     [['--number', 'ann'], /--number "ann" is not an E.164 number \(a \+ then 8 to 15 digits/],
     [['--number', '12345'], /--number "12345" is not an E.164 number \(a \+ then 8 to 15 digits/],
@@ -318,6 +321,19 @@ describe('svc events prune', () => {
     expect(JSON.parse(result.stdout)).toEqual({ before: '2026-03-01T09:00:05.500Z', pruned: 3, kept: 2, busy: 0 });
     expect(new EventStoreReader(store).query({}).map((r) => r.id)).toEqual(['dlv-2', 'dlv-3']);
     expect((await run(['events', 'prune', '--store', store])).code).toBe(2);
+  });
+
+  it('refuses a --before date that does not exist (exit 2), and takes one that does', async () => {
+    const store = tempStore();
+    campaign(store);
+    const bad = await run(['events', 'prune', '--before', '2026-02-30', '--store', store]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--before must be a date that exists, not "2026-02-30" (February 2026 has 28 days)');
+    expect(new EventStoreReader(store).total).toBe(5);
+    // 2028 is a leap year.
+    const leap = await run(['events', 'prune', '--before', '2028-02-29', '--store', store, '--json']);
+    expect(leap.code).toBe(0);
+    expect(JSON.parse(leap.stdout)).toMatchObject({ before: '2028-02-29T00:00:00.000Z', pruned: 5 });
   });
 });
 
