@@ -6,6 +6,7 @@ import type { StoredRecord } from '../../events/store.js';
 import type { InputFor } from '../spec.js';
 import type { eventsCommands } from './index.js';
 import { eventType, numberArg, openReader, timeRange } from './shared.js';
+import { nonBlank } from './options.js';
 
 function summaryText(record: StoredRecord): string {
   try {
@@ -32,7 +33,7 @@ export async function run(input: InputFor<typeof eventsCommands, 'events list'>,
   const types = input.strings('type').map(eventType);
   const numberText = input.string('number');
   const number = numberText === undefined ? undefined : numberArg(numberText, '--number');
-  const messages = input.strings('message').map((id) => id.trim());
+  const messages = input.strings('message').map((id) => nonBlank(id, '--message', 'a message id').trim());
   const range = timeRange(ctx, input.string('since'), input.string('until'));
   const { dir, reader, exists } = openReader(input, ctx);
   const records = exists

@@ -6,13 +6,16 @@ import type { CommandInput } from '../spec.js';
 
 // What the commands that read or write the event store share: where it is, and how times are given.
 
+/** A flag's value, refused (exit 2, naming the flag) when it is empty or only spaces: `what` says what belongs there. */
+export function nonBlank(value: string, flag: string, what: string): string {
+  if (value.trim() === '') throw new UsageError(`${flag} needs ${what}, not ${value === '' ? 'an empty string' : `a blank "${value}"`}`);
+  return value;
+}
+
 /** --store DIR, --no-store (undefined), or the default under the user's data directory. */
 export function storeDirFrom(input: CommandInput<'store'>, env: Env): string | undefined {
   const given = input.string('store');
-  if (given !== undefined) {
-    if (given.trim() === '') throw new UsageError('--store needs a directory, not an empty string');
-    return given;
-  }
+  if (given !== undefined) return nonBlank(given, '--store', 'a directory');
   if (input.has('store')) return undefined; // --no-store
   return defaultStoreDir(env);
 }

@@ -162,6 +162,8 @@ describe('svc events list', () => {
     [['--number', '12345'], /--number "12345" is not an E.164 number \(a \+ then 8 to 15 digits/],
     [['--number', '14155551001'], /--number "14155551001" is not an E.164 number \(a \+ then 8 to 15 digits/],
     [['--since', '1h', '--until', '2h'], /--since 1h is not before --until 2h/],
+    [['--message', '  '], /--message needs a message id, not a blank " {2}"/],
+    [['--message', 'm-ann', '--message', ''], /--message needs a message id, not an empty string/],
   ])('refuses %j (exit 2)', async (flags, message) => {
     const result = await run(['events', 'list', '--store', tempStore(), ...flags]);
     expect(result.code).toBe(2);

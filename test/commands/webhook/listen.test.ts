@@ -241,6 +241,9 @@ describe('svc webhook listen', () => {
       [['--basic-auth-env', 'HOOK_AUTH'], { ...env, HOOK_AUTH: 'no-colon' }, /HOOK_AUTH must hold USER:PASSWORD/],
       [['--basic-auth-env', 'HOOK_AUTH'], env, /HOOK_AUTH is not set/],
       [['--port', '70000'], env, /--port must be a whole number from 0 to 65535/],
+      // An empty host would bind every interface.
+      [['--host', ''], env, /--host needs an address of this machine \(default 127\.0\.0\.1\), not an empty string/],
+      [['--host', ' '], env, /--host needs an address of this machine \(default 127\.0\.0\.1\), not a blank " "/],
     ];
     for (const [args, caseEnv, message] of cases) {
       const result = await startListen(args, { env: caseEnv });
