@@ -1,3 +1,5 @@
+import { statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import type { Env } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { isIsoDateTime } from '../../domain/validate.js';
@@ -12,12 +14,45 @@ export function nonBlank(value: string, flag: string, what: string): string {
   return value;
 }
 
+/**
+ * A store directory that is a file, or lies under one, is a usage error (exit 2) found before the
+ * store is opened; a directory not made yet is fine (the listener makes it, readers find it empty).
+ */
+function checkStoreDir(dir: string, flag: boolean): void {
+  const full = resolve(dir);
+  for (let path = full; ; ) {
+    let isDirectory: boolean;
+    try {
+      isDirectory = statSync(path).isDirectory();
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      const parent = dirname(path);
+      // Not there (or under a file): the first ancestor that is there decides.
+      if ((code === 'ENOENT' || code === 'ENOTDIR') && parent !== path) {
+        path = parent;
+        continue;
+      }
+      return; // anything else (no permission) is for opening the store to report
+    }
+    if (isDirectory) return;
+    const what = flag ? `--store ${dir}` : `the event store ${dir}`;
+    throw new UsageError(`${what} is not a directory${path === full ? ' (it is a file)' : `: ${path} is a file`}`, [
+      flag ? 'give --store a directory (it is made if it does not exist)' : 'set SVC_DATA_DIR to a directory, or give --store DIR',
+    ]);
+  }
+}
+
 /** --store DIR, --no-store (undefined), or the default under the user's data directory. */
 export function storeDirFrom(input: CommandInput<'store'>, env: Env): string | undefined {
   const given = input.string('store');
-  if (given !== undefined) return nonBlank(given, '--store', 'a directory');
+  if (given !== undefined) {
+    checkStoreDir(nonBlank(given, '--store', 'a directory'), true);
+    return given;
+  }
   if (input.has('store')) return undefined; // --no-store
-  return defaultStoreDir(env);
+  const dir = defaultStoreDir(env);
+  checkStoreDir(dir, false);
+  return dir;
 }
 
 /** The store a reading command uses (no --no-store there). */

@@ -1,6 +1,6 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -168,6 +168,17 @@ describe('svc events list', () => {
     const result = await run(['events', 'list', '--store', tempStore(), ...flags]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
+  });
+
+  it('refuses a --store that is a file (exit 2), and a data directory that is one', async () => {
+    const file = join(tempStore(), '..', 'a-file');
+    writeFileSync(file, '{}\n');
+    const result = await run(['events', 'list', '--store', file]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`--store ${file} is not a directory (it is a file)`);
+    const byDefault = await run(['events', 'show', 'dlv-1'], { env: { SVC_DATA_DIR: file } });
+    expect(byDefault.code).toBe(2);
+    expect(byDefault.stderr).toContain(`the event store ${join(file, 'events')} is not a directory: ${file} is a file`);
   });
 
   it('says where the store would be when there is none yet', async () => {

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -254,6 +254,17 @@ describe('svc webhook listen', () => {
         expect(result.stderr).not.toContain('no-colon');
       }
     }
+  });
+
+  it('refuses a --store that is a file, or lies under one (exit 2), naming the path', async () => {
+    const file = join(dataDir, 'not-a-directory');
+    writeFileSync(file, 'x');
+    const result = await startListen(['--store', file], { env });
+    expect('url' in result ? 0 : result.code).toBe(2);
+    if (!('url' in result)) expect(result.stderr).toContain(`--store ${file} is not a directory (it is a file)`);
+    const under = await startListen(['--store', join(file, 'events')], { env });
+    expect('url' in under ? 0 : under.code).toBe(2);
+    if (!('url' in under)) expect(under.stderr).toContain(`--store ${join(file, 'events')} is not a directory: ${file} is a file`);
   });
 
   it('fails with exit 1 when the port is taken', async () => {
