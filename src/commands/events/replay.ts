@@ -29,7 +29,7 @@ export async function run(input: InputFor<typeof eventsCommands, 'events replay'
   const body = Buffer.from(record.body, 'utf8');
   let answer: ReplayAnswer;
   try {
-    answer = await replayDelivery(url, { body, headers: record.headers ?? {} }, secret, ctx.globals.timeoutMs, ctx.signal);
+    answer = await replayDelivery(url, { body, headers: record.headers ?? {} }, secret, ctx.globals.timeoutMs, ctx.signal, ctx.globals.debug ? (line) => ctx.debug(line) : undefined);
   } catch (error) {
     throw new CliError(`could not replay ${id} to ${url.href}: ${error instanceof Error ? error.message : String(error)}`, ExitCode.Failure);
   }

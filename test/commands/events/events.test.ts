@@ -271,6 +271,35 @@ describe('svc events replay', () => {
     }
   });
 
+  it('traces the request and the answer with --debug, as other commands do, and never the secret', async () => {
+    const store = tempStore();
+    campaign(store);
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(202, { 'Content-Type': 'application/json', 'Set-Cookie': 'session=abc123' }).end('{"queued":true,"token":"t-987"}'));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+    try {
+      const quiet = await run(['events', 'replay', 'dlv-3', '--to', url, '--secret-env', 'APP_SECRET', '--store', store], { env: { APP_SECRET: 'whsec-app' } });
+      expect(quiet.stderr).toBe('');
+      const traced = await run(['events', 'replay', 'dlv-3', '--to', url, '--secret-env', 'APP_SECRET', '--store', store, '--debug'], { env: { APP_SECRET: 'whsec-app' } });
+      expect(traced.code).toBe(0);
+      const lines = traced.stderr.trimEnd().split('\n');
+      expect(lines).toContain(`[debug] > POST ${url}`);
+      expect(lines).toContain(`[debug] > X-Svc-Signature: ${signBody(Buffer.from(REPLY_BODY, 'utf8'), 'whsec-app')}`);
+      expect(lines).toContain('[debug] > X-Svc-Delivery: dlv-3');
+      expect(lines).toContain(`[debug] > Content-Length: ${Buffer.byteLength(REPLY_BODY)}`);
+      expect(lines.some((line) => line.startsWith(`[debug] > [${Buffer.byteLength(REPLY_BODY)} bytes, the stored body byte for byte] {"from":"+14155551001"`))).toBe(true);
+      expect(lines.some((line) => /^\[debug\] < 202 \(\d+ ms\)$/.test(line))).toBe(true);
+      expect(lines).toContain('[debug] < set-cookie: [REDACTED]');
+      expect(lines).toContain('[debug] < {"queued":true,"token":"[REDACTED]"}');
+      expect(traced.stdout + traced.stderr).not.toContain('whsec-app');
+    } finally {
+      server.close();
+    }
+  });
+
   it('sends a body that began with a UTF-8 BOM byte for byte, as the listener received it', async () => {
     const store = tempStore();
     const secret = 'whsec-listener';
