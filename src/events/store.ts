@@ -38,6 +38,11 @@ export interface StoredRecord {
   status?: string;
   from?: string;
   to?: string[];
+  /**
+   * An event: whether its X-Svc-Signature was checked (false: accepted by `webhook listen
+   * --no-verify`). Absent from sent records, and from events stored before the mark was kept.
+   */
+  verified?: boolean;
   /** The delivery headers of an event (never Authorization). */
   headers?: Record<string, string>;
   /** An event: its body exactly as received. A sent message: its text. */
@@ -151,6 +156,7 @@ export function recordLine(record: StoredRecord): string {
   if (record.status !== undefined) line += `,"status":${jsonString(record.status)}`;
   if (record.from !== undefined) line += `,"from":${jsonString(record.from)}`;
   if (record.to !== undefined) line += `,"to":${jsonStrings(record.to)}`;
+  if (record.verified !== undefined) line += `,"verified":${record.verified}`;
   if (record.headers !== undefined) line += `,"headers":${jsonHeaders(record.headers, false)}`;
   return `${line},"body":${JSON.stringify(record.body)}}`;
 }
@@ -169,6 +175,8 @@ export interface IncomingEvent {
   to?: readonly string[] | undefined;
   messageId?: string | undefined;
   status?: string | undefined;
+  /** Whether the signature was checked (see StoredRecord.verified). */
+  verified?: boolean | undefined;
   /** The request's headers as Node gives them; the ones never kept (credentials) are left out here. */
   headers: Readonly<Record<string, string | string[] | undefined>>;
   raw: string;
@@ -184,6 +192,7 @@ export function eventLine(event: IncomingEvent): string {
   if (event.status !== undefined) line += `,"status":${jsonString(event.status)}`;
   if (from !== undefined) line += `,"from":${jsonString(from)}`;
   if (to !== undefined) line += `,"to":${jsonStrings(to)}`;
+  if (event.verified !== undefined) line += `,"verified":${event.verified}`;
   return `${line},"headers":${jsonHeaders(event.headers, true)},"body":${JSON.stringify(event.raw)}}`;
 }
 

@@ -14,6 +14,11 @@ export interface EventJson {
   from: string | null;
   to: string[];
   status: string | null;
+  /**
+   * An event: whether its signature was checked when it was received (false: by `webhook listen
+   * --no-verify`); null for an event stored before this was recorded. Not on sent messages.
+   */
+  verified?: boolean | null;
   payload: unknown;
   headers?: Record<string, string>;
 }
@@ -35,6 +40,7 @@ export function eventJson(record: StoredRecord, withHeaders = false): EventJson 
     from: record.from ?? null,
     to: record.to ?? [],
     status: record.status ?? null,
+    ...(record.kind === 'event' ? { verified: record.verified ?? null } : {}),
     payload: parsedBody(record),
   };
   if (withHeaders) json.headers = record.headers ?? {};
@@ -58,7 +64,7 @@ export function eventLine(record: StoredRecord, options: LineFormatOptions = {})
     dedupeKey: record.id,
     duplicate: false,
     stored: true,
-    signature: 'unchecked',
+    signature: record.verified === true ? 'valid' : 'unchecked',
     secretIndex: null,
     status: 200,
     forward: null,

@@ -91,6 +91,8 @@ describe('svc events list', () => {
       from: ANN,
       to: [US],
       status: null,
+      // Stored before the listener recorded whether it checked signatures: not known.
+      verified: null,
       payload: JSON.parse(REPLY_BODY),
     });
   });
@@ -236,6 +238,36 @@ describe('svc events show', () => {
     expect(missing.code).toBe(4);
     expect(missing.stderr).toContain('no event "nope"');
   });
+});
+
+describe('events accepted by webhook listen --no-verify', () => {
+  it('are stored marked as not verified, and events show says so (--json: "verified": false)', async () => {
+    const store = tempStore();
+    const stored = async (args: string[], env: Record<string, string>, body: string, headers: Record<string, string>): Promise<void> => {
+      const listen = startCommand(['webhook', 'listen', '--port', '0', '--store', store, ...args], env);
+      const banner = await listen.stderr.waitFor(/Listening on (http:\/\/\S+\/)/, listen.done);
+      expect(banner).not.toBeNull();
+      expect((await post(banner![1]!, body, { headers })).status).toBe(200);
+      expect(await listen.interrupt()).toBe(130);
+    };
+    await stored(['--no-verify'], {}, '{"orderId":1,"status":"Completed"}', { 'X-Svc-Delivery': 'dlv-open' });
+    const signedBody = '{"orderId":2,"status":"Completed"}';
+    await stored([], { SVC_WEBHOOK_SECRET: 'whsec-l' }, signedBody, { 'X-Svc-Delivery': 'dlv-signed', 'X-Svc-Signature': signBody(signedBody, 'whsec-l') });
+
+    const open = JSON.parse((await run(['events', 'show', 'dlv-open', '--store', store, '--json'])).stdout) as { verified: unknown };
+    expect(open.verified).toBe(false);
+    const signed = JSON.parse((await run(['events', 'show', 'dlv-signed', '--store', store, '--json'])).stdout) as { verified: unknown };
+    expect(signed.verified).toBe(true);
+    expect((await run(['events', 'show', 'dlv-open', '--store', store])).stdout).toMatch(/\nsignature +NOT verified \(accepted by webhook listen --no-verify\)\n/);
+    expect((await run(['events', 'show', 'dlv-signed', '--store', store])).stdout).toMatch(/\nsignature +verified\n/);
+    const listed = (await run(['events', 'list', '--store', store, '-o', 'ndjson'])).stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { id: string; verified: unknown });
+    expect(listed.map((e) => [e.id, e.verified])).toEqual([
+      ['dlv-open', false],
+      ['dlv-signed', true],
+    ]);
+    // The store's own line says it too, for grep and jq.
+    expect(new EventStoreReader(store).get('dlv-open')?.verified).toBe(false);
+  }, 60_000);
 });
 
 describe('svc events replay', () => {
