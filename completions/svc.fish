@@ -591,7 +591,7 @@ complete -c svc -n '__svc_at '\''webhook listen'\''' -l fields -x -d 'only these
 complete -c svc -n '__svc_at '\''webhook listen'\''' -l no-pager -d 'do not page long output on a terminal (default: SVC_PAGER, PAGER, then less -FRX)'
 complete -c svc -n '__svc_at '\''webhook listen'\''' -l yes -s y -d 'do not ask for confirmation (needed without a terminal by commands that confirm)'
 complete -c svc -n '__svc_at '\''events'\''' -a list -d 'list stored events, oldest first, filtered by type, number, message and time'
-complete -c svc -n '__svc_at '\''events'\''' -a show -d 'show one stored event: its payload and delivery headers'
+complete -c svc -n '__svc_at '\''events'\''' -a show -d 'show one stored event: its payload, delivery headers and whether its signature was checked'
 complete -c svc -n '__svc_at '\''events'\''' -a tail -d 'print the newest stored events; --follow prints new ones as any listener stores them'
 complete -c svc -n '__svc_at '\''events'\''' -a replay -d 'send a stored event again: the same bytes, signed again with the given secret'
 complete -c svc -n '__svc_at '\''events'\''' -a prune -d 'delete stored events and sent records older than a time'

@@ -22,6 +22,7 @@ import {
   isCompacted,
   listSegments,
   loadSegmentIndex,
+  parseRecord,
   readRange,
   replacedBy,
   segmentWriterPid,
@@ -157,31 +158,59 @@ export interface CompactionSteps {
 
 /**
  * Replaces `old` (data file names) with one new segment holding the entries `keep` chooses, in
- * the crash-safe steps described at the top. Lines and index entries are copied as they are.
+ * the crash-safe steps described at the top. Lines and index entries are copied as they are, but
+ * for the later copies of a record stored twice (two listeners on one store, see firstCopies in
+ * store.ts): of the entries kept, only the copy stored first (by time, then segment, then place)
+ * of each id is written.
  */
 function replaceSegments(dir: string, old: readonly SegmentIndex[], keep: (segment: SegmentIndex, entry: number) => boolean, steps: CompactionSteps = {}): number {
-  const lines: Buffer[] = [];
-  const entries: Buffer[] = [];
-  let offset = 0;
-  for (const segment of old) {
+  const data: Buffer[] = [];
+  const chosen: { segment: number; entry: number; time: number; idHash: number }[] = [];
+  const idHashCount = new Map<number, number>();
+  old.forEach((segment, s) => {
     const fd = openSync(segment.path, 'r');
-    let data: Buffer;
     try {
-      data = readRange(fd, 0, segment.dataSize);
+      data.push(readRange(fd, 0, segment.dataSize));
     } finally {
       closeSync(fd);
     }
     for (let i = 0; i < segment.count; i++) {
       if (!keep(segment, i)) continue;
-      const at = i * ENTRY_BYTES;
-      const from = segment.view.getUint32(at + 8, true);
-      const length = segment.view.getUint32(at + 12, true);
-      lines.push(data.subarray(from, from + length + 1));
-      const entry = Buffer.from(new Uint8Array(segment.view.buffer, segment.view.byteOffset + at, ENTRY_BYTES));
-      entry.writeUInt32LE(offset, 8);
-      entries.push(entry);
-      offset += length + 1;
+      const idHash = segment.u32[i * 10 + 8]!;
+      chosen.push({ segment: s, entry: i, time: segment.f64[i * 5]!, idHash });
+      idHashCount.set(idHash, (idHashCount.get(idHash) ?? 0) + 1);
     }
+  });
+  const lineOf = (s: number, i: number): Buffer => {
+    const at = i * ENTRY_BYTES;
+    const from = old[s]!.view.getUint32(at + 8, true);
+    return data[s]!.subarray(from, from + old[s]!.view.getUint32(at + 12, true) + 1);
+  };
+  // Only entries whose id hash is kept more than once are parsed, to compare their ids exactly.
+  const firstOf = new Map<string, { segment: number; entry: number; time: number }>();
+  const idOf = new Map<number, string>();
+  for (const c of chosen) {
+    if (idHashCount.get(c.idHash)! < 2) continue;
+    const id = parseRecord(lineOf(c.segment, c.entry).toString('utf8').trimEnd())?.id;
+    if (id === undefined) continue;
+    idOf.set(c.segment * 0x1_0000_0000 + c.entry, id);
+    const known = firstOf.get(id);
+    const before = known === undefined || c.time < known.time || (c.time === known.time && (c.segment < known.segment || (c.segment === known.segment && c.entry < known.entry)));
+    if (before) firstOf.set(id, c);
+  }
+  const lines: Buffer[] = [];
+  const entries: Buffer[] = [];
+  let offset = 0;
+  for (const c of chosen) {
+    const id = idOf.get(c.segment * 0x1_0000_0000 + c.entry);
+    if (id !== undefined && firstOf.get(id) !== c) continue;
+    const segment = old[c.segment]!;
+    const line = lineOf(c.segment, c.entry);
+    lines.push(line);
+    const entry = Buffer.from(new Uint8Array(segment.view.buffer, segment.view.byteOffset + c.entry * ENTRY_BYTES, ENTRY_BYTES));
+    entry.writeUInt32LE(offset, 8);
+    entries.push(entry);
+    offset += line.length;
   }
   const kept = entries.length;
   let base: string | undefined;
@@ -316,7 +345,11 @@ export async function pruneStore(dir: string, before: number, steps?: Compaction
     // nothing old in it stays as it is.
     for (const group of recordRuns(rewrite)) {
       const untouched = group.length === 1 && oldIn.get(group[0]!.name) === 0;
-      if (!untouched) replaceSegments(dir, group, (segment, i) => segment.view.getFloat64(i * ENTRY_BYTES, true) >= before, steps);
+      if (untouched) continue;
+      const recent = group.reduce((sum, segment) => sum + segment.count - (oldIn.get(segment.name) ?? 0), 0);
+      const written = replaceSegments(dir, group, (segment, i) => segment.view.getFloat64(i * ENTRY_BYTES, true) >= before, steps);
+      // Later copies of a record (see replaceSegments) are not kept: the record is, once.
+      result.kept -= recent - written;
     }
     return true;
   });

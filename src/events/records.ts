@@ -25,6 +25,8 @@ export interface ReceivedEvent {
   to?: readonly string[] | undefined;
   messageId?: string | undefined;
   status?: string | undefined;
+  /** Whether the signature was checked (see StoredRecord.verified). */
+  verified?: boolean | undefined;
   headers: Record<string, string>;
   raw: string;
 }
@@ -36,6 +38,7 @@ export function eventRecord(event: ReceivedEvent): StoredRecord {
   if (event.status !== undefined) record.status = event.status;
   if (event.from !== undefined) record.from = event.from;
   if (event.to !== undefined) record.to = [...event.to];
+  if (event.verified !== undefined) record.verified = event.verified;
   record.headers = event.headers;
   return record;
 }

@@ -17,7 +17,7 @@
 // whatever lies past the index's end (a writer killed between the two writes) itself. A torn last
 // line (a write cut short) was never acknowledged and is skipped.
 
-import { closeSync, fdatasync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fdatasync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { jsonString, jsonStrings } from '../output/json-text.js';
 
@@ -38,6 +38,11 @@ export interface StoredRecord {
   status?: string;
   from?: string;
   to?: string[];
+  /**
+   * An event: whether its X-Svc-Signature was checked (false: accepted by `webhook listen
+   * --no-verify`). Absent from sent records, and from events stored before the mark was kept.
+   */
+  verified?: boolean;
   /** The delivery headers of an event (never Authorization). */
   headers?: Record<string, string>;
   /** An event: its body exactly as received. A sent message: its text. */
@@ -151,6 +156,7 @@ export function recordLine(record: StoredRecord): string {
   if (record.status !== undefined) line += `,"status":${jsonString(record.status)}`;
   if (record.from !== undefined) line += `,"from":${jsonString(record.from)}`;
   if (record.to !== undefined) line += `,"to":${jsonStrings(record.to)}`;
+  if (record.verified !== undefined) line += `,"verified":${record.verified}`;
   if (record.headers !== undefined) line += `,"headers":${jsonHeaders(record.headers, false)}`;
   return `${line},"body":${JSON.stringify(record.body)}}`;
 }
@@ -169,6 +175,8 @@ export interface IncomingEvent {
   to?: readonly string[] | undefined;
   messageId?: string | undefined;
   status?: string | undefined;
+  /** Whether the signature was checked (see StoredRecord.verified). */
+  verified?: boolean | undefined;
   /** The request's headers as Node gives them; the ones never kept (credentials) are left out here. */
   headers: Readonly<Record<string, string | string[] | undefined>>;
   raw: string;
@@ -184,6 +192,7 @@ export function eventLine(event: IncomingEvent): string {
   if (event.status !== undefined) line += `,"status":${jsonString(event.status)}`;
   if (from !== undefined) line += `,"from":${jsonString(from)}`;
   if (to !== undefined) line += `,"to":${jsonStrings(to)}`;
+  if (event.verified !== undefined) line += `,"verified":${event.verified}`;
   return `${line},"headers":${jsonHeaders(event.headers, true)},"body":${JSON.stringify(event.raw)}}`;
 }
 
@@ -737,6 +746,88 @@ function readLines(segment: SegmentIndex, entries: number[]): string[] {
   }
 }
 
+/** A record read from its place in the store: segment `segment` (in listSegments order), entry `entry`. */
+interface Placed {
+  record: StoredRecord;
+  time: number;
+  segment: number;
+  entry: number;
+}
+
+/** Whether a is stored before b: by time, then segment, then place in the segment (the order readers list in). */
+function storedBefore(a: { time: number; segment: number; entry: number }, b: { time: number; segment: number; entry: number }): boolean {
+  return a.time !== b.time ? a.time < b.time : a.segment !== b.segment ? a.segment < b.segment : a.entry < b.entry;
+}
+
+/**
+ * A filter of 65,536 bits over the low bits of some id hashes: a scan asks it first, so that an
+ * entry whose id is surely not among them costs a bit test, not a Set lookup.
+ */
+function hashFilter(hashes: ReadonlySet<number>): Uint8Array {
+  const bits = new Uint8Array(8192);
+  for (const hash of hashes) bits[(hash & 0xffff) >>> 3]! |= 1 << (hash & 7);
+  return bits;
+}
+
+/**
+ * Of the records picked, the first stored copy of each id. Two listeners writing one store (two
+ * ports behind a balancer) each store a delivery that the sender retried to the other one: the
+ * dedupe of one listener cannot see the other's. Every reader keeps the copy stored first, and so
+ * looks at every entry stored no later than the newest pick whose id hash is a picked one (an
+ * earlier copy may lie outside the query: before --since, or of another segment), reading only
+ * those lines to compare the ids exactly.
+ */
+function firstCopies<T extends Placed>(segments: readonly SegmentIndex[], picked: readonly T[]): T[] {
+  if (picked.length === 0) return [...picked];
+  const hashes = new Set<number>();
+  const pickedKeys = new Set<number>();
+  let newest = -Infinity;
+  for (const p of picked) {
+    hashes.add(segments[p.segment]!.u32[p.entry * 10 + 8]!);
+    pickedKeys.add(p.segment * 0x1_0000_0000 + p.entry);
+    if (p.time > newest) newest = p.time;
+  }
+  const bits = hashFilter(hashes);
+  // Entries with a picked id hash that were not picked: maybe copies (or a hash that collides).
+  const others = new Map<number, number[]>();
+  segments.forEach((segment, s) => {
+    if (segment.count === 0 || segment.minTime > newest) return;
+    const { f64, u32 } = segment;
+    for (let i = 0; i < segment.count; i++) {
+      const hash = u32[i * 10 + 8]!;
+      if ((bits[(hash & 0xffff) >>> 3]! & (1 << (hash & 7))) === 0 || !hashes.has(hash)) continue;
+      if (f64[i * 5]! > newest || pickedKeys.has(s * 0x1_0000_0000 + i)) continue;
+      let list = others.get(s);
+      if (list === undefined) others.set(s, (list = []));
+      list.push(i);
+    }
+  });
+  // The first place of each id, among the picks and the copies found.
+  const first = new Map<string, { time: number; segment: number; entry: number }>();
+  const consider = (id: string, place: { time: number; segment: number; entry: number }): void => {
+    const known = first.get(id);
+    if (known === undefined || storedBefore(place, known)) first.set(id, place);
+  };
+  for (const p of picked) consider(p.record.id, p);
+  for (const [s, entries] of others) {
+    const segment = segments[s]!;
+    let lines: string[];
+    try {
+      lines = readLines(segment, entries);
+    } catch {
+      continue; // gone since its index was read (compacted away): its records live on in the new segment
+    }
+    lines.forEach((line, k) => {
+      const id = parseRecord(line)?.id;
+      if (id !== undefined && first.has(id)) consider(id, { time: segment.f64[entries[k]! * 5]!, segment: s, entry: entries[k]! });
+    });
+  }
+  return picked.filter((p) => {
+    const place = first.get(p.record.id)!;
+    return place.segment === p.segment && place.entry === p.entry;
+  });
+}
+
 export class EventStoreReader {
   private segments: SegmentIndex[] | undefined;
 
@@ -810,7 +901,7 @@ export class EventStoreReader {
       if (list === undefined) bySegment.set(candidate.segment, (list = []));
       list.push(candidate.entry);
     }
-    const results: { record: StoredRecord; time: number; segment: number; entry: number }[] = [];
+    const results: Placed[] = [];
     const messageIds = query.messageIds === undefined ? undefined : new Set(query.messageIds);
     const typeNames = query.types === undefined ? undefined : new Set(query.types.map(typeKey));
     for (const [s, entries] of bySegment) {
@@ -832,23 +923,24 @@ export class EventStoreReader {
       });
     }
     results.sort((a, b) => a.time - b.time || a.segment - b.segment || a.entry - b.entry);
-    return results.map((result) => result.record);
+    return firstCopies(segments, results).map((result) => result.record);
   }
 
-  /** One record by its id (the newest when stored twice). */
+  /** One record by its id: the copy stored first, when it was stored more than once (see firstCopies). */
   get(id: string): StoredRecord | undefined {
     const idHash = hash32(id);
-    let found: { record: StoredRecord; time: number } | undefined;
-    for (const segment of this.load()) {
+    let found: Placed | undefined;
+    this.load().forEach((segment, s) => {
       const entries: number[] = [];
       for (let i = 0; i < segment.count; i++) if (segment.u32[i * 10 + 8] === idHash) entries.push(i);
-      if (entries.length === 0) continue;
+      if (entries.length === 0) return;
       readLines(segment, entries).forEach((line, k) => {
         const record = parseRecord(line);
-        const time = segment.f64[entries[k]! * 5]!;
-        if (record !== undefined && record.id === id && (found === undefined || time >= found.time)) found = { record, time };
+        if (record === undefined || record.id !== id) return;
+        const place = { record, time: segment.f64[entries[k]! * 5]!, segment: s, entry: entries[k]! };
+        if (found === undefined || storedBefore(place, found)) found = place;
       });
-    }
+    });
     return found?.record;
   }
 }
@@ -889,50 +981,104 @@ export function recentIds(dir: string, limit: number): string[] {
 // ---------------------------------------------------------------------------------------------
 // The newest records, following, pruning
 
-/** The `count` newest records of the given kinds, oldest first. */
+/**
+ * The `count` newest records of the given kinds, oldest first; a later copy of a record (see
+ * firstCopies) is not one of them.
+ */
 export function latestRecords(reader: EventStoreReader, count: number, kinds: readonly StoredKind[] = ['event']): StoredRecord[] {
   if (count <= 0) return [];
   const sentHash = hash32('sent');
   const wantSent = kinds.includes('sent');
   const wantEvents = kinds.includes('event');
   const segments = reader.load();
-  // Keep the newest `count` candidates: a bounded list, sorted as it goes (count is small).
-  const best: Candidate[] = [];
-  segments.forEach((segment, s) => {
-    for (let i = 0; i < segment.count; i++) {
-      const isSent = segment.u32[i * 10 + 4] === sentHash;
-      if (isSent ? !wantSent : !wantEvents) continue;
-      const time = segment.f64[i * 5]!;
-      if (best.length === count && time < best[0]!.time) continue;
-      let at = best.length;
-      while (at > 0 && best[at - 1]!.time > time) at--;
-      best.splice(at, 0, { segment: s, entry: i, time });
-      if (best.length > count) best.shift();
+  // Later copies met on the way: left out, and the newest looked for again (copies are rare).
+  const later = new Set<number>();
+  for (;;) {
+    // Keep the newest `count` candidates: a bounded list, sorted as it goes (count is small).
+    const best: Candidate[] = [];
+    segments.forEach((segment, s) => {
+      for (let i = 0; i < segment.count; i++) {
+        const isSent = segment.u32[i * 10 + 4] === sentHash;
+        if (isSent ? !wantSent : !wantEvents) continue;
+        const time = segment.f64[i * 5]!;
+        if (best.length === count && time < best[0]!.time) continue;
+        if (later.size > 0 && later.has(s * 0x1_0000_0000 + i)) continue;
+        let at = best.length;
+        while (at > 0 && best[at - 1]!.time > time) at--;
+        best.splice(at, 0, { segment: s, entry: i, time });
+        if (best.length > count) best.shift();
+      }
+    });
+    const placed: Placed[] = [];
+    for (const candidate of best) {
+      const record = parseRecord(readLines(segments[candidate.segment]!, [candidate.entry])[0] ?? '');
+      if (record !== undefined && kinds.includes(record.kind)) placed.push({ record, ...candidate });
     }
-  });
-  return best
-    .map((candidate) => {
-      const segment = segments[candidate.segment]!;
-      return parseRecord(readLines(segment, [candidate.entry])[0] ?? '');
-    })
-    .filter((record): record is StoredRecord => record !== undefined && kinds.includes(record.kind));
+    const firsts = firstCopies(segments, placed);
+    if (firsts.length === placed.length) return firsts.map((p) => p.record);
+    const kept = new Set(firsts);
+    for (const p of placed) if (!kept.has(p)) later.add(p.segment * 0x1_0000_0000 + p.entry);
+  }
+}
+
+/** Where the lines a segment's index covers end: what a reader of that index has seen. */
+function indexedEnd(segment: SegmentIndex): number {
+  if (segment.count === 0) return 0;
+  const last = (segment.count - 1) * 10;
+  return segment.u32[last + 2]! + segment.u32[last + 3]! + 1;
 }
 
 /**
  * Reads what writers append after it started: each poll returns the complete new lines of every
- * segment (new segments from the start), oldest first.
+ * segment (new segments from the start), oldest first, and never a record whose id it has found
+ * before or that was stored before it started (a later copy, see firstCopies).
  */
 export class StoreFollower {
   private readonly offsets = new Map<string, number>();
+  /** The segments as they were when following began. */
+  private readonly before: readonly SegmentIndex[];
+  /** The ids the polls found. */
+  private readonly foundIds = new Set<string>();
 
-  constructor(readonly dir: string) {
-    for (const name of listSegments(dir)) {
-      try {
-        this.offsets.set(name, statSync(join(dir, name)).size);
-      } catch {
-        /* gone */
+  /**
+   * `segments`: what a reader loaded (EventStoreReader.load) and showed already; following starts
+   * where their indexes end, so that nothing is missed or found twice in between.
+   */
+  constructor(
+    readonly dir: string,
+    segments?: readonly SegmentIndex[],
+  ) {
+    this.before = segments ?? new EventStoreReader(dir).load();
+    for (const segment of this.before) this.offsets.set(segment.name, indexedEnd(segment));
+  }
+
+  /** The records not found before, each id once. */
+  private firstFound(records: StoredRecord[]): StoredRecord[] {
+    if (records.length === 0) return records;
+    const hashes = new Set(records.map((record) => hash32(record.id)));
+    const bits = hashFilter(hashes);
+    const storedBefore = new Set<number>();
+    for (const { u32, count } of this.before) {
+      for (let i = 0; i < count; i++) {
+        const hash = u32[i * 10 + 8]!;
+        if ((bits[(hash & 0xffff) >>> 3]! & (1 << (hash & 7))) !== 0 && hashes.has(hash)) storedBefore.add(hash);
       }
     }
+    let reader: EventStoreReader | undefined;
+    const first: StoredRecord[] = [];
+    for (const record of records) {
+      if (this.foundIds.has(record.id)) continue;
+      this.foundIds.add(record.id);
+      if (storedBefore.has(hash32(record.id))) {
+        // The same id hash was stored before: a copy, unless the hashes collide. The store says
+        // which copy is the first (a file read then may have been compacted away since).
+        reader ??= new EventStoreReader(this.dir);
+        const stored = reader.get(record.id);
+        if (stored !== undefined && JSON.stringify(stored) !== JSON.stringify(record)) continue;
+      }
+      first.push(record);
+    }
+    return first;
   }
 
   poll(): StoredRecord[] {
@@ -971,7 +1117,7 @@ export class StoreFollower {
         closeSync(fd);
       }
     }
-    return found.sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
+    return this.firstFound(found.sort((a, b) => Date.parse(a.at) - Date.parse(b.at)));
   }
 }
 

@@ -3,7 +3,7 @@
 
 import { formatEventLine, type LineFormatOptions } from '../webhooks/format.js';
 import type { AcceptedWebhookEvent } from '../webhooks/types.js';
-import { classifyEvent } from '../webhooks/payloads.js';
+import { classifyEvent, parsePayload } from '../webhooks/payloads.js';
 import type { StoredRecord } from './store.js';
 
 export interface EventJson {
@@ -14,13 +14,18 @@ export interface EventJson {
   from: string | null;
   to: string[];
   status: string | null;
+  /**
+   * An event: whether its signature was checked when it was received (false: by `webhook listen
+   * --no-verify`); null for an event stored before this was recorded. Not on sent messages.
+   */
+  verified?: boolean | null;
   payload: unknown;
   headers?: Record<string, string>;
 }
 
 function parsedBody(record: StoredRecord): unknown {
   try {
-    return JSON.parse(record.body) as unknown;
+    return parsePayload(record.body);
   } catch {
     return record.body;
   }
@@ -35,6 +40,7 @@ export function eventJson(record: StoredRecord, withHeaders = false): EventJson 
     from: record.from ?? null,
     to: record.to ?? [],
     status: record.status ?? null,
+    ...(record.kind === 'event' ? { verified: record.verified ?? null } : {}),
     payload: parsedBody(record),
   };
   if (withHeaders) json.headers = record.headers ?? {};
@@ -58,7 +64,7 @@ export function eventLine(record: StoredRecord, options: LineFormatOptions = {})
     dedupeKey: record.id,
     duplicate: false,
     stored: true,
-    signature: 'unchecked',
+    signature: record.verified === true ? 'valid' : 'unchecked',
     secretIndex: null,
     status: 200,
     forward: null,

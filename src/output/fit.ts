@@ -6,13 +6,14 @@ const MIN_WIDTH = 8;
 
 /**
  * Widths for columns of the given natural widths within `total` characters (gaps included):
- * while too wide, the widest column gives up a character, down to its floor; the first column
- * is never shortened.
+ * while too wide, the widest column gives up a character, down to its floor; the first column,
+ * and those `whole` marks, are never shortened (when they alone are too wide, the line is).
  */
-export function fitColumns(natural: readonly number[], headers: readonly number[], total: number): number[] {
+export function fitColumns(natural: readonly number[], headers: readonly number[], total: number, whole: readonly boolean[] = []): number[] {
   const widths = [...natural];
-  // The first column names the row (a number, an id): it stays whole.
-  const floors = natural.map((w, i) => (i === 0 ? w : Math.min(w, Math.max(MIN_WIDTH, headers[i] ?? 0))));
+  // The first column names the row (a number, an id): it stays whole, as does a value people
+  // type back into another command (an event id for `svc events show ID`).
+  const floors = natural.map((w, i) => (i === 0 || whole[i] === true ? w : Math.min(w, Math.max(MIN_WIDTH, headers[i] ?? 0))));
   let excess = widths.reduce((a, b) => a + b, 0) + GAP * Math.max(0, widths.length - 1) - total;
   while (excess > 0) {
     let widest = -1;

@@ -11,6 +11,8 @@ export interface Column<T> {
   value: (item: T) => unknown;
   /** Colour a cell by its text (statuses), on a TTY with colour on. */
   tone?: (text: string) => Tone | undefined;
+  /** Never shortened to fit the terminal: a value people copy into another command (an id). */
+  whole?: boolean;
 }
 
 export type Tone = 'good' | 'bad' | 'warn' | 'dim' | 'accent';
@@ -57,6 +59,7 @@ function fieldColumns<T>(out: Output, columns: readonly Column<T>[]): readonly C
       return current;
     },
     tone: /status$/i.test(field) ? statusTone : undefined,
+    whole: columns.some((c) => c.whole === true && c.header === field.toUpperCase()),
   }));
 }
 
@@ -167,6 +170,7 @@ export async function renderTable<T>(out: Output, items: readonly T[], allColumn
     columns.map((c, i) => Math.max(c.header.length, ...texts.map((row) => [...row[i]!].length))),
     columns.map((c) => c.header.length),
     out.io.columns,
+    columns.map((c) => c.whole === true),
   );
   const lines: string[] = [];
   const line = async (cells: string[], tones: ((text: string) => Promise<string>)[]): Promise<string> => {

@@ -24,6 +24,8 @@ export interface KeptEvent {
   at: string;
   headers: IncomingHttpHeaders;
   raw: string;
+  /** False when the listener checks no signature (--no-verify): stored with the event. */
+  verified: boolean;
 }
 
 export function recordOf(event: KeptEvent): StoredRecord {
@@ -37,6 +39,7 @@ export function recordOf(event: KeptEvent): StoredRecord {
     to: hasNumbers ? summary.to : undefined,
     messageId: hasNumbers ? summary.id : undefined,
     status: summary.status,
+    verified: event.verified,
     headers: keptHeaders(event.headers),
     raw: event.raw,
   });
@@ -77,6 +80,7 @@ export function keepEventThen(sink: EventSink, event: KeptEvent, done: (rejectio
       to: hasNumbers ? summary.to : undefined,
       messageId: hasNumbers ? summary.id : undefined,
       status: summary.status,
+      verified: event.verified,
       headers: event.headers,
       raw: event.raw,
     },

@@ -194,7 +194,7 @@ export async function startWebhookListener(options: WebhookListenerOptions, sink
   }
 
   function keptOf(event: AcceptedWebhookEvent, request: IncomingMessage): KeptEvent {
-    return { id: event.deliveryId ?? event.dedupeKey, kind: event.kind, summary: event.summary, receivedAt: event.receivedAt, at: isoTime(event.receivedAt), headers: request.headers, raw: event.raw };
+    return { id: event.deliveryId ?? event.dedupeKey, kind: event.kind, summary: event.summary, receivedAt: event.receivedAt, at: isoTime(event.receivedAt), headers: request.headers, raw: event.raw, verified: event.signature === 'valid' };
   }
 
   /** What a request that failed a check, or broke, is answered. */

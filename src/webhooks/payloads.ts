@@ -32,6 +32,15 @@ export interface ClassifiedEvent {
 
 type JsonObject = Record<string, unknown>;
 
+/**
+ * The JSON of a webhook body as received (throws when it is not JSON). A leading byte order mark
+ * is kept in the body, so that what is stored, relayed and replayed is the bytes the signature
+ * covers, but it is no part of the JSON text.
+ */
+export function parsePayload(raw: string): unknown {
+  return JSON.parse(raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw) as unknown;
+}
+
 function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -4,7 +4,7 @@
 
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
-import { DELIVERY_HEADER, EVENT_HEADER, classifyEvent } from './payloads.js';
+import { DELIVERY_HEADER, EVENT_HEADER, classifyEvent, parsePayload } from './payloads.js';
 import type { WebhookEventKind, WebhookEventSummary } from './payloads.js';
 import { SIGNATURE_HEADER, verifySignature } from './signature.js';
 import type { BasicCredentials } from './types.js';
@@ -123,7 +123,9 @@ export function readBody(request: IncomingMessage, limit: number): Promise<Buffe
   return new Promise((resolve, reject) => collectBody(request, limit, (error, body) => (body !== null ? resolve(body) : reject(error))));
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM: a leading BOM stays in the text (a decoder drops it by default), so that the stored
+// body, and a replay of it, are the bytes received and signed.
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 export function parseJson(body: Buffer): { raw: string; payload: unknown } {
   let raw: string;
@@ -133,7 +135,7 @@ export function parseJson(body: Buffer): { raw: string; payload: unknown } {
     throw new Rejection(400, 'invalid JSON: the body is not valid UTF-8');
   }
   try {
-    return { raw, payload: JSON.parse(raw) as unknown };
+    return { raw, payload: parsePayload(raw) };
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
     throw new Rejection(400, raw.trim() === '' ? 'invalid JSON: the body is empty' : `invalid JSON: ${detail}`);

@@ -2,8 +2,10 @@
 // delivery headers and a new X-Svc-Signature under the given secret.
 
 import { request as httpRequest } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { performance } from 'node:perf_hooks';
+import { redactJsonText } from '../api/redact.js';
 import { signBody } from './signature.js';
 
 export interface ReplayAnswer {
@@ -32,19 +34,73 @@ export function replayHeaders(delivery: StoredDelivery, secret: string): Record<
   return headers;
 }
 
-/** POSTs the delivery, signed with `secret`, to `url`; resolves with the answer's status. */
-export function replayDelivery(url: URL, delivery: StoredDelivery, secret: string, timeoutMs: number, signal: AbortSignal): Promise<ReplayAnswer> {
+/** How much of a body the --debug trace shows. */
+const TRACE_TEXT = 4000;
+
+function clipped(text: string): string {
+  return text.length > TRACE_TEXT ? `${text.slice(0, TRACE_TEXT)}... [${text.length - TRACE_TEXT} more characters]` : text;
+}
+
+/**
+ * A header as the --debug trace shows it, as the API client's trace does: credentials an app may
+ * answer with are redacted. (The signature is shown: it is what was sent, not the secret, which
+ * never leaves signBody; the output's secret registry redacts the secret wherever it appears.)
+ */
+function traceHeader(name: string, value: string): string {
+  // A cookie has no scheme word to keep: all of it goes.
+  if (/^(cookie|set-cookie)$/i.test(name)) return '[REDACTED]';
+  if (/^(authorization|proxy-authorization)$/i.test(name)) return `${value.split(' ')[0] ?? ''} [REDACTED]`;
+  if (/^\s*(basic|bearer|digest)\s+\S/i.test(value)) return `${value.trim().split(/\s+/)[0]} [REDACTED]`;
+  return value;
+}
+
+function traceAnswer(trace: (line: string) => void, status: number, headers: IncomingHttpHeaders, body: string, ms: number): void {
+  trace(`< ${status} (${ms} ms)`);
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) trace(`< ${name}: ${traceHeader(name, Array.isArray(value) ? value.join(', ') : value)}`);
+  }
+  if (body !== '') trace(`< ${clipped(redactJsonText(body))}`);
+}
+
+/**
+ * POSTs the delivery, signed with `secret`, to `url`; resolves with the answer's status. `trace`
+ * (--debug) hears the request and the answer, as the API client traces its own.
+ */
+export function replayDelivery(url: URL, delivery: StoredDelivery, secret: string, timeoutMs: number, signal: AbortSignal, trace?: (line: string) => void): Promise<ReplayAnswer> {
   const started = performance.now();
+  const elapsed = (): number => Math.round(performance.now() - started);
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-  const headers = replayHeaders(delivery, secret);
+  const headers = { ...replayHeaders(delivery, secret), 'Content-Length': String(delivery.body.length) };
+  if (trace !== undefined) {
+    trace(`> POST ${url.href}`);
+    for (const [name, value] of Object.entries(headers)) trace(`> ${name}: ${traceHeader(name, value)}`);
+    trace(`> [${delivery.body.length} bytes, the stored body byte for byte] ${clipped(redactJsonText(delivery.body.toString('utf8')))}`);
+  }
   return new Promise((resolve, reject) => {
-    const outgoing = send(url, { method: 'POST', headers: { ...headers, 'Content-Length': String(delivery.body.length) }, signal });
+    const fail = (error: Error): void => {
+      trace?.(`< ${error.message} (${elapsed()} ms)`);
+      reject(error);
+    };
+    const outgoing = send(url, { method: 'POST', headers, signal });
     outgoing.setTimeout(timeoutMs, () => outgoing.destroy(new Error(`no answer within ${Math.round(timeoutMs / 1000)} s`)));
-    outgoing.on('error', reject);
+    outgoing.on('error', fail);
     outgoing.on('response', (response) => {
-      response.resume();
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, durationMs: Math.round(performance.now() - started) }));
-      response.on('error', reject);
+      // The answer's text only for the trace, and only its start.
+      let text = '';
+      if (trace !== undefined) {
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          if (text.length <= TRACE_TEXT) text += chunk;
+        });
+      } else {
+        response.resume();
+      }
+      response.on('end', () => {
+        const durationMs = elapsed();
+        if (trace !== undefined) traceAnswer(trace, response.statusCode ?? 0, response.headers, text, durationMs);
+        resolve({ status: response.statusCode ?? 0, durationMs });
+      });
+      response.on('error', fail);
     });
     outgoing.end(delivery.body);
   });

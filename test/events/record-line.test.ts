@@ -20,6 +20,7 @@ function stringified(record: StoredRecord): string {
     status: record.status,
     from: record.from,
     to: record.to,
+    verified: record.verified,
     headers: record.headers,
     body: record.body,
   });
@@ -64,6 +65,9 @@ const incoming: IncomingEvent[] = [
     headers: { [`x-${i}`]: text },
     raw: JSON.stringify({ text }),
   })),
+  // From a listener that checks no signature, and from one that does.
+  { id: 'dlv-unverified', type: 'OrderStatus', time: AT.getTime(), at: AT.toISOString(), verified: false, headers: { 'x-svc-delivery': 'dlv-unverified' }, raw: '{"orderId":7}' },
+  { id: 'dlv-verified', type: 'OrderStatus', time: AT.getTime(), at: AT.toISOString(), verified: true, headers: {}, raw: '\uFEFF{"orderId":8}' },
 ];
 
 function asRecord(event: IncomingEvent): StoredRecord {
@@ -75,6 +79,7 @@ function asRecord(event: IncomingEvent): StoredRecord {
     to: event.to,
     messageId: event.messageId,
     status: event.status,
+    verified: event.verified,
     headers: keptHeaders(event.headers),
     raw: event.raw,
   });

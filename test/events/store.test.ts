@@ -260,6 +260,94 @@ describe('the event store', () => {
   });
 });
 
+describe('a delivery stored twice (two listeners on one store)', () => {
+  /** The same delivery as each listener stores it: the same id and body, its own time and headers. */
+  function copy(id: string, at: number, listener: string, messageId = 'm1'): StoredRecord {
+    return eventRecord({
+      id,
+      type: 'DeliveryReceipt',
+      receivedAt: new Date(at),
+      messageId,
+      status: 'delivered',
+      headers: { 'x-svc-delivery': id, 'x-listener': listener },
+      raw: JSON.stringify({ messageId, status: 'delivered' }),
+    });
+  }
+
+  it('is read once, as the copy stored first, by query, get, latestRecords and a follower', async () => {
+    const dir = tempStore();
+    const a = EventStoreWriter.open(dir);
+    const b = EventStoreWriter.open(dir);
+    const follower = new StoreFollower(dir);
+    // The sender's first try reaches listener a, whose answer is lost; the retry reaches b.
+    await a.append(copy('dlv-1', T0, 'a'));
+    await a.append(copy('dlv-2', T0 + 1000, 'a'));
+    await b.append(copy('dlv-3', T0 + 2000, 'b', 'm3'));
+    await b.append(copy('dlv-1', T0 + 5000, 'b'));
+    const reader = new EventStoreReader(dir);
+    expect(reader.total).toBe(4);
+    expect(reader.query({}).map((r) => r.id)).toEqual(['dlv-1', 'dlv-2', 'dlv-3']);
+    expect(reader.query({ messageIds: ['m1'] }).map((r) => [r.id, r.headers?.['x-listener']])).toEqual([
+      ['dlv-1', 'a'],
+      ['dlv-2', 'a'],
+    ]);
+    // Received first before --since: the later copy does not make it show up after it.
+    expect(reader.query({ since: T0 + 1 }).map((r) => r.id)).toEqual(['dlv-2', 'dlv-3']);
+    expect(reader.get('dlv-1')).toMatchObject({ at: new Date(T0).toISOString(), headers: { 'x-listener': 'a' } });
+    expect(latestRecords(reader, 2).map((r) => r.id)).toEqual(['dlv-2', 'dlv-3']);
+    expect(follower.poll().map((r) => r.id)).toEqual(['dlv-1', 'dlv-2', 'dlv-3']);
+
+    // Copies stored while following: one before it started, two at once, one a poll later.
+    await a.append(copy('dlv-4', T0 + 6000, 'a'));
+    await b.append(copy('dlv-3', T0 + 6500, 'b2', 'm3'));
+    await b.append(copy('dlv-4', T0 + 7000, 'b'));
+    expect(follower.poll().map((r) => r.id)).toEqual(['dlv-4']);
+    await a.append(copy('dlv-4', T0 + 8000, 'a'));
+    expect(follower.poll()).toEqual([]);
+    await Promise.all([a.close(), b.close()]);
+    const after = new EventStoreReader(dir);
+    expect(after.query({ kinds: ['event'] }).map((r) => `${r.id}@${r.headers?.['x-listener']}`)).toEqual(['dlv-1@a', 'dlv-2@a', 'dlv-3@b', 'dlv-4@a']);
+    expect(new StoreFollower(dir).poll()).toEqual([]);
+  });
+
+  it('is followed once when the copy stored first is older than the follower', async () => {
+    const dir = tempStore();
+    writeSegment(dir, [copy('dlv-1', T0, 'a')]);
+    const follower = new StoreFollower(dir);
+    const b = EventStoreWriter.open(dir);
+    await b.append(copy('dlv-1', T0 + 5000, 'b'));
+    await b.append(copy('dlv-2', T0 + 6000, 'b'));
+    expect(follower.poll().map((r) => r.id)).toEqual(['dlv-2']);
+    await b.close();
+  });
+
+  it('is written once by compaction and by a prune that rewrites both copies', async () => {
+    const dir = tempStore();
+    // Two closed segments, as two listeners that have stopped leave them (pid 0: no live writer).
+    writeSegment(dir, [copy('dlv-1', T0 + 5000, 'b'), copy('dlv-3', T0 + 6000, 'b')], `seg-${String(T0).padStart(14, '0')}-0-b`);
+    writeSegment(dir, [copy('dlv-0', T0 - 1000, 'a'), copy('dlv-1', T0, 'a'), copy('dlv-2', T0 + 1000, 'a')], `seg-${String(T0 + 1).padStart(14, '0')}-0-a`);
+    const stored = (): string[] =>
+      readdirSync(dir)
+        .filter((name) => name.endsWith('.ndjson'))
+        .flatMap((name) => readFileSync(join(dir, name), 'utf8').trimEnd().split('\n'))
+        .map((line) => {
+          const record = JSON.parse(line) as StoredRecord;
+          return `${record.id}@${record.headers?.['x-listener']}`;
+        })
+        .sort();
+    expect(compactStore(dir, { threshold: 0 })).toEqual({ merged: 2, written: 1 });
+    expect(stored()).toEqual(['dlv-0@a', 'dlv-1@a', 'dlv-2@a', 'dlv-3@b']);
+    expect(new EventStoreReader(dir).query({}).map((r) => r.id)).toEqual(['dlv-0', 'dlv-1', 'dlv-2', 'dlv-3']);
+
+    const pruned = tempStore();
+    writeSegment(pruned, [copy('dlv-1', T0 + 5000, 'b')], `seg-${String(T0).padStart(14, '0')}-0-b`);
+    writeSegment(pruned, [copy('dlv-0', T0 - 1000, 'a'), copy('dlv-1', T0, 'a')], `seg-${String(T0 + 1).padStart(14, '0')}-0-a`);
+    expect(await pruneStore(pruned, T0 - 500)).toEqual({ pruned: 1, kept: 1, busy: 0 });
+    expect(new EventStoreReader(pruned).query({}).map((r) => `${r.id}@${r.headers?.['x-listener']}`)).toEqual(['dlv-1@a']);
+    expect(new EventStoreReader(pruned).total).toBe(1);
+  });
+});
+
 describe('compaction', () => {
   /** n small segments of 3 records each, as n sends would leave them (written and closed). */
   function smallSegments(dir: string, n: number): string[] {

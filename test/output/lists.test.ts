@@ -110,6 +110,9 @@ describe('fitting and selecting, as functions', () => {
     expect(fitColumns([12, 36, 5], [6, 9, 4], 200)).toEqual([12, 36, 5]);
     expect(fitColumns([12, 36, 5], [6, 9, 4], 40)).toEqual([12, 19, 5]);
     expect(fitColumns([12, 36, 36], [6, 9, 4], 20)).toEqual([12, 9, 8]);
+    // A column marked whole (an id) keeps its width; the others give way, and the line is long when they cannot.
+    expect(fitColumns([12, 36, 30], [6, 9, 4], 60, [false, false, true])).toEqual([12, 14, 30]);
+    expect(fitColumns([12, 36, 30], [6, 9, 4], 40, [false, false, true])).toEqual([12, 9, 30]);
     expect(truncateCell('3f2504e0-4f89-11d3-9a0c-0305e82c3301', 10)).toBe('3f2504e0-…');
     expect(truncateCell('short', 10)).toBe('short');
   });

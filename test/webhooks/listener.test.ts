@@ -96,6 +96,15 @@ describe('signatures', () => {
     expect(sink.events[0]?.raw).toBe(spaced);
   });
 
+  it('keeps a leading UTF-8 BOM in the body it reports and stores, and parses the JSON after it', async () => {
+    const stored: StoredRecord[] = [];
+    const { listener, sink } = await listen({ secrets: secret, store: { append: async (record) => void stored.push(record) } });
+    const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(body, 'utf8')]);
+    expect((await post(listener.url, bytes, { headers: { 'X-Svc-Signature': signBody(bytes, secret) } })).status).toBe(200);
+    expect(sink.events[0]).toMatchObject({ kind: 'DeliveryReceipt', raw: `\uFEFF${body}`, payload: deliveryReceipt });
+    expect(Buffer.from(stored[0]!.body, 'utf8').equals(bytes)).toBe(true);
+  });
+
   it('rejects a signature over the re-encoded JSON instead of the bytes sent', async () => {
     const { listener, sink } = await listen({ secrets: secret });
     const spaced = `{ "messageId": "m-1", "status": "sent" }`;

@@ -37,7 +37,7 @@ export const eventsCommands = defineCommands([
   },
   {
     path: ['events', 'show'],
-    summary: 'show one stored event: its payload and delivery headers',
+    summary: 'show one stored event: its payload, delivery headers and whether its signature was checked',
     args: [{ name: 'ID', description: 'the delivery id (X-Svc-Delivery)', required: true }],
     options: [storeOption],
     examples: ['svc events show dlv-8f14e45f', 'svc events show dlv-8f14e45f --json | jq .payload'],
@@ -61,7 +61,8 @@ export const eventsCommands = defineCommands([
     description: [
       'The body is sent byte for byte as it was received, with its X-Svc-Event and X-Svc-Delivery',
       'headers and a new X-Svc-Signature under the secret in --secret-env. The target is https://,',
-      'or http:// on a loopback host. Exit 0 on a 2xx answer, 1 otherwise.',
+      'or http:// on a loopback host. Exit 0 on a 2xx answer, 1 otherwise. --debug traces the request',
+      'and the answer on stderr (never the secret).',
     ].join('\n'),
     args: [{ name: 'ID', description: 'the delivery id (X-Svc-Delivery)', required: true }],
     options: [

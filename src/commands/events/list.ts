@@ -1,15 +1,16 @@
 import type { Context } from '../../context.js';
 import { eventJson } from '../../events/view.js';
-import { classifyEvent } from '../../webhooks/payloads.js';
+import { classifyEvent, parsePayload } from '../../webhooks/payloads.js';
 import { statusTone, writeList, type Column } from '../../output/render.js';
 import type { StoredRecord } from '../../events/store.js';
 import type { InputFor } from '../spec.js';
 import type { eventsCommands } from './index.js';
 import { eventType, numberArg, openReader, timeRange } from './shared.js';
+import { nonBlank } from './options.js';
 
 function summaryText(record: StoredRecord): string {
   try {
-    const { summary } = classifyEvent(JSON.parse(record.body) as unknown, record.type);
+    const { summary } = classifyEvent(parsePayload(record.body), record.type);
     return summary.text ?? '';
   } catch {
     return '';
@@ -19,7 +20,8 @@ function summaryText(record: StoredRecord): string {
 const COLUMNS: Column<StoredRecord>[] = [
   { header: 'RECEIVED', value: (r) => r.at },
   { header: 'TYPE', value: (r) => r.type },
-  { header: 'ID', value: (r) => r.id },
+  // The id is what `events show ID` and `events replay ID` take: other columns give way first.
+  { header: 'ID', value: (r) => r.id, whole: true },
   { header: 'MESSAGE', value: (r) => r.messageId ?? '' },
   { header: 'FROM', value: (r) => r.from ?? '' },
   { header: 'TO', value: (r) => (r.to ?? []).join(', ') },
@@ -31,7 +33,7 @@ export async function run(input: InputFor<typeof eventsCommands, 'events list'>,
   const types = input.strings('type').map(eventType);
   const numberText = input.string('number');
   const number = numberText === undefined ? undefined : numberArg(numberText, '--number');
-  const messages = input.strings('message').map((id) => id.trim());
+  const messages = input.strings('message').map((id) => nonBlank(id, '--message', 'a message id').trim());
   const range = timeRange(ctx, input.string('since'), input.string('until'));
   const { dir, reader, exists } = openReader(input, ctx);
   const records = exists
@@ -49,10 +51,11 @@ export async function run(input: InputFor<typeof eventsCommands, 'events list'>,
     await writeList(ctx, records, COLUMNS);
     return 0;
   }
+  // With --fields in a table, an `id` column is kept whole all the same.
   await writeList(
     ctx,
     records.map((record) => eventJson(record)),
-    [],
+    [{ header: 'ID', value: (event) => event.id, whole: true }],
   );
   return 0;
 }

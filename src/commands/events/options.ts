@@ -1,19 +1,58 @@
+import { statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import type { Env } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { isIsoDateTime } from '../../domain/validate.js';
 import { defaultStoreDir } from '../../events/paths.js';
 import type { CommandInput } from '../spec.js';
 
 // What the commands that read or write the event store share: where it is, and how times are given.
 
+/** A flag's value, refused (exit 2, naming the flag) when it is empty or only spaces: `what` says what belongs there. */
+export function nonBlank(value: string, flag: string, what: string): string {
+  if (value.trim() === '') throw new UsageError(`${flag} needs ${what}, not ${value === '' ? 'an empty string' : `a blank "${value}"`}`);
+  return value;
+}
+
+/**
+ * A store directory that is a file, or lies under one, is a usage error (exit 2) found before the
+ * store is opened; a directory not made yet is fine (the listener makes it, readers find it empty).
+ */
+function checkStoreDir(dir: string, flag: boolean): void {
+  const full = resolve(dir);
+  for (let path = full; ; ) {
+    let isDirectory: boolean;
+    try {
+      isDirectory = statSync(path).isDirectory();
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      const parent = dirname(path);
+      // Not there (or under a file): the first ancestor that is there decides.
+      if ((code === 'ENOENT' || code === 'ENOTDIR') && parent !== path) {
+        path = parent;
+        continue;
+      }
+      return; // anything else (no permission) is for opening the store to report
+    }
+    if (isDirectory) return;
+    const what = flag ? `--store ${dir}` : `the event store ${dir}`;
+    throw new UsageError(`${what} is not a directory${path === full ? ' (it is a file)' : `: ${path} is a file`}`, [
+      flag ? 'give --store a directory (it is made if it does not exist)' : 'set SVC_DATA_DIR to a directory, or give --store DIR',
+    ]);
+  }
+}
+
 /** --store DIR, --no-store (undefined), or the default under the user's data directory. */
 export function storeDirFrom(input: CommandInput<'store'>, env: Env): string | undefined {
   const given = input.string('store');
   if (given !== undefined) {
-    if (given.trim() === '') throw new UsageError('--store needs a directory, not an empty string');
+    checkStoreDir(nonBlank(given, '--store', 'a directory'), true);
     return given;
   }
   if (input.has('store')) return undefined; // --no-store
-  return defaultStoreDir(env);
+  const dir = defaultStoreDir(env);
+  checkStoreDir(dir, false);
+  return dir;
 }
 
 /** The store a reading command uses (no --no-store there). */
@@ -26,13 +65,28 @@ const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_00
 // A date-time of ISO 8601 with a zone, or a calendar date (midnight UTC).
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2}))?$/i;
 
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/** Why a date-time of the right form does not exist: its month, its day, or its time or zone. */
+function nonexistent(text: string): string {
+  const [year, month, day] = text.slice(0, 10).split('-').map(Number) as [number, number, number];
+  if (month < 1 || month > 12) return `there is no month ${month}`;
+  const days = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (day < 1 || day > days) return `${MONTHS[month - 1]} ${year} has ${days} days`;
+  return 'the time of day or the zone is out of range';
+}
+
 /** An ISO 8601 date-time, or a duration ago (`90s`, `15m`, `24h`, `7d`, `2w`), as milliseconds since the epoch. */
 export function parseTime(text: string, flag: string, now: number): number {
   const trimmed = text.trim();
   const duration = DURATION.exec(trimmed);
   if (duration !== null) return now - Number(duration[1]) * UNIT_MS[duration[2]!.toLowerCase()]!;
   if (ISO_DATE_TIME.test(trimmed)) {
-    const value = Date.parse(trimmed.length === 10 ? `${trimmed}T00:00:00Z` : trimmed.replace(' ', 'T'));
+    const iso = trimmed.length === 10 ? `${trimmed}T00:00:00Z` : trimmed.replace(' ', 'T');
+    // Date.parse rolls a day past the month's end over (2026-02-30 would be March 2): the
+    // calendar date must exist as written (the domain's one check of it).
+    if (!isIsoDateTime(iso)) throw new UsageError(`${flag} must be a date that exists, not "${text}" (${nonexistent(trimmed)})`);
+    const value = Date.parse(iso);
     if (Number.isFinite(value)) return value;
   }
   throw new UsageError(`${flag} must be an ISO 8601 date-time with a zone (2026-01-31T09:00:00Z) or a duration ago (24h, 7d), not "${text}"`);

@@ -24,11 +24,12 @@ export async function run(input: InputFor<typeof eventsCommands, 'events replay'
   const record = findEvent(reader, dir, id);
   if (record.kind !== 'event') throw new UsageError(`${id} is a sent message, not a received event: only events can be replayed`);
 
-  // The bytes as received: the stored text is the body decoded as UTF-8 (it was checked to be valid).
+  // The bytes as received: the stored text is the body decoded as UTF-8 (it was checked to be
+  // valid), a leading BOM included, so encoding it again gives those bytes back.
   const body = Buffer.from(record.body, 'utf8');
   let answer: ReplayAnswer;
   try {
-    answer = await replayDelivery(url, { body, headers: record.headers ?? {} }, secret, ctx.globals.timeoutMs, ctx.signal);
+    answer = await replayDelivery(url, { body, headers: record.headers ?? {} }, secret, ctx.globals.timeoutMs, ctx.signal, ctx.globals.debug ? (line) => ctx.debug(line) : undefined);
   } catch (error) {
     throw new CliError(`could not replay ${id} to ${url.href}: ${error instanceof Error ? error.message : String(error)}`, ExitCode.Failure);
   }

@@ -31,6 +31,10 @@ export async function run(input: InputFor<typeof eventsCommands, 'events show'>,
   ];
   if (record.messageId !== undefined) lines.push(`${await label('message')}${terminalSafe(record.messageId)}`);
   if (record.status !== undefined) lines.push(`${await label('status')}${terminalSafe(record.status)}`);
+  if (record.verified === true) lines.push(`${await label('signature')}verified`);
+  if (record.verified === false) {
+    lines.push(`${await label('signature')}${await paint(ctx, 'stdout', 'warn', 'NOT verified (accepted by webhook listen --no-verify)')}`);
+  }
   const headers = Object.entries(record.headers ?? {});
   if (headers.length > 0) {
     lines.push(await paint(ctx, 'stdout', 'accent', 'Headers'));

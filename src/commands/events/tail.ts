@@ -23,8 +23,8 @@ export async function run(input: InputFor<typeof eventsCommands, 'events tail'>,
     if (record.kind !== 'event') return;
     out.write(`${json ? JSON.stringify(eventJson(record)) : eventLine(record, { palette })}\n`);
   };
-  // Started before the newest are read, so that nothing stored in between is missed.
-  const follower = follow ? new StoreFollower(dir) : undefined;
+  // From the end of what the newest are read from: nothing stored in between is missed or shown twice.
+  const follower = follow ? new StoreFollower(dir, reader.load()) : undefined;
   if (exists) for (const record of latestRecords(reader, count)) print(record);
   out.flush();
   if (follower === undefined) return ExitCode.Ok;

@@ -2,6 +2,7 @@ import type { Context } from '../../context.js';
 import type { StoredRecord } from '../../events/store.js';
 import { paint, projectFields, statusTone, writeJson, writeList } from '../../output/render.js';
 import { terminalSafe } from '../../webhooks/format.js';
+import { parsePayload } from '../../webhooks/payloads.js';
 import { numberArg, openReader, timeRange } from '../events/shared.js';
 import { sendsInJournals, type JournalSend } from './journals.js';
 import type { InputFor } from '../spec.js';
@@ -29,7 +30,7 @@ export interface ThreadItem {
 
 function payloadOf(record: StoredRecord): Record<string, unknown> {
   try {
-    const value = JSON.parse(record.body) as unknown;
+    const value = parsePayload(record.body);
     return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
   } catch {
     return {};

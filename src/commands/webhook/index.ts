@@ -49,7 +49,8 @@ export const webhookCommands = defineCommands([
     description: [
       'Each POST is checked like a production receiver would: Basic auth when --basic-auth-env is set,',
       'application/json, at most 1 MB, X-Svc-Signature, valid JSON. Without a secret it does not start,',
-      'unless --no-verify asks for an unverified listener (it says so on every start).',
+      'unless --no-verify asks for an unverified listener (it says so on every start, and the events it',
+      'stores are marked "verified": false).',
       'Every new event is kept in the event store (--store DIR, or the user data directory; SVC_DATA_DIR',
       'overrides it) before it is answered 2xx, so an acknowledged event survives a crash; read it back',
       'with svc events and svc thread.',

@@ -5,6 +5,7 @@ import type { BasicCredentials } from '../../webhooks/types.js';
 import { basicCredentials, webhookSecrets } from '../../webhooks/credentials.js';
 import type { CommandInput } from '../spec.js';
 import { DEFAULT_SECRET_ENV } from '../defaults.js';
+import { nonBlank } from '../events/options.js';
 
 // The webhook commands' inputs: the secrets (read by src/webhooks/credentials.ts from the
 // variables the flags name) and the body to sign or verify.
@@ -25,6 +26,7 @@ export function basicAuthFromEnv(ctx: Context, input: CommandInput<'basicAuthEnv
 /** The body exactly as stored: signatures are over bytes, so nothing is decoded or trimmed. */
 export async function readBodyBytes(ctx: Context, input: CommandInput<'bodyFile'>): Promise<Buffer> {
   const file = input.string('bodyFile');
+  if (file !== undefined) nonBlank(file, '--body-file', 'a file name (or - for standard input)');
   if (file !== undefined && file !== '-') {
     try {
       return await readFile(file);

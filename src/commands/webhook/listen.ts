@@ -11,14 +11,15 @@ import { basicAuthFromEnv, secretsFromEnv } from './inputs.js';
 import { terminalPalette } from '../../output/palette.js';
 import { EventStoreWriter, recentIds } from '../../events/store.js';
 import { compactQuietly } from '../../events/compact.js';
-import { batchedWriter, storeDirFrom } from '../events/options.js';
+import { batchedWriter, nonBlank, storeDirFrom } from '../events/options.js';
 
 /** Deliveries remembered for deduplication, also across restarts (read back from the store). */
 const DEDUPE_WINDOW = 100_000;
 
 export async function run(input: InputFor<typeof webhookCommands, 'webhook listen'>, ctx: Context): Promise<number> {
   const port = input.number('port', '--port', { min: 0, max: 65535, integer: true }) ?? DEFAULT_LISTEN_PORT;
-  const host = input.string('host') ?? '127.0.0.1';
+  // A blank host would bind every interface: refused, not taken as "any address".
+  const host = nonBlank(input.string('host') ?? '127.0.0.1', '--host', 'an address of this machine (default 127.0.0.1)');
   const secrets = secretsFromEnv(ctx, input, { optional: true });
   const noVerify = input.has('verify') && !input.flag('verify');
   if (secrets === undefined && !noVerify) {

@@ -1,12 +1,13 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventRecord, sentRecord } from '../../../src/events/records.js';
 import { EventStoreReader, EventStoreWriter, writeSegment, type StoredRecord } from '../../../src/events/store.js';
-import { verifySignature } from '../../../src/webhooks/signature.js';
+import { signBody, verifySignature } from '../../../src/webhooks/signature.js';
+import { post } from '../../webhooks/helpers.js';
 import { JournalWriter } from '../../../src/send/journal.js';
 import { fakeClock, runCli } from '../../helpers/cli.js';
 import { MOCK_ENV } from '../../helpers/mock-api.js';
@@ -90,6 +91,8 @@ describe('svc events list', () => {
       from: ANN,
       to: [US],
       status: null,
+      // Stored before the listener recorded whether it checked signatures: not known.
+      verified: null,
       payload: JSON.parse(REPLY_BODY),
     });
   });
@@ -120,18 +123,64 @@ describe('svc events list', () => {
     expect(result.stdout).toBe(`2026-03-01T09:01:00.000Z\tMessageReceived\tdlv-3\tin-1\t${ANN}\t${US}\t\tGrüße ☀ — yes, Tuesday\n`);
   });
 
+  it('never shortens the id on a narrow terminal: the other columns give way', async () => {
+    const store = tempStore();
+    const id = 'dlv_08e6b9d937c7443273a42c4c';
+    const messageId = 'd2a5fdb1-6b3c-4176-9797-f3ffb52772f1';
+    writeSegment(store, [
+      eventRecord({
+        id,
+        type: 'MessageReceived',
+        receivedAt: new Date(T0),
+        from: ANN,
+        to: [US],
+        messageId,
+        headers: { 'x-svc-delivery': id },
+        raw: JSON.stringify({ from: ANN, tos: [US], message: 'Thanks! Tuesday works, see you at the shop around ten', messageId }),
+      }),
+    ]);
+    const narrow = await run(['events', 'list', '--store', store], { tty: { stdout: true }, columns: 120, env: { NO_COLOR: '1' } });
+    expect(narrow.code).toBe(0);
+    const [header, row] = narrow.stdout.trimEnd().split('\n');
+    expect(header).toMatch(/^RECEIVED +TYPE +ID +MESSAGE/);
+    expect(row).toContain(` ${id} `);
+    expect([...row!].length).toBeLessThanOrEqual(120);
+    // The message id and the text gave way instead.
+    expect(row).not.toContain(messageId);
+    expect(row).toContain('…');
+    // With --fields, an id column is kept whole too.
+    const fields = await run(['events', 'list', '--store', store, '--fields', 'messageId,id'], { tty: { stdout: true }, columns: 50, env: { NO_COLOR: '1' } });
+    expect(fields.stdout.trimEnd().split('\n')[1]).toBe(`${messageId}  ${id}`);
+  });
+
   it.each([
     [['--since', 'yesterday'], /--since must be an ISO 8601 date-time .* not "yesterday"/],
-    [['--until', '2026-13-45'], /--until must be/],
+    [['--until', '2026-13-45'], /--until must be a date that exists, not "2026-13-45" \(there is no month 13\)/],
+    [['--since', '2026-02-30'], /--since must be a date that exists, not "2026-02-30" \(February 2026 has 28 days\)/],
+    [['--since', '2026-02-29T09:00:00Z'], /--since must be a date that exists, not "2026-02-29T09:00:00Z" \(February 2026 has 28 days\)/],
+    [['--until', '2026-04-31T23:00:00+02:00'], /--until must be a date that exists, not "2026-04-31T23:00:00\+02:00" \(April 2026 has 30 days\)/],
     [['--type', 'Bogus'], /--type must be one of MessageReceived, DeliveryReceipt, OrderStatus, unknown, not "Bogus"/],
     [['--number', 'ann'], /--number "ann" is not an E.164 number \(a \+ then 8 to 15 digits/],
     [['--number', '12345'], /--number "12345" is not an E.164 number \(a \+ then 8 to 15 digits/],
     [['--number', '14155551001'], /--number "14155551001" is not an E.164 number \(a \+ then 8 to 15 digits/],
     [['--since', '1h', '--until', '2h'], /--since 1h is not before --until 2h/],
+    [['--message', '  '], /--message needs a message id, not a blank " {2}"/],
+    [['--message', 'm-ann', '--message', ''], /--message needs a message id, not an empty string/],
   ])('refuses %j (exit 2)', async (flags, message) => {
     const result = await run(['events', 'list', '--store', tempStore(), ...flags]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
+  });
+
+  it('refuses a --store that is a file (exit 2), and a data directory that is one', async () => {
+    const file = join(tempStore(), '..', 'a-file');
+    writeFileSync(file, '{}\n');
+    const result = await run(['events', 'list', '--store', file]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`--store ${file} is not a directory (it is a file)`);
+    const byDefault = await run(['events', 'show', 'dlv-1'], { env: { SVC_DATA_DIR: file } });
+    expect(byDefault.code).toBe(2);
+    expect(byDefault.stderr).toContain(`the event store ${join(file, 'events')} is not a directory: ${file} is a file`);
   });
 
   it('says where the store would be when there is none yet', async () => {
@@ -140,6 +189,39 @@ describe('svc events list', () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toContain(`No event store at ${store} yet`);
     expect((await run(['events', 'list', '--store', store, '--json'])).stdout).toBe('[]\n');
+  });
+});
+
+describe('a delivery stored by two listeners on one store', () => {
+  it('is listed, shown, tailed and threaded once, as the copy stored first', async () => {
+    const store = tempStore();
+    const first = EventStoreWriter.open(store);
+    const second = EventStoreWriter.open(store);
+    const reply = (at: number, listener: string): StoredRecord =>
+      eventRecord({
+        id: 'dlv-3',
+        type: 'MessageReceived',
+        receivedAt: new Date(at),
+        from: ANN,
+        to: [US],
+        messageId: 'in-1',
+        headers: { 'content-type': 'application/json', 'x-svc-event': 'MessageReceived', 'x-svc-delivery': 'dlv-3', 'x-listener': listener },
+        raw: REPLY_BODY,
+      });
+    await first.append(reply(T0 + 60_000, 'port-4242'));
+    // The sender did not hear the first answer and retried to the other listener.
+    await second.append(reply(T0 + 65_000, 'port-4243'));
+    await Promise.all([first.close(), second.close()]);
+
+    const list = await run(['events', 'list', '--store', store, '--json']);
+    expect((JSON.parse(list.stdout) as { id: string; receivedAt: string }[]).map((e) => `${e.id} ${e.receivedAt}`)).toEqual(['dlv-3 2026-03-01T09:01:00.000Z']);
+    const show = JSON.parse((await run(['events', 'show', 'dlv-3', '--store', store, '--json'])).stdout) as { receivedAt: string; headers: Record<string, string> };
+    expect(show.receivedAt).toBe('2026-03-01T09:01:00.000Z');
+    expect(show.headers['x-listener']).toBe('port-4242');
+    const tail = await run(['events', 'tail', '--store', store, '--json']);
+    expect(tail.stdout.trimEnd().split('\n')).toHaveLength(1);
+    const thread = await run(['thread', ANN, '--store', store]);
+    expect(thread.stdout.trimEnd().split('\n').map((line) => (JSON.parse(line) as { id: string }).id)).toEqual(['dlv-3']);
   });
 });
 
@@ -156,6 +238,36 @@ describe('svc events show', () => {
     expect(missing.code).toBe(4);
     expect(missing.stderr).toContain('no event "nope"');
   });
+});
+
+describe('events accepted by webhook listen --no-verify', () => {
+  it('are stored marked as not verified, and events show says so (--json: "verified": false)', async () => {
+    const store = tempStore();
+    const stored = async (args: string[], env: Record<string, string>, body: string, headers: Record<string, string>): Promise<void> => {
+      const listen = startCommand(['webhook', 'listen', '--port', '0', '--store', store, ...args], env);
+      const banner = await listen.stderr.waitFor(/Listening on (http:\/\/\S+\/)/, listen.done);
+      expect(banner).not.toBeNull();
+      expect((await post(banner![1]!, body, { headers })).status).toBe(200);
+      expect(await listen.interrupt()).toBe(130);
+    };
+    await stored(['--no-verify'], {}, '{"orderId":1,"status":"Completed"}', { 'X-Svc-Delivery': 'dlv-open' });
+    const signedBody = '{"orderId":2,"status":"Completed"}';
+    await stored([], { SVC_WEBHOOK_SECRET: 'whsec-l' }, signedBody, { 'X-Svc-Delivery': 'dlv-signed', 'X-Svc-Signature': signBody(signedBody, 'whsec-l') });
+
+    const open = JSON.parse((await run(['events', 'show', 'dlv-open', '--store', store, '--json'])).stdout) as { verified: unknown };
+    expect(open.verified).toBe(false);
+    const signed = JSON.parse((await run(['events', 'show', 'dlv-signed', '--store', store, '--json'])).stdout) as { verified: unknown };
+    expect(signed.verified).toBe(true);
+    expect((await run(['events', 'show', 'dlv-open', '--store', store])).stdout).toMatch(/\nsignature +NOT verified \(accepted by webhook listen --no-verify\)\n/);
+    expect((await run(['events', 'show', 'dlv-signed', '--store', store])).stdout).toMatch(/\nsignature +verified\n/);
+    const listed = (await run(['events', 'list', '--store', store, '-o', 'ndjson'])).stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { id: string; verified: unknown });
+    expect(listed.map((e) => [e.id, e.verified])).toEqual([
+      ['dlv-open', false],
+      ['dlv-signed', true],
+    ]);
+    // The store's own line says it too, for grep and jq.
+    expect(new EventStoreReader(store).get('dlv-open')?.verified).toBe(false);
+  }, 60_000);
 });
 
 describe('svc events replay', () => {
@@ -191,6 +303,77 @@ describe('svc events replay', () => {
     }
   });
 
+  it('traces the request and the answer with --debug, as other commands do, and never the secret', async () => {
+    const store = tempStore();
+    campaign(store);
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(202, { 'Content-Type': 'application/json', 'Set-Cookie': 'session=abc123' }).end('{"queued":true,"token":"t-987"}'));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+    try {
+      const quiet = await run(['events', 'replay', 'dlv-3', '--to', url, '--secret-env', 'APP_SECRET', '--store', store], { env: { APP_SECRET: 'whsec-app' } });
+      expect(quiet.stderr).toBe('');
+      const traced = await run(['events', 'replay', 'dlv-3', '--to', url, '--secret-env', 'APP_SECRET', '--store', store, '--debug'], { env: { APP_SECRET: 'whsec-app' } });
+      expect(traced.code).toBe(0);
+      const lines = traced.stderr.trimEnd().split('\n');
+      expect(lines).toContain(`[debug] > POST ${url}`);
+      expect(lines).toContain(`[debug] > X-Svc-Signature: ${signBody(Buffer.from(REPLY_BODY, 'utf8'), 'whsec-app')}`);
+      expect(lines).toContain('[debug] > X-Svc-Delivery: dlv-3');
+      expect(lines).toContain(`[debug] > Content-Length: ${Buffer.byteLength(REPLY_BODY)}`);
+      expect(lines.some((line) => line.startsWith(`[debug] > [${Buffer.byteLength(REPLY_BODY)} bytes, the stored body byte for byte] {"from":"+14155551001"`))).toBe(true);
+      expect(lines.some((line) => /^\[debug\] < 202 \(\d+ ms\)$/.test(line))).toBe(true);
+      expect(lines).toContain('[debug] < set-cookie: [REDACTED]');
+      expect(lines).toContain('[debug] < {"queued":true,"token":"[REDACTED]"}');
+      expect(traced.stdout + traced.stderr).not.toContain('whsec-app');
+    } finally {
+      server.close();
+    }
+  });
+
+  it('sends a body that began with a UTF-8 BOM byte for byte, as the listener received it', async () => {
+    const store = tempStore();
+    const secret = 'whsec-listener';
+    const listen = startCommand(['webhook', 'listen', '--port', '0', '--store', store], { SVC_WEBHOOK_SECRET: secret });
+    const received: { body: Buffer; signature: string }[] = [];
+    const app = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        received.push({ body: Buffer.concat(chunks), signature: String(req.headers['x-svc-signature']) });
+        res.writeHead(204).end();
+      });
+    });
+    try {
+      const banner = await listen.stderr.waitFor(/Listening on (http:\/\/\S+\/)/, listen.done);
+      expect(banner).not.toBeNull();
+      const original = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(REPLY_BODY, 'utf8')]);
+      const answer = await post(banner![1]!, original, { headers: { 'X-Svc-Signature': signBody(original, secret), 'X-Svc-Delivery': 'dlv-bom', 'X-Svc-Event': 'MessageReceived' } });
+      expect(answer.status).toBe(200);
+      expect(await listen.interrupt()).toBe(130);
+
+      const shown = JSON.parse((await run(['events', 'show', 'dlv-bom', '--store', store, '--json'])).stdout) as { payload: unknown };
+      expect(shown.payload).toEqual(JSON.parse(REPLY_BODY));
+      // Every reader parses past the BOM: the list's text column and the thread's message.
+      expect((await run(['events', 'list', '--store', store])).stdout).toContain('\tGrüße ☀ — yes, Tuesday\n');
+      expect((await run(['thread', ANN, '--store', store])).stdout).toContain('"body":"Grüße ☀ — yes, Tuesday"');
+      await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+      const url = `http://127.0.0.1:${(app.address() as AddressInfo).port}/hooks`;
+      const replay = await run(['events', 'replay', 'dlv-bom', '--to', url, '--store', store, '--json'], { env: { SVC_WEBHOOK_SECRET: secret } });
+      expect(replay.code).toBe(0);
+      expect(JSON.parse(replay.stdout)).toMatchObject({ bytes: original.length });
+      expect(received).toHaveLength(1);
+      expect(received[0]!.body.equals(original)).toBe(true);
+      // Signed again under the same secret: the signature the sender sent, and it verifies.
+      expect(received[0]!.signature).toBe(signBody(original, secret));
+      expect(verifySignature(received[0]!.body, received[0]!.signature, secret)).toEqual({ valid: true, secretIndex: 0 });
+    } finally {
+      app.close();
+      if (!listen.stderr.text.includes('Stopped')) await listen.interrupt();
+    }
+  }, 60_000);
+
   it('refuses a target that is neither https nor loopback, and a missing secret (exit 2)', async () => {
     const store = tempStore();
     campaign(store);
@@ -212,6 +395,19 @@ describe('svc events prune', () => {
     expect(JSON.parse(result.stdout)).toEqual({ before: '2026-03-01T09:00:05.500Z', pruned: 3, kept: 2, busy: 0 });
     expect(new EventStoreReader(store).query({}).map((r) => r.id)).toEqual(['dlv-2', 'dlv-3']);
     expect((await run(['events', 'prune', '--store', store])).code).toBe(2);
+  });
+
+  it('refuses a --before date that does not exist (exit 2), and takes one that does', async () => {
+    const store = tempStore();
+    campaign(store);
+    const bad = await run(['events', 'prune', '--before', '2026-02-30', '--store', store]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--before must be a date that exists, not "2026-02-30" (February 2026 has 28 days)');
+    expect(new EventStoreReader(store).total).toBe(5);
+    // 2028 is a leap year.
+    const leap = await run(['events', 'prune', '--before', '2028-02-29', '--store', store, '--json']);
+    expect(leap.code).toBe(0);
+    expect(JSON.parse(leap.stdout)).toMatchObject({ before: '2028-02-29T00:00:00.000Z', pruned: 5 });
   });
 });
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -241,6 +241,9 @@ describe('svc webhook listen', () => {
       [['--basic-auth-env', 'HOOK_AUTH'], { ...env, HOOK_AUTH: 'no-colon' }, /HOOK_AUTH must hold USER:PASSWORD/],
       [['--basic-auth-env', 'HOOK_AUTH'], env, /HOOK_AUTH is not set/],
       [['--port', '70000'], env, /--port must be a whole number from 0 to 65535/],
+      // An empty host would bind every interface.
+      [['--host', ''], env, /--host needs an address of this machine \(default 127\.0\.0\.1\), not an empty string/],
+      [['--host', ' '], env, /--host needs an address of this machine \(default 127\.0\.0\.1\), not a blank " "/],
     ];
     for (const [args, caseEnv, message] of cases) {
       const result = await startListen(args, { env: caseEnv });
@@ -251,6 +254,17 @@ describe('svc webhook listen', () => {
         expect(result.stderr).not.toContain('no-colon');
       }
     }
+  });
+
+  it('refuses a --store that is a file, or lies under one (exit 2), naming the path', async () => {
+    const file = join(dataDir, 'not-a-directory');
+    writeFileSync(file, 'x');
+    const result = await startListen(['--store', file], { env });
+    expect('url' in result ? 0 : result.code).toBe(2);
+    if (!('url' in result)) expect(result.stderr).toContain(`--store ${file} is not a directory (it is a file)`);
+    const under = await startListen(['--store', join(file, 'events')], { env });
+    expect('url' in under ? 0 : under.code).toBe(2);
+    if (!('url' in under)) expect(under.stderr).toContain(`--store ${join(file, 'events')} is not a directory: ${file} is a file`);
   });
 
   it('fails with exit 1 when the port is taken', async () => {

@@ -86,6 +86,12 @@ describe('svc webhook sign', () => {
     expect(result.stderr).toContain(`${missing}: no such file`);
   });
 
+  it('refuses a blank --body-file (exit 2), naming the flag', async () => {
+    const result = await runCli(['webhook', 'sign', '--body-file', ' '], { env: { SVC_WEBHOOK_SECRET: secret } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--body-file needs a file name (or - for standard input), not a blank " "');
+  });
+
   it('does not wait on a terminal for a body', async () => {
     const result = await runCli(['webhook', 'sign'], { env: { SVC_WEBHOOK_SECRET: secret }, tty: true });
     expect(result.code).toBe(2);
