@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import type { SecretRegistry } from '../output/secrets.js';
 import { ANSWERS, checkAnswer, safeLocation, type ApiCall } from './answers.js';
 import { chooseProxy } from './proxy.js';
-import { redactJsonText } from './redact.js';
+import { redactJsonText, traceHeaderValue } from './redact.js';
 import { describeTransportFailure } from './failures.js';
 import { errorFromResponse, parseRetryAfter, readablePath } from './error-answers.js';
 import { nodeHttpTransport, TransportFailure, undiciTransport, type Cancel, type Transport } from './transport.js';
@@ -275,7 +275,7 @@ export class ApiClient {
     const started = this.options.debug ? performance.now() : 0;
     if (this.options.debug) {
       this.trace(`> ${req.method} ${url.href}${attempt > 1 ? ` (attempt ${attempt})` : ''}`);
-      for (const [name, value] of Object.entries(headers)) this.trace(`> ${name}: ${traceHeader(name, value)}`);
+      for (const [name, value] of Object.entries(headers)) this.trace(`> ${name}: ${traceHeaderValue(name, value)}`);
       if (body !== undefined) this.trace(`> ${describeBody(body, headers['content-type'] ?? '')}`);
     }
     let transport: Transport | undefined;
@@ -290,7 +290,7 @@ export class ApiClient {
         this.trace(`< ${answer.status} (${Math.round(performance.now() - started)} ms)`);
         for (const [name, value] of Object.entries(answer.headers)) {
           // A redirect's target is shown as the error shows it: no userinfo, no query.
-          this.trace(`< ${name}: ${name === 'location' ? (safeLocation(value, url) ?? '') : traceHeader(name, value)}`);
+          this.trace(`< ${name}: ${name === 'location' ? (safeLocation(value, url) ?? '') : traceHeaderValue(name, value)}`);
         }
         if (answer.text !== '') this.trace(`< ${truncate(redactJsonText(answer.text), 4000)}`);
       }
@@ -416,13 +416,6 @@ function watchSignal(signal: AbortSignal, exchange: Exchanging): void {
 
 function unwatchSignal(signal: AbortSignal, exchange: Exchanging): void {
   watched.get(signal)?.delete(exchange);
-}
-
-/** Header values that carry credentials are never traced, whatever their name. */
-function traceHeader(name: string, value: string): string {
-  if (/^(authorization|proxy-authorization|cookie|set-cookie)$/i.test(name)) return `${value.split(' ')[0] ?? ''} [REDACTED]`;
-  if (/^\s*(basic|bearer|digest)\s+\S/i.test(value)) return `${value.trim().split(/\s+/)[0]} [REDACTED]`;
-  return value;
 }
 
 function sameQuery(a: Record<string, QueryValue> | undefined, b: Record<string, QueryValue> | undefined): boolean {

@@ -29,3 +29,14 @@ export function redactJsonText(text: string): string {
 export function redactObject<T>(value: T): T {
   return redactValue(value) as T;
 }
+
+/**
+ * A header value as a --debug trace shows it: credentials are never shown, whatever the header is
+ * named. A cookie has no scheme word to keep, so all of it goes; of an Authorization, the scheme.
+ */
+export function traceHeaderValue(name: string, value: string): string {
+  if (/^(cookie|set-cookie)$/i.test(name)) return REDACTED;
+  if (/^(authorization|proxy-authorization)$/i.test(name)) return `${value.split(' ')[0] ?? ''} ${REDACTED}`;
+  if (/^\s*(basic|bearer|digest)\s+\S/i.test(value)) return `${value.trim().split(/\s+/)[0]} ${REDACTED}`;
+  return value;
+}

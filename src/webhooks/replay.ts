@@ -5,7 +5,7 @@ import { request as httpRequest } from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { performance } from 'node:perf_hooks';
-import { redactJsonText } from '../api/redact.js';
+import { redactJsonText, traceHeaderValue } from '../api/redact.js';
 import { signBody } from './signature.js';
 
 export interface ReplayAnswer {
@@ -41,23 +41,10 @@ function clipped(text: string): string {
   return text.length > TRACE_TEXT ? `${text.slice(0, TRACE_TEXT)}... [${text.length - TRACE_TEXT} more characters]` : text;
 }
 
-/**
- * A header as the --debug trace shows it, as the API client's trace does: credentials an app may
- * answer with are redacted. (The signature is shown: it is what was sent, not the secret, which
- * never leaves signBody; the output's secret registry redacts the secret wherever it appears.)
- */
-function traceHeader(name: string, value: string): string {
-  // A cookie has no scheme word to keep: all of it goes.
-  if (/^(cookie|set-cookie)$/i.test(name)) return '[REDACTED]';
-  if (/^(authorization|proxy-authorization)$/i.test(name)) return `${value.split(' ')[0] ?? ''} [REDACTED]`;
-  if (/^\s*(basic|bearer|digest)\s+\S/i.test(value)) return `${value.trim().split(/\s+/)[0]} [REDACTED]`;
-  return value;
-}
-
 function traceAnswer(trace: (line: string) => void, status: number, headers: IncomingHttpHeaders, body: string, ms: number): void {
   trace(`< ${status} (${ms} ms)`);
   for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined) trace(`< ${name}: ${traceHeader(name, Array.isArray(value) ? value.join(', ') : value)}`);
+    if (value !== undefined) trace(`< ${name}: ${traceHeaderValue(name, Array.isArray(value) ? value.join(', ') : value)}`);
   }
   if (body !== '') trace(`< ${clipped(redactJsonText(body))}`);
 }
@@ -73,7 +60,7 @@ export function replayDelivery(url: URL, delivery: StoredDelivery, secret: strin
   const headers = { ...replayHeaders(delivery, secret), 'Content-Length': String(delivery.body.length) };
   if (trace !== undefined) {
     trace(`> POST ${url.href}`);
-    for (const [name, value] of Object.entries(headers)) trace(`> ${name}: ${traceHeader(name, value)}`);
+    for (const [name, value] of Object.entries(headers)) trace(`> ${name}: ${traceHeaderValue(name, value)}`);
     trace(`> [${delivery.body.length} bytes, the stored body byte for byte] ${clipped(redactJsonText(delivery.body.toString('utf8')))}`);
   }
   return new Promise((resolve, reject) => {

@@ -79,7 +79,7 @@ describe('ApiClient', () => {
 
   it('traces --debug with the Authorization header and secrets redacted', async () => {
     mock = createMockApi();
-    mock.expect('PUT', 'tenants/abc', { status: 200, body: { settings: { webhookSecret: 'whsec-echoed' } } });
+    mock.expect('PUT', 'tenants/abc', { status: 200, body: { settings: { webhookSecret: 'whsec-echoed' } }, headers: { 'set-cookie': 'session=cookie-value-1; HttpOnly' } });
     const lines: string[] = [];
     const api = client(mock, { debug: (l) => lines.push(l) });
     api.addSecret('whsec-echoed');
@@ -92,6 +92,9 @@ describe('ApiClient', () => {
     expect(trace).not.toContain('whsec-echoed');
     expect(trace).not.toContain('hunter22');
     expect(trace).not.toContain(MOCK_ENV.SVC_PASSWORD);
+    // A cookie the service sets is a credential: none of it is shown.
+    expect(trace).toContain('< set-cookie: [REDACTED]');
+    expect(trace).not.toContain('cookie-value-1');
   });
 
   it('redacts secret-named fields of bodies too long to trace whole', async () => {
