@@ -1033,12 +1033,20 @@ function indexedEnd(segment: SegmentIndex): number {
  * segment (new segments from the start), oldest first, and never a record whose id it has found
  * before or that was stored before it started (a later copy, see firstCopies).
  */
+/** A second copy of a delivery comes within the sender's 24 h of retries; an hour more for clocks. */
+const FORGET_AFTER_MS = 25 * 3600_000;
+
 export class StoreFollower {
   private readonly offsets = new Map<string, number>();
   /** The segments as they were when following began. */
   private readonly before: readonly SegmentIndex[];
-  /** The ids the polls found. */
-  private readonly foundIds = new Set<string>();
+  /**
+   * The ids the polls found, with when each was stored, oldest first. A sender retries an event
+   * for at most 24 h from its first attempt (decisions.md), so a second copy comes within that of
+   * the first: ids stored longer ago than FORGET_AFTER_MS before the newest are forgotten, and a
+   * follower running for weeks holds a day's ids, not every id it ever printed.
+   */
+  private readonly foundIds = new Map<string, number>();
 
   /**
    * `segments`: what a reader loaded (EventStoreReader.load) and showed already; following starts
@@ -1066,9 +1074,12 @@ export class StoreFollower {
     }
     let reader: EventStoreReader | undefined;
     const first: StoredRecord[] = [];
+    let newest = -Infinity;
     for (const record of records) {
       if (this.foundIds.has(record.id)) continue;
-      this.foundIds.add(record.id);
+      const at = Date.parse(record.at);
+      if (at > newest) newest = at;
+      this.foundIds.set(record.id, Number.isNaN(at) ? Date.now() : at);
       if (storedBefore.has(hash32(record.id))) {
         // The same id hash was stored before: a copy, unless the hashes collide. The store says
         // which copy is the first (a file read then may have been compacted away since).
@@ -1078,7 +1089,21 @@ export class StoreFollower {
       }
       first.push(record);
     }
+    this.forget(newest - FORGET_AFTER_MS);
     return first;
+  }
+
+  /** Forgets the ids stored before `before` (they come in time order, oldest first). */
+  private forget(before: number): void {
+    for (const [id, at] of this.foundIds) {
+      if (at >= before) return;
+      this.foundIds.delete(id);
+    }
+  }
+
+  /** How many ids the follower remembers (for tests). */
+  get remembered(): number {
+    return this.foundIds.size;
   }
 
   poll(): StoredRecord[] {

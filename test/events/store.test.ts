@@ -213,6 +213,24 @@ describe('the event store', () => {
     await Promise.all([first.close(), second.close()]);
   });
 
+  it('a follower forgets the ids of events stored over 25 h before the newest (a sender retries for 24 h), and still drops a copy within that', async () => {
+    const dir = tempStore();
+    const follower = new StoreFollower(dir);
+    const writer = EventStoreWriter.open(dir);
+    const other = EventStoreWriter.open(dir);
+    for (let i = 0; i < 50; i++) await writer.append(receipt(`d${i}`, 'm', T0 + i * 1000));
+    expect(follower.poll()).toHaveLength(50);
+    expect(follower.remembered).toBe(50);
+    // A second listener stores a copy of d3 23 h later: still dropped.
+    await other.append(receipt('d3', 'm', T0 + 23 * 3600_000));
+    expect(follower.poll()).toEqual([]);
+    // A day and more later, the early ids are forgotten: memory holds a day's ids, not all.
+    await writer.append(receipt('late', 'm', T0 + 26 * 3600_000));
+    expect(follower.poll().map((r) => r.id)).toEqual(['late']);
+    expect(follower.remembered).toBe(1);
+    await Promise.all([writer.close(), other.close()]);
+  });
+
   it('finds every message of a send answer, for one recipient or several', () => {
     const at = new Date(T0);
     expect(sentMessagesIn({ messageId: 'm1', status: 'queued' }, '+1555', ['+1415'], 'hi', at)).toEqual([
