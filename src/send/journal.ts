@@ -8,7 +8,11 @@
 //             `messageId` is the answer's (its first recipient's); `messageIds`, for a request to
 //             several recipients, is each one's id from the answer's `messages`, in the order of
 //             `to` (null for one it did not name). Journals without it still read: the first only.
-//   resume   {"type":"resume","at":"ISO","unknown":"resend|skip|none","torn"?:{"line":N,"bytes":"base64"},"crc":"…"}
+//   resume   {"type":"resume","at":"ISO","unknown":"resend|skip|none","torn"?:{"line":N,"bytes":"base64"},
+//             "exclude"?:{"digest","numbers"},"own"?:{"recipients","excluded"},"crc":"…"}
+//             `exclude` and `own` when the resumed run's --exclude-file has grown (numbers added
+//             since): from then on they stand for the header's, so that the journal itself says
+//             which list a later --resume must keep to, whatever happens to its JOURNAL.exclude.
 //   throttled {"type":"throttled","seq":N,"to":[…],"status":429|503,"at":"ISO","crc":"…"}    the request
 //             was refused unprocessed (issue 10): its launch is closed, no outcome; sent again later
 //   pause    {"type":"pause","reason":"window","window":"…","until":"ISO","at":"ISO","crc":"…"}
@@ -112,7 +116,7 @@ export type JournalLine =
   | { type: 'header'; line: number; header: JournalHeader }
   | { type: 'launch'; line: number; seq: number; to: string[] }
   | ({ type: 'result'; line: number; seq: number; at: string } & JournalRecord)
-  | { type: 'resume'; line: number; at: string; unknown: UnknownChoice | 'none'; torn?: { line: number; bytes: string } }
+  | { type: 'resume'; line: number; at: string; unknown: UnknownChoice | 'none'; torn?: { line: number; bytes: string }; exclude?: JournalExclude; own?: JournalOwnCounts }
   | { type: 'throttled'; line: number; seq: number; to: string[]; status: number | null; at: string }
   | { type: 'pause'; line: number; reason: string; until: string; at: string };
 
@@ -251,13 +255,19 @@ export class JournalWriter {
    * Continues a journal read by `readJournal`: a torn last line is cut off (its bytes kept, in
    * Base64, in the `resume` record), then a `resume` record marks the new session.
    */
-  static resume(state: JournalState, unknown: UnknownChoice | 'none', options: JournalWriterOptions = {}): JournalWriter {
+  static resume(
+    state: JournalState,
+    unknown: UnknownChoice | 'none',
+    options: JournalWriterOptions & { exclude?: JournalExclude | undefined; own?: JournalOwnCounts | undefined } = {},
+  ): JournalWriter {
     const fd = openSync(state.path, 'a', 0o600);
     try {
       const writer = new JournalWriter(state.path, fd, state.lastSeq + 1, options);
       if (fstatSync(fd).size !== state.validBytes) ftruncateSync(fd, state.validBytes);
       const torn = state.torn === undefined ? {} : { torn: { line: state.torn.line, bytes: state.torn.bytes.toString('base64') } };
-      writer.write(sealRecord({ type: 'resume', at: writer.clock().toISOString(), unknown, ...torn }));
+      const grown = options.exclude === undefined ? {} : { exclude: { digest: options.exclude.digest, numbers: options.exclude.numbers } };
+      const own = options.own === undefined ? {} : { own: { recipients: options.own.recipients, excluded: options.own.excluded } };
+      writer.write(sealRecord({ type: 'resume', at: writer.clock().toISOString(), unknown, ...torn, ...grown, ...own }));
       return writer;
     } catch (error) {
       closeSync(fd);
@@ -480,6 +490,11 @@ export interface JournalState {
   /** A last line cut short (a crash mid-write), if any. */
   torn: { line: number; bytes: Buffer } | undefined;
   counts: JournalCounts;
+  /**
+   * The exclude list the run keeps to now: the header's, or that of the last `resume` record that
+   * grew it. Undefined when the run never had one.
+   */
+  exclude: JournalExclude | undefined;
   /** The final state of one recipient, or undefined when the journal never names it. */
   stateOf(to: string): RecipientState | undefined;
   /** Every recipient the journal names, with its final state (in no particular order). */
@@ -667,14 +682,8 @@ function parseLine(path: string, bytes: Buffer, line: number): JournalLine {
     const k = typeof shard === 'object' && shard !== null ? Reflect.get(shard, 'k') : undefined;
     const n = typeof shard === 'object' && shard !== null ? Reflect.get(shard, 'n') : undefined;
     if (shard !== undefined && (typeof k !== 'number' || typeof n !== 'number')) throw bad('a header whose shard is not {"k", "n"}');
-    const ownValue = get('own');
-    const ownRecipients = typeof ownValue === 'object' && ownValue !== null ? Reflect.get(ownValue, 'recipients') : undefined;
-    const ownExcluded = typeof ownValue === 'object' && ownValue !== null ? Reflect.get(ownValue, 'excluded') : undefined;
-    const excludeValue = get('exclude');
-    const excludeDigest = typeof excludeValue === 'object' && excludeValue !== null ? Reflect.get(excludeValue, 'digest') : undefined;
-    const excludeNumbers = typeof excludeValue === 'object' && excludeValue !== null ? Reflect.get(excludeValue, 'numbers') : undefined;
-    if (excludeValue !== undefined && (typeof excludeDigest !== 'string' || typeof excludeNumbers !== 'number')) throw bad('a header whose exclude is not {"digest", "numbers"}');
-    if (ownValue !== undefined && (typeof ownRecipients !== 'number' || typeof ownExcluded !== 'number')) throw bad('a header whose own counts are not {"recipients", "excluded"}');
+    const own = ownCountsOf(get('own'), () => bad('a header whose own counts are not {"recipients", "excluded"}'));
+    const exclude = excludeOf(get('exclude'), () => bad('a header whose exclude is not {"digest", "numbers"}'));
     return {
       type: 'header',
       line,
@@ -684,8 +693,8 @@ function parseLine(path: string, bytes: Buffer, line: number): JournalLine {
         created: typeof created === 'string' ? created : '',
         svc: typeof svc === 'string' ? svc : '',
         ...(typeof k === 'number' && typeof n === 'number' ? { shard: { k, n } } : {}),
-        ...(typeof ownRecipients === 'number' && typeof ownExcluded === 'number' ? { own: { recipients: ownRecipients, excluded: ownExcluded } } : {}),
-        ...(typeof excludeDigest === 'string' && typeof excludeNumbers === 'number' ? { exclude: { digest: excludeDigest, numbers: excludeNumbers } } : {}),
+        ...(own !== undefined ? { own } : {}),
+        ...(exclude !== undefined ? { exclude } : {}),
       },
     };
   }
@@ -725,12 +734,16 @@ function parseLine(path: string, bytes: Buffer, line: number): JournalLine {
     const at = get('at');
     const unknown = get('unknown');
     const torn = get('torn');
+    const own = ownCountsOf(get('own'), () => bad('a resume record whose own counts are not {"recipients", "excluded"}'));
+    const exclude = excludeOf(get('exclude'), () => bad('a resume record whose exclude is not {"digest", "numbers"}'));
     return {
       type,
       line,
       at: typeof at === 'string' ? at : '',
       unknown: unknown === 'resend' || unknown === 'skip' ? unknown : 'none',
       ...(typeof torn === 'object' && torn !== null ? { torn: torn as { line: number; bytes: string } } : {}),
+      ...(exclude !== undefined ? { exclude } : {}),
+      ...(own !== undefined ? { own } : {}),
     };
   }
   if (type === 'throttled') {
@@ -750,6 +763,24 @@ function parseLine(path: string, bytes: Buffer, line: number): JournalLine {
   throw bad(`an unknown record type ${JSON.stringify(type)}`);
 }
 
+/** A record's `own` counts, or undefined when it has none; `bad` when they are not two numbers. */
+function ownCountsOf(value: unknown, bad: () => Error): JournalOwnCounts | undefined {
+  if (value === undefined) return undefined;
+  const recipients = typeof value === 'object' && value !== null ? Reflect.get(value, 'recipients') : undefined;
+  const excluded = typeof value === 'object' && value !== null ? Reflect.get(value, 'excluded') : undefined;
+  if (typeof recipients !== 'number' || typeof excluded !== 'number') throw bad();
+  return { recipients, excluded };
+}
+
+/** A record's `exclude` (digest and size of the list), or undefined when it has none. */
+function excludeOf(value: unknown, bad: () => Error): JournalExclude | undefined {
+  if (value === undefined) return undefined;
+  const digest = typeof value === 'object' && value !== null ? Reflect.get(value, 'digest') : undefined;
+  const numbers = typeof value === 'object' && value !== null ? Reflect.get(value, 'numbers') : undefined;
+  if (typeof digest !== 'string' || typeof numbers !== 'number') throw bad();
+  return { digest, numbers };
+}
+
 /**
  * Reads a journal whole (streamed) into each recipient's final state: accepted when any request
  * for it was accepted; else unknown when an answer was unreadable or a request was in flight at a
@@ -759,6 +790,7 @@ export async function readJournal(path: string): Promise<JournalState> {
   const bits = new PhoneNumberMap();
   const open = new Map<number, string[]>();
   let header: JournalHeader | undefined;
+  let exclude: JournalExclude | undefined;
   let records = 0;
   let lastSeq = 0;
   let validBytes = 0;
@@ -776,6 +808,7 @@ export async function readJournal(path: string): Promise<JournalState> {
     switch (record.type) {
       case 'header':
         header = record.header;
+        exclude = record.header.exclude;
         break;
       case 'launch':
         lastSeq = record.seq;
@@ -792,6 +825,8 @@ export async function readJournal(path: string): Promise<JournalState> {
         open.delete(record.seq);
         break;
       case 'resume':
+        if (record.exclude !== undefined) exclude = record.exclude;
+        break;
       case 'pause':
         break;
     }
@@ -816,6 +851,7 @@ export async function readJournal(path: string): Promise<JournalState> {
     validBytes: header === undefined ? 0 : validBytes,
     torn: header === undefined ? undefined : torn,
     counts,
+    exclude: header === undefined ? undefined : exclude,
     stateOf: (to) => {
       const value = bits.get(to);
       return value === undefined ? undefined : stateFromBits(value);

@@ -31,6 +31,12 @@ export interface Resumed {
    * first request, so that a later --resume leaves those out too.
    */
   recordExclude?: ExcludeRecordBinding;
+  /**
+   * This run's list, when it is not the one the journal keeps to (it has grown, or the journal had
+   * none): the `resume` record carries it, so that the journal itself says what a later --resume
+   * must leave out, whatever becomes of the record beside it.
+   */
+  grownExclude?: JournalExclude;
 }
 
 function sha256(text: string | Buffer): string {
@@ -66,6 +72,7 @@ export async function ownCounts(plan: SendPlan, cost: () => Promise<BodyStats>):
  * `own` in its header), and the record of its exclude list beside it (see exclude-record.ts).
  */
 export function openJournal(plan: SendPlan, resumed: Resumed, own?: JournalOwnCounts): JournalWriter {
+  // Before anything is written: a list that grew goes into the resume record with its counts.
   const path = plan.journal!;
   const list = plan.pace.exclude?.list;
   try {
@@ -83,7 +90,11 @@ export function openJournal(plan: SendPlan, resumed: Resumed, own?: JournalOwnCo
   try {
     // The results of one event-loop turn go in one write (see JournalWriter's batchResults).
     return resumed.state.exists
-      ? JournalWriter.resume(resumed.state, resumed.unknown ?? 'none', { batchResults: true, fsyncIntervalMs: JOURNAL_FSYNC_INTERVAL_MS })
+      ? JournalWriter.resume(resumed.state, resumed.unknown ?? 'none', {
+          batchResults: true,
+          fsyncIntervalMs: JOURNAL_FSYNC_INTERVAL_MS,
+          ...(resumed.grownExclude !== undefined ? { exclude: resumed.grownExclude, own } : {}),
+        })
       : JournalWriter.create(path, resumed.run, { svc: VERSION, shard: plan.pace.shard, own, exclude: excludeOf(plan), batchResults: true, fsyncIntervalMs: JOURNAL_FSYNC_INTERVAL_MS });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -170,6 +181,7 @@ export async function resumeFrom(plan: SendPlan, ctx: Context): Promise<Resumed 
       return skipUnknown && recipientState === 'unknown' ? 'unknown' : undefined;
     },
     ...(recordExclude !== undefined ? { recordExclude } : {}),
+    ...(list !== undefined && list.size > 0 && list.digest !== state.exclude?.digest ? { grownExclude: { digest: list.digest, numbers: list.size } } : {}),
   };
 }
 
@@ -232,15 +244,18 @@ function numbersText(count: number): string {
  */
 async function checkExcludeOnResume(state: JournalState, plan: SendPlan, ctx: Context): Promise<ExcludeRecordBinding | undefined> {
   const path = state.path;
-  const written = state.header!.exclude;
+  // The list the run keeps to now: the header's, or the one a resume grew it to (the journal's own
+  // record of it: the file beside the journal is checked against it, never trusted instead of it).
+  const written = state.exclude;
   const given = plan.pace.exclude;
-  const binding: ExcludeRecordBinding = { run: state.header!.run, base: written?.digest ?? 'none' };
+  // The record is bound to the journal's run and to the list its header started with.
+  const binding: ExcludeRecordBinding = { run: state.header!.run, base: state.header!.exclude?.digest ?? 'none' };
   const recordPath = excludeRecordPath(path);
   const refuse = (problem: string, hint: string): never => {
     throw new UsageError(`${path} was written with an --exclude-file: ${problem}`, [`Nothing was sent. ${hint}`]);
   };
   const keepAll = 'Resume with an --exclude-file that holds every number the run left out (numbers added since are fine), so that nobody who opted out is sent to.';
-  let record;
+  let record: Awaited<ReturnType<typeof checkExcludeRecord>>;
   try {
     record = await checkExcludeRecord(path, binding, given?.list);
   } catch (error) {
@@ -251,6 +266,11 @@ async function checkExcludeOnResume(state: JournalState, plan: SendPlan, ctx: Co
     throw new UsageError(`${recordPath} (the record of the journal's --exclude-file) is damaged: ${record.why}`, [
       'Nothing was sent: the numbers the run left out cannot be known from it.',
     ]);
+  }
+  if (record.kind === 'read' && written !== undefined && record.digest !== written.digest) {
+    // Not the list the journal last recorded: a record left from before (the journal moved or
+    // restored without it), or one written just before a crash stopped the resume record.
+    record = { kind: 'other', why: `its ${numbersText(record.numbers)} are not the list of ${written.numbers} the journal last recorded` } as const;
   }
   if (record.kind === 'read') {
     if (record.numbers === 0) return given !== undefined && given.list.size > 0 ? binding : undefined;
@@ -272,7 +292,7 @@ async function checkExcludeOnResume(state: JournalState, plan: SendPlan, ctx: Co
   if (given.list.digest === written.digest) return binding;
   return refuse(
     `its ${numbersText(written.numbers)} left out are not those of --exclude-file ${given.path} (${given.list.size}), and the journal keeps only their digest ` +
-      `(it has no ${recordPath}, which lists them: an earlier svc did not write one), so whether ${given.path} holds every one of them cannot be told`,
-    'Resume with the same numbers as the run started with (the same --exclude-file); only a journal with its record beside it can take a list that has grown.',
+      `(${recordPath}, which would list them, is ${record.kind === 'absent' ? 'missing: an earlier svc did not write one, or the journal was moved without it' : `not usable: ${record.why}`}), so whether ${given.path} holds every one of them cannot be told`,
+    'Resume with the same numbers as the run was last sent with (the same --exclude-file); only a journal with its record beside it can take a list that has grown.',
   );
 }

@@ -42,7 +42,8 @@ export async function runSend(
   if (plan.toFile !== undefined) api.preferThroughput(plan.concurrency);
   // Opened before any upload: a journal that cannot be written is a usage error (exit 2), and
   // that must come before the first request, not after the media went up.
-  const own = resumed !== undefined && !resumed.state.exists ? await ownCounts(plan, cost) : undefined;
+  // A new journal's header, or a resume record with a grown exclude list, counts this run's own.
+  const own = resumed !== undefined && (!resumed.state.exists || resumed.grownExclude !== undefined) ? await ownCounts(plan, cost) : undefined;
   const journal = resumed !== undefined ? openJournal(plan, resumed, own) : undefined;
   const bulk = plan.toFile !== undefined;
   // Who this run sends to: the --to numbers or the file's, less other shards, --exclude-file

@@ -114,7 +114,7 @@ export type ExcludeRecordCheck =
   /** This journal's record, but its numbers do not match its digest: the list cannot be known. */
   | { kind: 'damaged'; why: string }
   /** This journal's record: how many numbers it holds, and which of them `given` lacks (the first few, and how many). */
-  | { kind: 'read'; numbers: number; missing: number; examples: string[] };
+  | { kind: 'read'; numbers: number; digest: string; missing: number; examples: string[] };
 
 const EXAMPLES = 3;
 
@@ -167,7 +167,7 @@ export async function checkExcludeRecord(journal: string, binding: ExcludeRecord
   if (count !== head.numbers || digest !== head.digest) {
     return { kind: 'damaged', why: `its ${count} numbers do not match the ${head.numbers} its first line records (or their digest)` };
   }
-  return { kind: 'read', numbers: count, missing, examples };
+  return { kind: 'read', numbers: count, digest, missing, examples };
 }
 
 function parseHead(line: string): RecordHead | undefined {

@@ -48,8 +48,15 @@ export interface ReportJournal {
   /** What the header binds the journal to: from-number, body, recipients and media digests. */
   run: JournalRun;
   counts: OutcomeCounts;
-  /** The digest of the --exclude-file set the run was sent with (its header's `exclude`), when it had one. */
+  /**
+   * The digest of the --exclude-file set the run keeps to (its header's `exclude`, or the one a
+   * `--resume` grew it to), when it had one.
+   */
   excludeDigest?: string;
+  /** The exclude list grew on a --resume: recipients the journal names may be on it now. */
+  excludeGrew?: true;
+  /** This run's own recipients (its shard, less the excluded), as the journal last counted them. */
+  ownRecipients: number;
   /** A sharded journal of an older svc: its header does not say how many recipients its shard holds. */
   ownUnknown?: true;
 }
@@ -57,29 +64,6 @@ export interface ReportJournal {
 const ACCEPTED = 1;
 const REJECTED = 2;
 const UNKNOWN = 4;
-
-/** The `shard: {k, n}` of a journal's header line (top level or in its run), when it has one. */
-export function headerShard(path: string): Shard | null {
-  let first: string;
-  try {
-    const text = readFileSync(path, { encoding: 'utf8', flag: 'r' });
-    const end = text.indexOf('\n');
-    first = end === -1 ? text : text.slice(0, end);
-  } catch {
-    return null;
-  }
-  try {
-    const header = JSON.parse(first) as { shard?: unknown; run?: { shard?: unknown } };
-    const shard = header.shard ?? header.run?.shard;
-    if (typeof shard === 'object' && shard !== null) {
-      const { k, n } = shard as { k?: unknown; n?: unknown };
-      if (Number.isInteger(k) && Number.isInteger(n)) return { k: k as number, n: n as number };
-    }
-  } catch {
-    /* the journal reader reports a bad header */
-  }
-  return null;
-}
 
 /** Reads one journal into its recipients' final states (accepted beats unknown beats rejected). */
 export async function readReportJournal(path: string, index: number, into: ReportRecipient[]): Promise<ReportJournal> {
@@ -91,6 +75,8 @@ export async function readReportJournal(path: string, index: number, into: Repor
   let recipientCount = 0;
   let own: { recipients: number; excluded: number } | undefined;
   let excludeDigest: string | undefined;
+  let excludeGrew = false;
+  let shard: Shard | null = null;
   let sharded = false;
   let sawHeader = false;
   const touch = (to: string): { bits: number; entry: ReportRecipient } => {
@@ -108,6 +94,7 @@ export async function readReportJournal(path: string, index: number, into: Repor
         recipientCount = record.header.run.recipientCount;
         own = record.header.own;
         excludeDigest = record.header.exclude?.digest;
+        shard = record.header.shard ?? null;
         sharded = record.header.shard !== undefined && record.header.shard.n > 1;
         break;
       case 'launch':
@@ -141,6 +128,13 @@ export async function readReportJournal(path: string, index: number, into: Repor
         for (const to of record.to) if (recipients.get(to)?.bits === 0) recipients.delete(to);
         break;
       case 'resume':
+        // A resume with a grown --exclude-file: its list and counts stand from then on.
+        if (record.exclude !== undefined && record.exclude.digest !== excludeDigest) {
+          excludeDigest = record.exclude.digest;
+          excludeGrew = true;
+        }
+        if (record.own !== undefined) own = record.own;
+        break;
       case 'pause':
         break;
     }
@@ -163,14 +157,38 @@ export async function readReportJournal(path: string, index: number, into: Repor
   counts.recipients = Math.max(ownRecipients, recipients.size) + counts.excluded;
   return {
     path,
-    shard: headerShard(path),
+    shard,
     from,
     recipientsDigest,
     run,
     counts,
+    ownRecipients,
     ...(excludeDigest !== undefined ? { excludeDigest } : {}),
+    ...(excludeGrew ? { excludeGrew: true as const } : {}),
     ...(own === undefined && sharded ? { ownUnknown: true } : {}),
   };
+}
+
+/**
+ * Leaves out of a journal's recipients those not accepted that are on its exclude list now (a
+ * resumed run's list that grew: people who opted out after they were tried): they are counted as
+ * excluded, never as owed. Returns the recipients kept, of every journal.
+ */
+export function leaveOutExcluded(journal: ReportJournal, index: number, recipients: readonly ReportRecipient[], excluded: (to: string) => boolean): ReportRecipient[] {
+  let named = 0;
+  const kept = recipients.filter((recipient) => {
+    if (recipient.journal !== index) return true;
+    if (recipient.state !== 'accepted' && excluded(recipient.to)) {
+      journal.counts[recipient.state]--;
+      return false;
+    }
+    named++;
+    return true;
+  });
+  const { counts } = journal;
+  counts.notYetSent = Math.max(0, journal.ownRecipients - named);
+  counts.recipients = Math.max(journal.ownRecipients, named) + counts.excluded;
+  return kept;
 }
 
 /** Whether the journals are the shards of one send, and which of its shards are not among them. */

@@ -10,6 +10,7 @@ import {
   appendCache,
   cachePath,
   isSettled,
+  leaveOutExcluded,
   readCache,
   readReportJournal,
   readStatuses,
@@ -97,7 +98,20 @@ async function readJournals(options: ReportOptions, ctx: Context): Promise<{ jou
       throw new UsageError(`--to-file ${toFile} is not the recipients file these journals were sent from`);
     }
   }
-  return { journals, recipients, exclude: await checkedExclude(options, journals) };
+  const exclude = await checkedExclude(options, journals);
+  let kept: ReportRecipient[] = recipients;
+  journals.forEach((journal, index) => {
+    if (journal.excludeGrew === undefined) return;
+    // Its list grew on a --resume: some it names as rejected or unknown may be on it now.
+    if (exclude !== undefined && journal.excludeDigest === exclude.digest) kept = leaveOutExcluded(journal, index, kept, (to) => exclude.has(to));
+    else {
+      ctx.warn(
+        `${journal.path}: its --exclude-file grew when the run was resumed, so some of the rejected or unknown it names may be on the list now; ` +
+          'give --to-file and --exclude-file (the list it was last resumed with) to leave them out of the owed',
+      );
+    }
+  });
+  return { journals, recipients: kept, exclude };
 }
 
 /**
@@ -115,7 +129,7 @@ async function checkedExclude(options: ReportOptions, journals: readonly ReportJ
   if (withExclusions.length === 0) throw new UsageError(`--exclude-file ${path}: none of these journals was sent with an --exclude-file`);
   for (const journal of withExclusions) {
     if (journal.excludeDigest !== exclude.digest) {
-      throw new UsageError(`--exclude-file ${path} is not the exclude list ${journal.path} was sent with (another set of numbers)`);
+      throw new UsageError(`--exclude-file ${path} is not the exclude list ${journal.path} was last sent with (another set of numbers)`);
     }
   }
   return exclude;

@@ -473,6 +473,58 @@ describe('--exclude-file and --shard', () => {
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('4 numbers left out, and this run gives no --exclude-file');
     expect(svc.posts).toHaveLength(9);
+
+    // The report counts those opted out since as excluded, never as owed, given the grown list.
+    svc.agent
+      .get(MOCK_ORIGIN)
+      .intercept({ method: 'GET', path: (path) => path.startsWith('/api/v1/messages/') })
+      .reply((options) => ({ statusCode: 200, data: JSON.stringify({ messageId: options.path.split('/').pop(), status: 'delivered', queuedAt: '2026-01-01T00:00:00Z', deliveredAt: '2026-01-01T00:00:01Z' }), responseOptions: { headers: { 'content-type': 'application/json' } } }))
+      .persist();
+    const report = await run(['send', 'report', '--journal', journal, '--to-file', file, '--exclude-file', grown, '--json'], clock);
+    expect(report.code, report.stderr).toBe(0);
+    const document = JSON.parse(report.stdout) as { total: Record<string, number>; owed: unknown[] };
+    expect(document.total).toEqual({ recipients: 10, accepted: 6, rejected: 0, unknown: 0, notYetSent: 0, excluded: 4 });
+    expect(document.owed).toEqual([]);
+    // Without the list, it says that some it names may be on it now.
+    const unsure = await run(['send', 'report', '--journal', journal, '--json'], clock);
+    expect(unsure.stderr).toContain('its --exclude-file grew when the run was resumed');
+    // The list the run started with is not the one it keeps to now.
+    const old = await run(['send', 'report', '--journal', journal, '--to-file', file, '--exclude-file', original, '--json'], clock);
+    expect(old.code).toBe(2);
+    expect(old.stderr).toContain('was last sent with');
+  });
+
+  it('the journal itself records a list a resume grew: without the record beside it, --resume still keeps to that list', async () => {
+    const clock = fakeClock();
+    // 02 is rejected twice, then accepted; 07 is rejected once, then opts out.
+    svc = service(clock, (to, attempt) => ((to === '+14155552002' && attempt <= 2) || (to === '+14155552007' && attempt === 1) ? { status: 400, body: { message: 'try later' } } : queued(to)));
+    const d = dir();
+    const file = d.file('to.txt', `${numbers(10, 14155552000).join('\n')}\n`);
+    const journal = `${d.dir}/run.jsonl`;
+    const base = ['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--async', '--journal', journal, '-o', 'ndjson', '--yes'];
+    // Started without a list; resumed with one that names 07.
+    const first = await run(base, clock);
+    expect(first.code, first.stderr).toBe(6);
+    const optout = d.file('optout.txt', '+14155552007\n');
+    // Only 02 is sent, and rejected again: every request failed, exit 1.
+    expect((await run([...base, '--resume', '--exclude-file', optout], clock)).code).toBe(1);
+    const resumeRecord = journalLines(journal).filter((l) => l.type === 'resume').at(-1) as { exclude?: { numbers: number }; own?: { recipients: number; excluded: number } };
+    expect(resumeRecord.exclude).toMatchObject({ numbers: 1 });
+    expect(resumeRecord.own).toEqual({ recipients: 9, excluded: 1 });
+    // The journal moved, or restored from a backup, without its JOURNAL.exclude.
+    rmSync(`${journal}.exclude`);
+    const posts = svc.posts.length;
+    const none = await run([...base, '--resume'], clock);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('1 number left out, and this run gives no --exclude-file');
+    const other = await run([...base, '--resume', '--exclude-file', d.file('other.txt', '+14155552005\n')], clock);
+    expect(other.code).toBe(2);
+    expect(svc.posts).toHaveLength(posts);
+    // The same list goes on: 02 is sent again, 07 never.
+    const same = await run([...base, '--resume', '--exclude-file', optout], clock);
+    expect(same.code, same.stderr).toBe(0);
+    expect(svc.posts.slice(posts).map((p) => p.to)).toEqual(['+14155552002']);
+    expect(svc.posts.filter((p) => p.to === '+14155552007')).toHaveLength(1);
   });
 
   it('--resume of a journal that keeps only its list\'s digest takes the same numbers, and says why it refuses others', async () => {
@@ -488,7 +540,7 @@ describe('--exclude-file and --shard', () => {
     rmSync(`${journal}.exclude`);
     const grown = await run([...base, '--resume', '--exclude-file', d.file('grown.txt', '+14155552003\n+14155552004\n')], clock);
     expect(grown.code).toBe(2);
-    expect(grown.stderr).toContain(`and the journal keeps only their digest (it has no ${journal}.exclude, which lists them: an earlier svc did not write one)`);
+    expect(grown.stderr).toContain(`and the journal keeps only their digest (${journal}.exclude, which would list them, is missing: an earlier svc did not write one, or the journal was moved without it)`);
     expect(svc.posts).toHaveLength(5);
     const same = await run([...base, '--resume', '--exclude-file', d.file('same.txt', '+1 415 555 2003\n')], clock);
     expect(same.code, same.stderr).toBe(0);

@@ -462,7 +462,7 @@ describe('svc send report, journal side', () => {
       const other = d.file('other.txt', `${list[3]}\n`);
       const wrong = await runCli(['send', 'report', '--journal', journal, '--to-file', file, '--exclude-file', other], options);
       expect(wrong.code).toBe(2);
-      expect(wrong.stderr).toContain(`--exclude-file ${other} is not the exclude list ${journal} was sent with`);
+      expect(wrong.stderr).toContain(`--exclude-file ${other} is not the exclude list ${journal} was last sent with`);
       const alone = await runCli(['send', 'report', '--journal', journal, '--exclude-file', optout], options);
       expect(alone.code).toBe(2);
       expect(alone.stderr).toContain('--exclude-file goes with --to-file');
