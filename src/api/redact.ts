@@ -20,7 +20,9 @@ function redactValue(value: unknown): unknown {
 /** Redacts secret-named fields of a JSON text; a text that is not JSON is returned as is. */
 export function redactJsonText(text: string): string {
   try {
-    return JSON.stringify(redactValue(JSON.parse(text)));
+    // A body may begin with a UTF-8 BOM (kept byte for byte by the event store): JSON.parse
+    // refuses it, and a body it cannot parse would be shown unredacted.
+    return JSON.stringify(redactValue(JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)));
   } catch {
     return text;
   }

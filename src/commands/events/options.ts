@@ -18,7 +18,7 @@ export function nonBlank(value: string, flag: string, what: string): string {
  * A store directory that is a file, or lies under one, is a usage error (exit 2) found before the
  * store is opened; a directory not made yet is fine (the listener makes it, readers find it empty).
  */
-function checkStoreDir(dir: string, flag: boolean): void {
+export function checkStoreDir(dir: string, flag: boolean): void {
   const full = resolve(dir);
   for (let path = full; ; ) {
     let isDirectory: boolean;
@@ -63,7 +63,7 @@ export function readStoreDir(input: CommandInput<'store'>, env: Env): string {
 const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)$/i;
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 // A date-time of ISO 8601 with a zone, or a calendar date (midnight UTC).
-const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2}))?$/i;
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2}))?$/i;
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
@@ -82,7 +82,8 @@ export function parseTime(text: string, flag: string, now: number): number {
   const duration = DURATION.exec(trimmed);
   if (duration !== null) return now - Number(duration[1]) * UNIT_MS[duration[2]!.toLowerCase()]!;
   if (ISO_DATE_TIME.test(trimmed)) {
-    const iso = trimmed.length === 10 ? `${trimmed}T00:00:00Z` : trimmed.replace(' ', 'T');
+    // ISO 8601 letters in either case (2026-01-31t09:00:00z), as Date.parse takes them.
+    const iso = trimmed.length === 10 ? `${trimmed}T00:00:00Z` : trimmed.replace(' ', 'T').toUpperCase();
     // Date.parse rolls a day past the month's end over (2026-02-30 would be March 2): the
     // calendar date must exist as written (the domain's one check of it).
     if (!isIsoDateTime(iso)) throw new UsageError(`${flag} must be a date that exists, not "${text}" (${nonexistent(trimmed)})`);

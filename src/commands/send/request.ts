@@ -7,6 +7,7 @@ import { DEFAULT_CONCURRENCY } from '../defaults.js';
 import { UsageError } from '../../errors.js';
 import { TENANT_MISSING, tenantOrAsk } from '../tenant/choose.js';
 import { readPaceOptions } from './pace-options.js';
+import { checkStoreDir } from '../events/options.js';
 
 // The command line of `svc send` as the pipeline's request: every flag read here, once, each
 // number and pace value parsed (exit 2 naming it); what the values mean together is the plan's
@@ -16,6 +17,9 @@ export function sendRequestOf(input: InputFor<typeof sendCommands, 'send'>, ctx:
   const unknownText = input.string('unknown');
   const store = input.string('store');
   if (store !== undefined && store.trim() === '') throw new UsageError('--store needs a directory, not an empty string');
+  // A --store that cannot be a directory is the user's mistake, told before anything is sent (the
+  // default store failing later only costs the record, with a warning).
+  if (store !== undefined) checkStoreDir(store, true);
   return {
     from: input.string('from'),
     to: input.strings('to'),

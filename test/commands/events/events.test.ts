@@ -172,6 +172,18 @@ describe('svc events list', () => {
     expect(result.stderr).toMatch(message);
   });
 
+  it('takes ISO 8601 letters in either case, and refuses a fraction finer than nanoseconds as a bad form', async () => {
+    const store = tempStore();
+    campaign(store);
+    const upper = await run(['events', 'list', '--store', store, '--since', '2026-01-01T00:00:00Z', '--json']);
+    const lower = await run(['events', 'list', '--store', store, '--since', '2026-01-01t00:00:00z', '--json']);
+    expect(lower.code, lower.stderr).toBe(0);
+    expect(lower.stdout).toBe(upper.stdout);
+    const fine = await run(['events', 'list', '--store', store, '--since', '2026-01-01T00:00:00.1234567891Z']);
+    expect(fine.code).toBe(2);
+    expect(fine.stderr).toContain('--since must be an ISO 8601 date-time with a zone');
+  });
+
   it('refuses a --store that is a file (exit 2), and a data directory that is one', async () => {
     const file = join(tempStore(), '..', 'a-file');
     writeFileSync(file, '{}\n');
@@ -308,7 +320,8 @@ describe('svc events replay', () => {
     campaign(store);
     const server = createServer((req, res) => {
       req.resume();
-      req.on('end', () => res.writeHead(202, { 'Content-Type': 'application/json', 'Set-Cookie': 'session=abc123' }).end('{"queued":true,"token":"t-987"}'));
+      // The answer begins with a UTF-8 BOM: its secret-named fields are redacted all the same.
+      req.on('end', () => res.writeHead(202, { 'Content-Type': 'application/json', 'Set-Cookie': 'session=abc123' }).end('\uFEFF{"queued":true,"token":"t-987"}'));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
@@ -327,6 +340,8 @@ describe('svc events replay', () => {
       expect(lines).toContain('[debug] < set-cookie: [REDACTED]');
       expect(lines).toContain('[debug] < {"queued":true,"token":"[REDACTED]"}');
       expect(traced.stdout + traced.stderr).not.toContain('whsec-app');
+      expect(traced.stdout + traced.stderr).not.toContain('t-987');
+      expect(traced.stdout + traced.stderr).not.toContain('abc123');
     } finally {
       server.close();
     }
@@ -543,5 +558,13 @@ describe('svc send records what it sent', () => {
       dispatcher: mock.agent,
     });
     expect(new EventStoreReader(store).query({ kinds: ['sent'] })).toHaveLength(1);
+    // A --store that is a file is refused before anything is sent (exit 2), not just warned of.
+    const file = join(dataDir, 'a-file');
+    writeFileSync(file, '{}\n');
+    const sends = mock.sends.length;
+    const refused = await runCli(['send', '--from', US, '--to', ANN, '--body', 'again', '--store', file], { clock: fakeClock(), env: { ...MOCK_ENV, SVC_DATA_DIR: dataDir }, dispatcher: mock.agent });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`--store ${file} is not a directory (it is a file)`);
+    expect(mock.sends).toHaveLength(sends);
   });
 });
