@@ -630,8 +630,8 @@ export function messageIdsOf(to: readonly string[], answer: Readonly<Record<stri
   const byNumber = new Map<string, string>();
   const byPosition: (string | null)[] = [];
   for (const entry of messages as unknown[]) {
-    const id = typeof entry === 'object' && entry !== null ? Reflect.get(entry, 'messageId') : undefined;
-    const number = typeof entry === 'object' && entry !== null ? Reflect.get(entry, 'to') : undefined;
+    const id = member(entry, 'messageId');
+    const number = member(entry, 'to');
     const recipient = typeof number === 'string' ? number : Array.isArray(number) && number.length === 1 && typeof number[0] === 'string' ? (number[0] as string) : undefined;
     byPosition.push(typeof id === 'string' && id !== '' && recipient === undefined ? id : null);
     if (typeof id === 'string' && id !== '' && recipient !== undefined && !byNumber.has(digits(recipient))) byNumber.set(digits(recipient), id);
@@ -679,8 +679,8 @@ function parseLine(path: string, bytes: Buffer, line: number): JournalLine {
     const created = get('created');
     const svc = get('svc');
     const shard = get('shard');
-    const k = typeof shard === 'object' && shard !== null ? Reflect.get(shard, 'k') : undefined;
-    const n = typeof shard === 'object' && shard !== null ? Reflect.get(shard, 'n') : undefined;
+    const k = member(shard, 'k');
+    const n = member(shard, 'n');
     if (shard !== undefined && (typeof k !== 'number' || typeof n !== 'number')) throw bad('a header whose shard is not {"k", "n"}');
     const own = ownCountsOf(get('own'), () => bad('a header whose own counts are not {"recipients", "excluded"}'));
     const exclude = excludeOf(get('exclude'), () => bad('a header whose exclude is not {"digest", "numbers"}'));
@@ -763,11 +763,16 @@ function parseLine(path: string, bytes: Buffer, line: number): JournalLine {
   throw bad(`an unknown record type ${JSON.stringify(type)}`);
 }
 
+/** `value[name]` when value is an object, else undefined (a field of a record read from the file). */
+function member(value: unknown, name: string): unknown {
+  return typeof value === 'object' && value !== null ? Reflect.get(value, name) : undefined;
+}
+
 /** A record's `own` counts, or undefined when it has none; `bad` when they are not two numbers. */
 function ownCountsOf(value: unknown, bad: () => Error): JournalOwnCounts | undefined {
   if (value === undefined) return undefined;
-  const recipients = typeof value === 'object' && value !== null ? Reflect.get(value, 'recipients') : undefined;
-  const excluded = typeof value === 'object' && value !== null ? Reflect.get(value, 'excluded') : undefined;
+  const recipients = member(value, 'recipients');
+  const excluded = member(value, 'excluded');
   if (typeof recipients !== 'number' || typeof excluded !== 'number') throw bad();
   return { recipients, excluded };
 }
@@ -775,8 +780,8 @@ function ownCountsOf(value: unknown, bad: () => Error): JournalOwnCounts | undef
 /** A record's `exclude` (digest and size of the list), or undefined when it has none. */
 function excludeOf(value: unknown, bad: () => Error): JournalExclude | undefined {
   if (value === undefined) return undefined;
-  const digest = typeof value === 'object' && value !== null ? Reflect.get(value, 'digest') : undefined;
-  const numbers = typeof value === 'object' && value !== null ? Reflect.get(value, 'numbers') : undefined;
+  const digest = member(value, 'digest');
+  const numbers = member(value, 'numbers');
   if (typeof digest !== 'string' || typeof numbers !== 'number') throw bad();
   return { digest, numbers };
 }
