@@ -16,10 +16,11 @@ import { tenantCommands, tenantGroup } from './tenant/index.js';
 import { webhookCommands, webhookGroup } from './webhook/index.js';
 import { eventsCommands, eventsGroup } from './events/index.js';
 import { threadCommands } from './thread/index.js';
+import { optoutsCommands, optoutsGroup } from './optouts/index.js';
 
 // The one command tree: parsing, help and completions all come from it.
 
-export const GROUPS: readonly GroupSpec[] = [authGroup, profileGroup, tenantGroup, webhookGroup, eventsGroup, messageGroup, mediaGroup, numberGroup, numberLoaGroup, orderGroup, sandboxGroup, sandboxTriggerGroup, sandboxWebhooksGroup];
+export const GROUPS: readonly GroupSpec[] = [authGroup, profileGroup, tenantGroup, webhookGroup, eventsGroup, optoutsGroup, messageGroup, mediaGroup, numberGroup, numberLoaGroup, orderGroup, sandboxGroup, sandboxTriggerGroup, sandboxWebhooksGroup];
 
 export const COMMANDS: readonly CommandSpec[] = [
   ...demoCommands,
@@ -36,6 +37,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...webhookCommands,
   ...eventsCommands,
   ...threadCommands,
+  ...optoutsCommands,
   ...sandboxCommands,
   ...apiCommands,
   ...completionCommands,

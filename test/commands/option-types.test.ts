@@ -12,6 +12,7 @@ import type { healthCommands } from '../../src/commands/health/index.js';
 import type { mediaCommands } from '../../src/commands/media/index.js';
 import type { messageCommands } from '../../src/commands/message/index.js';
 import type { numberCommands } from '../../src/commands/number/index.js';
+import type { optoutsCommands } from '../../src/commands/optouts/index.js';
 import type { orderCommands } from '../../src/commands/order/index.js';
 import type { profileCommands } from '../../src/commands/profile/index.js';
 import type { sandboxCommands } from '../../src/commands/sandbox/index.js';
@@ -153,6 +154,7 @@ describe('option names typed from their flags', () => {
     expectTypeOf<Mismatched<typeof mediaCommands>>().toEqualTypeOf<never>();
     expectTypeOf<Mismatched<typeof messageCommands>>().toEqualTypeOf<never>();
     expectTypeOf<Mismatched<typeof numberCommands>>().toEqualTypeOf<never>();
+    expectTypeOf<Mismatched<typeof optoutsCommands>>().toEqualTypeOf<never>();
     expectTypeOf<Mismatched<typeof orderCommands>>().toEqualTypeOf<never>();
     expectTypeOf<Mismatched<typeof profileCommands>>().toEqualTypeOf<never>();
     expectTypeOf<Mismatched<typeof sandboxCommands>>().toEqualTypeOf<never>();

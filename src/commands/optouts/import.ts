@@ -1,0 +1,43 @@
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { readTextFile } from '../../input/files.js';
+import { recordConsentChanges } from '../../optouts/change.js';
+import { ImportError, parseOptOutImport } from '../../optouts/csv.js';
+import type { ConsentChange } from '../../optouts/log.js';
+import type { InputFor } from '../spec.js';
+import type { optoutsCommands } from './index.js';
+import { reportChanges } from './write.js';
+import { actingUser, optOutsDir, sendingNumber } from './shared.js';
+
+const PROBLEMS_SHOWN = 10;
+
+export async function run(input: InputFor<typeof optoutsCommands, 'optouts import'>, ctx: Context): Promise<number> {
+  const path = input.arg(0);
+  if (path === undefined || path.trim() === '') throw new UsageError('give the FILE to import');
+  const from = sendingNumber(input);
+  const dir = optOutsDir(input, ctx);
+  let content = await readTextFile(path, 'the import file');
+  if (content.charCodeAt(0) === 0xfeff) content = content.slice(1);
+  let rows;
+  try {
+    rows = parseOptOutImport(content, path);
+  } catch (error) {
+    if (!(error instanceof ImportError)) throw error;
+    const more = error.problems.slice(1, PROBLEMS_SHOWN);
+    if (error.problems.length > PROBLEMS_SHOWN) more.push(`... and ${error.problems.length - PROBLEMS_SHOWN} more problems`);
+    throw new UsageError(`${error.problems[0]!}${error.problems.length > 1 ? ` (${error.problems.length} problems; nothing was imported)` : ' (nothing was imported)'}`, more);
+  }
+  const at = new Date(ctx.clock.now()).toISOString();
+  const by = actingUser();
+  const changes: ConsentChange[] = rows.map((row) => ({
+    op: 'out',
+    number: row.number,
+    from: row.from ?? from,
+    at,
+    cause: 'import',
+    reason: row.reason ?? `from ${path}`,
+    by,
+  }));
+  reportChanges(ctx, dir, recordConsentChanges(dir, changes));
+  return 0;
+}

@@ -1,0 +1,77 @@
+import { defineCommands, defineOption, type GroupSpec } from '../spec.js';
+
+export const optoutsGroup: GroupSpec = {
+  name: 'optouts',
+  summary: 'the people who asked not to be messaged: kept by webhook listen, honoured by every send',
+};
+
+const storeOption = defineOption({
+  flags: '--store <dir>',
+  description: 'the event store the list is kept beside (default: events/ in the user data directory, or $SVC_DATA_DIR/events)',
+  complete: 'file',
+});
+
+const numberOption = defineOption({
+  flags: '--number <from>',
+  description: 'the sending number the opt-out is about (default: every number)',
+});
+
+const ABOUT = [
+  'The list lives in optouts.ndjson beside the event store. `svc webhook listen` adds whoever texts',
+  'STOP (or another opt-out word) and lifts it on START; `svc send` leaves them out.',
+].join('\n');
+
+export const optoutsCommands = defineCommands([
+  {
+    path: ['optouts', 'list'],
+    summary: 'list who is opted out, of which sending number, since when, why and by whom',
+    description: ABOUT,
+    options: [{ flags: '--number <from>', description: 'only the opt-outs a send from this number honours (its own and every number\'s)' }, storeOption],
+    examples: ['svc optouts list', 'svc optouts list --number +15555550100 --json'],
+    paged: true,
+    load: () => import('./list.js'),
+  },
+  {
+    path: ['optouts', 'add'],
+    summary: 'opt numbers out by hand (of one sending number, or of every number)',
+    description: ABOUT,
+    args: [{ name: 'NUMBER', description: 'E.164 numbers of the people who opted out', required: true, variadic: true }],
+    options: [numberOption, { flags: '--reason <text>', description: 'why (kept with the entry; default "added by hand")' }, storeOption],
+    examples: ['svc optouts add +14155551001 --reason "asked on the phone"', 'svc optouts add +14155551001 +14155551002 --number +15555550100'],
+    load: () => import('./add.js'),
+  },
+  {
+    path: ['optouts', 'remove'],
+    summary: 'lift opt-outs by hand (the person consented again)',
+    description: [
+      ABOUT,
+      'With --number, the opt-out of that sending number and any of every number is lifted (as START does);',
+      'without it, every opt-out the person has.',
+    ].join('\n'),
+    args: [{ name: 'NUMBER', description: 'E.164 numbers', required: true, variadic: true }],
+    options: [numberOption, { flags: '--reason <text>', description: 'why (kept in the log)' }, storeOption],
+    examples: ['svc optouts remove +14155551001', 'svc optouts remove +14155551001 --number +15555550100'],
+    load: () => import('./remove.js'),
+  },
+  {
+    path: ['optouts', 'import'],
+    summary: 'add the opt-outs of a CSV file or a list of numbers (a spreadsheet\'s export works)',
+    description: [
+      'One number a line, or a CSV with a header row: the number in a column named number, phone, to or',
+      'recipient (else the first); optional columns sending_number (or from) and reason. A row without a',
+      'sending number is about every number, or about --number when given. Importing again adds nothing twice.',
+    ].join('\n'),
+    args: [{ name: 'FILE', description: 'the CSV or text file', required: true, complete: 'file' }],
+    options: [numberOption, storeOption],
+    examples: ['svc optouts import unsubscribed.csv', 'svc optouts import stops.txt --number +15555550100'],
+    load: () => import('./import.js'),
+  },
+  {
+    path: ['optouts', 'export'],
+    summary: 'write the list as CSV (to FILE, or to standard output) for a spreadsheet',
+    args: [{ name: 'FILE', description: 'where to write (default: standard output)', complete: 'file' }],
+    options: [{ flags: '--number <from>', description: 'only the opt-outs a send from this number honours' }, storeOption],
+    examples: ['svc optouts export optouts.csv', 'svc optouts export | head'],
+    load: () => import('./export.js'),
+  },
+]);

@@ -1,0 +1,125 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { fakeClock, runCli } from '../../helpers/cli.js';
+import { readOptOutLog } from '../../../src/optouts/log.js';
+
+const work = mkdtempSync(join(tmpdir(), 'svc-optouts-cmd-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+let n = 0;
+function store(): string {
+  return join(work, `store-${++n}`, 'events');
+}
+const clock = () => fakeClock(Date.parse('2026-11-26T10:00:00Z'));
+const US = '+15555550100';
+
+describe('svc optouts', () => {
+  it('adds, lists, removes, by sending number or every number', async () => {
+    const dir = store();
+    const added = await runCli(['optouts', 'add', '+14155551001', '+1 (415) 555-1002', '--reason', 'asked on the phone', '--store', dir], { clock: clock() });
+    expect(added).toMatchObject({ code: 0, stdout: 'Opted out of every number: +14155551001, +14155551002\n' });
+    await runCli(['optouts', 'add', '+14155551003', '--number', US, '--store', dir], { clock: clock() });
+    const again = await runCli(['optouts', 'add', '+14155551003', '--number', US, '--store', dir], { clock: clock() });
+    expect(again.stderr).toContain(`Already opted out of ${US}: +14155551003`);
+
+    const list = await runCli(['optouts', 'list', '--number', US, '--store', dir, '--json']);
+    const entries = JSON.parse(list.stdout) as Record<string, unknown>[];
+    expect(entries.map((e) => [e['number'], e['from'], e['reason'], e['cause']])).toEqual([
+      ['+14155551001', null, 'asked on the phone', 'hand'],
+      ['+14155551002', null, 'asked on the phone', 'hand'],
+      ['+14155551003', US, null, 'hand'],
+    ]);
+    expect(entries[0]!['at']).toBe('2026-11-26T10:00:00.000Z');
+    expect(String(entries[0]!['by'])).toMatch(/.+@.+/);
+    // Another sending number sees only the opt-outs of every number.
+    const other = await runCli(['optouts', 'list', '--number', '+15555550199', '--store', dir, '--json']);
+    expect((JSON.parse(other.stdout) as unknown[]).length).toBe(2);
+
+    const table = await runCli(['optouts', 'list', '--store', dir]);
+    expect(table.stdout.split('\n')[2]).toMatch(/^\+14155551003\t\+15555550100\t2026-11-26T10:00:00.000Z\tadded by hand\t/);
+
+    const removed = await runCli(['optouts', 'remove', '+14155551001', '+14155551009', '--store', dir], { clock: clock() });
+    expect(removed.stdout).toBe('Opted back in to every number: +14155551001\n');
+    expect(removed.stderr).toBe('Not opted out of every number: +14155551009\n');
+    const after = await runCli(['optouts', 'list', '--store', dir, '--json']);
+    expect((JSON.parse(after.stdout) as { number: string }[]).map((e) => e.number)).toEqual(['+14155551002', '+14155551003']);
+  });
+
+  it('refuses bad input with exit 2 before writing anything', async () => {
+    const dir = store();
+    const bad = await runCli(['optouts', 'add', '+14155551001', '12345', '--store', dir]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('"12345"');
+    expect((await runCli(['optouts', 'add', '+14155551001', '--number', 'nope', '--store', dir])).code).toBe(2);
+    expect((await runCli(['optouts', 'add', '+14155551001', '--reason', '  ', '--store', dir])).code).toBe(2);
+    const file = join(work, 'a-file');
+    writeFileSync(file, '');
+    const notDir = await runCli(['optouts', 'list', '--store', file]);
+    expect(notDir.code).toBe(2);
+    expect(notDir.stderr).toContain('is not a directory');
+    expect(readOptOutLog(dir).changes).toEqual([]);
+  });
+
+  it('says where the list will be kept when there is none yet', async () => {
+    const result = await runCli(['optouts', 'list', '--store', store()]);
+    expect(result).toMatchObject({ code: 0, stdout: '' });
+    expect(result.stderr).toContain('No opt-outs kept at');
+  });
+
+  it('exports CSV a spreadsheet opens and imports it back, adding nothing twice', async () => {
+    const dir = store();
+    await runCli(['optouts', 'add', '+14155551001', '--reason', '=HYPERLINK("x"), "quoted"', '--store', dir], { clock: clock() });
+    await runCli(['optouts', 'add', '+14155551002', '--number', US, '--store', dir], { clock: clock() });
+    const out = join(work, 'export.csv');
+    const exported = await runCli(['optouts', 'export', out, '--store', dir]);
+    expect(exported.code).toBe(0);
+    const csv = readFileSync(out, 'utf8');
+    expect(csv.charCodeAt(0)).toBe(0xfeff);
+    const lines = csv.slice(1).split('\r\n');
+    expect(lines[0]).toBe('number,sending_number,opted_out_at,cause,keyword,event_id,reason,by,tenant');
+    // A formula is written as text; quotes and commas quoted.
+    expect(lines[1]).toMatch(/^\+14155551001,,2026-11-26T10:00:00.000Z,hand,,,"'=HYPERLINK\(""x""\), ""quoted""",/);
+    expect(lines[2]).toMatch(/^\+14155551002,\+15555550100,/);
+    const piped = await runCli(['optouts', 'export', '--store', dir]);
+    expect(piped.stdout.startsWith('number,')).toBe(true);
+
+    const other = store();
+    const imported = await runCli(['optouts', 'import', out, '--store', other], { clock: clock() });
+    expect(imported.code).toBe(0);
+    const list = JSON.parse((await runCli(['optouts', 'list', '--store', other, '--json'])).stdout) as Record<string, unknown>[];
+    expect(list.map((e) => [e['number'], e['from'], e['reason'], e['cause']])).toEqual([
+      ['+14155551001', null, '=HYPERLINK("x"), "quoted"', 'import'],
+      ['+14155551002', US, `from ${out}`, 'import'],
+    ]);
+    const twice = await runCli(['optouts', 'import', out, '--store', other, '--json'], { clock: clock() });
+    expect(JSON.parse(twice.stdout)).toMatchObject({ changed: [], unchanged: [{ number: '+14155551001' }, { number: '+14155551002' }] });
+  });
+
+  it('imports a plain list and numbers a spreadsheet stripped of their plus, under --number', async () => {
+    const dir = store();
+    const file = join(work, 'plain.txt');
+    writeFileSync(file, '+14155551001\n14155551002\r\n\n+44 20 7946 0958\n');
+    const result = await runCli(['optouts', 'import', file, '--number', US, '--store', dir]);
+    expect(result.code).toBe(0);
+    expect(readOptOutLog(dir).changes.map((c) => [c.number, c.from])).toEqual([
+      ['+14155551001', US],
+      ['+14155551002', US],
+      ['+442079460958', US],
+    ]);
+  });
+
+  it('names every bad line of an import (file:line) and imports nothing', async () => {
+    const dir = store();
+    const file = join(work, 'bad.csv');
+    writeFileSync(file, 'name,phone\nAnn,+14155551001\nBob,call me\nCy,"+1415\n');
+    const result = await runCli(['optouts', 'import', file, '--store', dir]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${file}:3: "call me" is not a phone number`);
+    expect(result.stderr).toContain(`${file}:4:`);
+    expect(readOptOutLog(dir).changes).toEqual([]);
+    const missing = await runCli(['optouts', 'import', join(work, 'nope.csv'), '--store', dir]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('no such file');
+  });
+});
