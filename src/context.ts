@@ -5,7 +5,8 @@ import type { IOStreams } from './output/io.js';
 import type { ResolvedSettings, resolveSettings } from './config/settings.js';
 import type { ProfileStore } from './config/store.js';
 import { AuthError, UsageError } from './errors.js';
-import { readAllText } from './output/io.js';
+import { readAllBytes } from './output/io.js';
+import { decodeText } from './input/text.js';
 import type { Asking } from './output/ask.js';
 import type { Output, OutputFormat } from './output/format.js';
 import type { Prompter, PrompterFactory } from './output/prompts.js';
@@ -192,7 +193,8 @@ export class CommandContext implements Context {
       throw new UsageError(`${purpose} and ${this.stdinClaim} cannot both read standard input`);
     }
     this.stdinClaim = purpose;
-    return readAllText(this.io.stdin);
+    // Strictly, as every input file: a byte that is not text is refused, never sent as U+FFFD.
+    return decodeText(await readAllBytes(this.io.stdin), 'standard input');
   }
 
   async close(): Promise<void> {

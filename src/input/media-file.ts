@@ -1,4 +1,3 @@
-import { open } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { UsageError } from '../errors.js';
 import {
@@ -13,7 +12,7 @@ import {
 } from '../domain/media-formats.js';
 import { isHttpsUrl, isLoopbackHost } from '../domain/validate.js';
 import { describeSize } from '../output/size.js';
-import { fileSize } from './files.js';
+import { readInputFile } from './files.js';
 
 // Local media files checked before anything is sent: a supported format by extension and by
 // content, at most 5 MB each and 5 MB together, at most 10 media a message. Every refusal names
@@ -66,20 +65,16 @@ function guessedType(fileName: string, sniffed: string | undefined): string {
 }
 
 /** Checks a file's name, size and first bytes; reads it only when all of that passes. */
-export async function readMediaFile(path: string): Promise<MediaFile> {
+export async function readMediaFile(path: string, what = '--media-file'): Promise<MediaFile> {
   const fileName = basename(path);
-  const size = await fileSize(path, 'media file');
-  if (size > MAX_MEDIA_BYTES) throw new UsageError(`${path}: ${MEDIA_TOO_LARGE_TEXT} (it is ${describeSize(size)})`);
-  if (size === 0) throw new UsageError(`${path}: the file is empty`);
-
-  const handle = await open(path, 'r');
-  let bytes: Buffer;
-  try {
-    bytes = await handle.readFile();
-  } finally {
-    await handle.close();
-  }
-  if (bytes.length > MAX_MEDIA_BYTES) throw new UsageError(`${path}: ${MEDIA_TOO_LARGE_TEXT} (it is ${describeSize(bytes.length)})`);
+  // Size and emptiness are judged before the file is read, so a huge file is refused at once.
+  const bytes = await readInputFile(path, what, {
+    maxBytes: MAX_MEDIA_BYTES,
+    checkSize(size) {
+      if (size > MAX_MEDIA_BYTES) throw new UsageError(`${path}: ${MEDIA_TOO_LARGE_TEXT} (it is ${describeSize(size)})`);
+      if (size === 0) throw new UsageError(`${path}: the file is empty`);
+    },
+  });
 
   const sniffed = sniffContentType(bytes.subarray(0, HEAD_BYTES));
   const byExtension = formatForExtension(fileName);

@@ -110,13 +110,13 @@ export function redactingStream<T extends Writable>(stream: T, secrets: SecretRe
   });
 }
 
-/** Reads all of stdin as UTF-8. */
-export async function readAllText(stream: Readable): Promise<string> {
+/** Reads all of a stream (standard input) as bytes; the caller decodes them. */
+export async function readAllBytes(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) {
     chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 /** A secret read from stdin loses exactly one trailing newline (LF or CRLF), as the contract says. */

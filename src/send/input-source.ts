@@ -14,6 +14,7 @@ import { stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
+import { cannotRead, notAFile, tooLarge as tooLargeError } from '../input/file-errors.js';
 
 /** The largest recipients file read: 1 GiB (tens of millions of numbers). */
 export const MAX_RECIPIENTS_BYTES = 1024 * 1024 * 1024;
@@ -55,30 +56,12 @@ export interface OpenInputOptions {
   stdinIsTTY: boolean;
 }
 
-export function describeSize(bytes: number): string {
-  if (bytes >= 1024 * 1024 * 1024 && bytes % (1024 * 1024 * 1024) === 0) return `${bytes / (1024 * 1024 * 1024)} GiB`;
-  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
-  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
-  return `${bytes} bytes`;
-}
-
 function tooLarge(flag: string, name: string, maxBytes: number): InputFileError {
-  return new InputFileError(`${flag} ${name} is larger than the limit of ${describeSize(maxBytes)}`);
+  return new InputFileError(tooLargeError(flag, name, maxBytes).message);
 }
 
 function readError(flag: string, name: string, error: unknown): InputFileError {
-  const code = (error as NodeJS.ErrnoException).code;
-  const reason =
-    code === 'ENOENT'
-      ? 'no such file'
-      : code === 'EISDIR'
-        ? 'is a directory, not a file'
-        : code === 'EACCES' || code === 'EPERM'
-          ? 'permission denied'
-          : error instanceof Error
-            ? error.message
-            : String(error);
-  return new InputFileError(`Cannot read ${flag} ${name}: ${reason}`);
+  return new InputFileError(cannotRead(flag, name, error).message);
 }
 
 function kindOf(stats: Stats): string | undefined {
@@ -114,7 +97,7 @@ export async function openInput(path: string, options: OpenInputOptions): Promis
   if (kind !== undefined) {
     // A socket or terminal that is our own standard input (a spawned process's /dev/stdin): read it as `-`.
     if (stats.isSocket() && isStandardInput(stats)) return streamSource(path, options.stdin, options);
-    throw new InputFileError(`${flag} ${path} is ${kind}, not a file`);
+    throw new InputFileError(notAFile(flag, path, kind).message);
   }
   let fd: number;
   try {

@@ -1,10 +1,10 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { TextDecoder } from 'node:util';
 import { MAX_MEDIA_PER_MESSAGE } from '../domain/media-formats.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { stripOneTrailingNewline } from '../output/io.js';
+import { decodeText } from '../input/text.js';
 import { checkRecipientsFile, RecipientsFileError, type RecipientsCheck } from './recipients.js';
 import { InputFileError, MAX_BODY_BYTES, MAX_RECIPIENTS_BYTES, openInput, readInputBytes, type InputSource } from './input-source.js';
 import type { UnknownChoice } from './journal.js';
@@ -87,21 +87,9 @@ async function openOrRefuse(path: string, options: Parameters<typeof openInput>[
   }
 }
 
-/** UTF-8 text, less a byte-order mark; a byte that is not UTF-8 is refused naming its line. */
+/** The body's text (strictly decoded: a byte that is not text is refused naming its line), less one final newline. */
 function decodeBody(bytes: Buffer, name: string): string {
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    // Name the line of the first byte that is not UTF-8, so that it can be found and fixed.
-    const lossy = bytes.toString('utf8');
-    const bad = lossy.indexOf('\uFFFD');
-    let line = 1;
-    for (let i = 0; i < bad; i++) if (lossy.charCodeAt(i) === 10) line++;
-    throw new UsageError(`${name}:${line}: not valid UTF-8 text`);
-  }
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  return stripOneTrailingNewline(text);
+  return stripOneTrailingNewline(decodeText(bytes, name));
 }
 
 async function readBodyBytes(source: InputSource): Promise<Buffer> {

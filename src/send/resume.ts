@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import { cannotRead } from '../input/file-errors.js';
 import { VERSION } from '../version.js';
 import { JournalFormatError, JournalWriter, readJournal, runDifferences, type JournalExclude, type JournalOwnCounts, type JournalRun, type JournalState, type UnknownChoice } from './journal.js';
 import { checkExcludeRecord, excludeRecordPath, removeExcludeRecord, writeExcludeRecord, type ExcludeRecordBinding } from './pace/exclude-record.js';
@@ -118,8 +119,7 @@ export async function resumeFrom(plan: SendPlan, ctx: Context): Promise<Resumed 
     if (error instanceof JournalFormatError) {
       throw new UsageError(error.message, ['Nothing was sent. Give the journal of this run, or a new --journal file.']);
     }
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`Cannot read the journal ${path}: ${code === 'EISDIR' ? 'is a directory' : String(code ?? error)}`);
+    throw cannotRead('--journal', path, error);
   }
   if (!state.exists) {
     if (plan.resume) ctx.warn(`${path} does not exist yet: nothing to resume, every recipient is sent to`);
@@ -259,8 +259,7 @@ async function checkExcludeOnResume(state: JournalState, plan: SendPlan, ctx: Co
   try {
     record = await checkExcludeRecord(path, binding, given?.list);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`Cannot read ${recordPath} (the record of the journal's --exclude-file): ${String(code ?? error)}`);
+    throw cannotRead("the journal's --exclude-file record", recordPath, error);
   }
   if (record.kind === 'damaged') {
     throw new UsageError(`${recordPath} (the record of the journal's --exclude-file) is damaged: ${record.why}`, [

@@ -72,9 +72,9 @@ describe('openInput', () => {
   it('refuses a file past the limit before reading it, and a stream once it passes the limit', async () => {
     const big = join(dir, 'big.txt');
     writeFileSync(big, 'x'.repeat(1025));
-    await expect(openInput(big, options())).rejects.toThrow(`--to-file ${big} is larger than the limit of 1 KiB`);
+    await expect(openInput(big, options())).rejects.toThrow(`Cannot read --to-file ${big}: larger than the limit of 1 KiB`);
     const stream = await openInput('-', options({ stdin: Readable.from([Buffer.alloc(600, 0x31), Buffer.alloc(600, 0x31)]) }));
-    await expect(text(stream)).rejects.toThrow('--to-file standard input is larger than the limit of 1 KiB');
+    await expect(text(stream)).rejects.toThrow('Cannot read --to-file standard input: larger than the limit of 1 KiB');
     stream.close();
   });
 });

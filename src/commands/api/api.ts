@@ -38,7 +38,7 @@ export async function run(input: InputFor<typeof apiCommands, 'api'>, ctx: Conte
       source = '<stdin>';
     } else if (data.startsWith('@')) {
       source = data.slice(1);
-      text = await readTextFile(source, 'data file');
+      text = await readTextFile(source, '--data @FILE');
     } else {
       text = data;
       source = '--data';

@@ -14,7 +14,7 @@ export async function run(input: InputFor<typeof mediaCommands, 'media upload'>,
   if (numberText === undefined) throw new UsageError('--number is needed: your provisioned number the media is for');
   const number = requireE164(numberText, '--number');
   const shape = (input.string('shape') ?? 'auto') as UploadShape;
-  const file = await readMediaFile(path);
+  const file = await readMediaFile(path, 'the media file');
   // Shape B names the number by its id, so only shapes that may send A need the tenant.
   // On a terminal, a missing tenant is chosen among the account's tenants.
   const tenantId = shape === 'b' ? undefined : await tenantOrAsk(ctx, input.string('tenant'), { ...TENANT_MISSING, what: 'the tenant of the upload' });

@@ -1,28 +1,25 @@
-import { open } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { InputFor } from '../spec.js';
 import type { numberCommands } from './index.js';
 import type { Context } from '../../context.js';
 import { ApiError, UsageError } from '../../errors.js';
 import { uploadLoaDocument } from '../../api/numbers.js';
-import { loaFileProblem, loaLinkOf, multipartFile } from '../../numbers/loa.js';
+import { loaFileProblem, loaLinkOf, MAX_LOA_BYTES, multipartFile } from '../../numbers/loa.js';
 import { writeObject } from '../../output/render.js';
-import { fileSize } from '../../input/files.js';
+import { readInputFile } from '../../input/files.js';
 
 async function readPdf(path: string): Promise<Buffer> {
-  const size = await fileSize(path, 'LOA file');
-  // Size and name are judged before the file is read, so a huge file is refused at once.
-  const early = loaFileProblem(path, size, Buffer.from('%PDF-'));
-  if (early !== undefined) throw new UsageError(early);
-  const handle = await open(path, 'r');
-  try {
-    const bytes = await handle.readFile();
-    const problem = loaFileProblem(path, bytes.length, bytes);
-    if (problem !== undefined) throw new UsageError(problem);
-    return bytes;
-  } finally {
-    await handle.close();
-  }
+  const bytes = await readInputFile(path, 'the LOA file', {
+    maxBytes: MAX_LOA_BYTES,
+    // Size and name are judged before the file is read, so a huge file is refused at once.
+    checkSize(size) {
+      const early = loaFileProblem(path, size, Buffer.from('%PDF-'));
+      if (early !== undefined) throw new UsageError(early);
+    },
+  });
+  const problem = loaFileProblem(path, bytes.length, bytes);
+  if (problem !== undefined) throw new UsageError(problem);
+  return bytes;
 }
 
 export async function run(input: InputFor<typeof numberCommands, 'number loa upload'>, ctx: Context): Promise<number> {

@@ -29,7 +29,7 @@ export async function run(input: InputFor<typeof numberCommands, 'number provisi
   const drafts: EntryDraft[] = draftsFromArguments(numbers);
   let fileTenant: string | undefined;
   if (file !== undefined) {
-    const parsed = draftsFromFileText(await readTextFile(file, 'provision file'), file);
+    const parsed = draftsFromFileText(await readTextFile(file, '--file'), file);
     if (parsed.action !== undefined && parsed.action.toLowerCase() !== 'provision') {
       throw new UsageError(`${file}: the request's action is "${parsed.action}"; this command provisions (use \`svc number unprovision\` to release)`);
     }

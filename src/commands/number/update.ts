@@ -40,7 +40,7 @@ function refuseImmutable(key: string, where: string): void {
 }
 
 async function fileChanges(file: string): Promise<PhoneNumberUpdate> {
-  const text = await readTextFile(file, 'JSON file');
+  const text = await readTextFile(file, '--file');
   const parsed = parseJsonText(text, file);
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageError(`${file}:1:1: expected a JSON object`);
   const data = parsed as Record<string, unknown>;

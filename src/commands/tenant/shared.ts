@@ -57,7 +57,7 @@ export async function tenantChanges(input: TenantInput, ctx: Context, tenantId?:
   const secrets: string[] = [];
   const file = input.string('file');
   if (file !== undefined) {
-    const text = await readTextFile(file, 'JSON file');
+    const text = await readTextFile(file, '--file');
     const parsed = parseJsonText(text, file);
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageError(`${file}:1:1: expected a JSON object`);
     const data = parsed as Record<string, unknown>;

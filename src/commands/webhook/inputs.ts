@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { readInputFile } from '../../input/files.js';
 import type { BasicCredentials } from '../../webhooks/types.js';
 import { basicCredentials, webhookSecrets } from '../../webhooks/credentials.js';
 import type { CommandInput } from '../spec.js';
@@ -28,13 +28,7 @@ export async function readBodyBytes(ctx: Context, input: CommandInput<'bodyFile'
   const file = input.string('bodyFile');
   if (file !== undefined) nonBlank(file, '--body-file', 'a file name (or - for standard input)');
   if (file !== undefined && file !== '-') {
-    try {
-      return await readFile(file);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code ?? 'unreadable';
-      throw new UsageError(`cannot read --body-file ${file}: ${why}`);
-    }
+    return readInputFile(file, '--body-file');
   }
   if (ctx.io.stdinIsTTY) {
     throw new UsageError('give the body with --body-file FILE or pipe it on standard input');

@@ -4,7 +4,9 @@ import { realpath, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Context } from '../../context.js';
-import { InterruptedError, UsageError } from '../../errors.js';
+import { InterruptedError, UsageError, type CliError } from '../../errors.js';
+import { errorCode } from '../../domain/files/reasons.js';
+import { cannotRead } from '../../input/file-errors.js';
 import { JournalFormatError } from '../journal.js';
 import {
   appendCache,
@@ -59,11 +61,9 @@ export interface ReportOutcome {
   messages: number;
 }
 
-function journalProblem(path: string, error: unknown): UsageError {
+function journalProblem(path: string, error: unknown): CliError {
   if (error instanceof JournalFormatError) return new UsageError(`cannot report on ${error.message}`);
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'EISDIR') return new UsageError(`--journal ${path} is a directory`);
-  if (code === 'EACCES') return new UsageError(`--journal ${path} cannot be read (permission denied)`);
+  if (errorCode(error) !== undefined) return cannotRead('--journal', path, error);
   return new UsageError(`cannot report on ${path}: ${error instanceof Error ? error.message.replace(`${path}: `, '') : String(error)}`);
 }
 
@@ -91,7 +91,7 @@ async function readJournals(options: ReportOptions, ctx: Context): Promise<{ jou
     try {
       digest = await sha256File(toFile);
     } catch (error) {
-      throw new UsageError(`cannot read --to-file ${toFile}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+      throw cannotRead('--to-file', toFile, error);
     }
     if (!journals.some((journal) => journal.recipientsDigest === digest)) {
       // Bound by digest: the journals' run names the recipients file it was sent from.

@@ -160,7 +160,7 @@ describe('svc number provision: validation before any request (exit 2)', () => {
   it('refuses a flag that contradicts a file entry, a missing file, malformed JSON and another action', async () => {
     const csv = files.write('typed.csv', 'number,type\n+15551230001,MMS\n');
     expect((await refused(['--file', csv, ...base])).stderr).toContain(`${csv}:2: the provision type is "MMS" for +15551230001 but --type says "SMS"`);
-    expect((await refused(['--file', '/nonexistent/n.csv', ...base])).stderr).toContain('Cannot read provision file /nonexistent/n.csv: no such file');
+    expect((await refused(['--file', '/nonexistent/n.csv', ...base])).stderr).toContain('Cannot read --file /nonexistent/n.csv: no such file');
     const broken = files.write('broken.json', '[\n  {"number": "+15551230001",}\n]');
     expect((await refused(['--file', broken, ...base])).stderr).toMatch(new RegExp(`${broken.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2:\\d+: invalid JSON`));
     const unprovision = files.write('release.json', JSON.stringify({ action: 'Unprovision', tenantId: TENANT, phoneNumbers: [{ number: '+15551230001' }] }));

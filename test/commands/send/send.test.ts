@@ -120,10 +120,10 @@ describe('svc send: checks before anything is sent (exit 2)', () => {
     [['--from', FROM, '--to', A, '--body', 'x', '--resume'], /--resume needs --journal/],
     [['--from', FROM, '--to', A, '--body', 'x', '--concurrency', '0'], /--concurrency must be a whole number from 1 to 256/],
     [['--from', FROM, '--to', A, '--body-file', '/nonexistent/body.txt'], /Cannot read --body-file \/nonexistent\/body\.txt: no such file/],
-    [['--from', FROM, '--to', A, '--body-file', '/dev/zero'], /--body-file \/dev\/zero is a device, not a file/],
-    [['--from', FROM, '--to', A, '--body-file', '/'], /--body-file \/ is a directory, not a file/],
-    [['--from', FROM, '--to-file', '/dev/zero', '--body', 'x'], /--to-file \/dev\/zero is a device, not a file/],
-    [['--from', FROM, '--to-file', '/', '--body', 'x'], /--to-file \/ is a directory, not a file/],
+    [['--from', FROM, '--to', A, '--body-file', '/dev/zero'], /Cannot read --body-file \/dev\/zero: it is a device, not a file/],
+    [['--from', FROM, '--to', A, '--body-file', '/'], /Cannot read --body-file \/: it is a directory, not a file/],
+    [['--from', FROM, '--to-file', '/dev/zero', '--body', 'x'], /Cannot read --to-file \/dev\/zero: it is a device, not a file/],
+    [['--from', FROM, '--to-file', '/', '--body', 'x'], /Cannot read --to-file \/: it is a directory, not a file/],
     [['--from', FROM, '--to', A, '--body', 'x', '--media', 'https://e.com/a.png\nX-Injected: 1'], /--media "https:\/\/e\.com\/a\.png\\nX-Injected: 1": a link may not hold white space, line breaks or control characters/],
     [['--from', FROM, '--to', A, '--body', 'x', '--media', 'https://e.com/a b.png'], /--media "https:\/\/e\.com\/a b\.png": a link may not hold/],
     [['--from', FROM, '--to', A, '--body', 'x', '--media', 'https://e.com/a\u0007.png'], /--media "https:\/\/e\.com\/a\\u0007\.png"/],
@@ -710,11 +710,11 @@ describe('svc send: inputs read once and bounded', () => {
     }
     const huge = await run(['send', '--from', FROM, '--to', A, '--json'], { stdin: 'x'.repeat(64 * 1024 + 1) });
     expect(huge.code).toBe(2);
-    expect(huge.stderr).toContain('the body on standard input is larger than the limit of 64 KiB');
+    expect(huge.stderr).toContain('Cannot read the body on standard input: larger than the limit of 64 KiB');
     const bigFile = d.file('big.txt', 'x'.repeat(64 * 1024 + 1));
     const big = await run(['send', '--from', FROM, '--to', A, '--body-file', bigFile, '--json']);
     expect(big.code).toBe(2);
-    expect(big.stderr).toContain(`--body-file ${bigFile} is larger than the limit of 64 KiB`);
+    expect(big.stderr).toContain(`Cannot read --body-file ${bigFile}: larger than the limit of 64 KiB`);
     expect(mock.sends).toHaveLength(0);
   });
 });
