@@ -80,7 +80,7 @@ try {
     // ESM loader reads, links and evaluates each file in its own asynchronous steps; that was
     // about 20 ms of `svc --version` on a busy machine and a tenth of `svc tenant list` (bench/startup.mjs).
     format: 'cjs',
-    // import() stays import() for the packages (chalk, ora and conf are ES modules only); see
+    // import() stays import() for the packages (chalk and ora are ES modules only); see
     // requireWhatIsOurs for our own chunks and Node's built-in modules.
     dynamicImportInCjs: true,
     exports: 'named',

@@ -115,15 +115,15 @@ export class CommandContext implements Context {
 
   settings(flags: { tenant?: string | undefined } = {}): ResolvedSettings {
     const resolve = (tenant: string | undefined): ResolvedSettings =>
-      this.resolve({ profile: this.globals.profile, baseUrl: this.globals.baseUrl, tenant }, this.env);
+      this.resolve({ profile: this.globals.profile, baseUrl: this.globals.baseUrl, tenant }, this.env, (message) => this.warn(message));
     if (flags.tenant !== undefined) return resolve(flags.tenant);
     this.resolved ??= resolve(undefined);
     return this.resolved;
   }
 
   async profileStore(): Promise<ProfileStore> {
-    const { openProfileStore, configDir } = await import('./config/store.js');
-    return openProfileStore(configDir(this.env));
+    const [{ openProfileStore }, { configDir }] = await Promise.all([import('./config/store-write.js'), import('./config/store.js')]);
+    return openProfileStore(configDir(this.env), { onRepair: (message) => this.warn(message) });
   }
 
   async secretStore(): Promise<import('./config/secrets.js').SecretStore> {

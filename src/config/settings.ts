@@ -1,6 +1,6 @@
 import { AuthError, UsageError } from '../errors.js';
 import { isLoopbackHost } from '../domain/validate.js';
-import { configDir, readStore, type Profile, type StoreData } from './store.js';
+import { configDir, readStore, storeReadProblem, type Profile, type StoreData } from './store.js';
 
 // Where each setting comes from, highest first: command-line flag, environment, profile.
 
@@ -27,17 +27,16 @@ export interface ResolvedSettings {
   configDir: string;
 }
 
-export function resolveSettings(flags: SettingsFlags, env: Readonly<Record<string, string | undefined>>): ResolvedSettings {
+/** `onRepair` hears of a store made private on the way (see src/config/store.ts). */
+export function resolveSettings(flags: SettingsFlags, env: Readonly<Record<string, string | undefined>>, onRepair?: (message: string) => void): ResolvedSettings {
   const dir = configDir(env);
   const needStore = !(env['SVC_BASE_URL'] || flags.baseUrl) || !env['SVC_USERNAME'] || !env['SVC_PASSWORD'] || !(flags.tenant || env['SVC_TENANT']);
   let store: StoreData = {};
   if (needStore) {
     try {
-      store = readStore(dir);
+      store = readStore(dir, onRepair === undefined ? {} : { onRepair });
     } catch (error) {
-      throw new UsageError(`The profile store ${dir} cannot be read: ${(error as Error).message}`, [
-        'Fix or remove the file, or set SVC_BASE_URL, SVC_USERNAME and SVC_PASSWORD.',
-      ]);
+      throw storeReadProblem(dir, error);
     }
   }
   const pick = <T>(flag: T | undefined, envValue: T | undefined, profileValue: T | undefined): [T | undefined, Source] => {

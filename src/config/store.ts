@@ -1,12 +1,25 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, fchmodSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { UsageError } from '../errors.js';
+import { CliError, ExitCode, UsageError } from '../errors.js';
+import { decodeText } from '../input/text.js';
+import { cannotRead } from '../input/file-errors.js';
+import { errorCode } from '../domain/files/reasons.js';
 
-// The profile store. Reading is a plain JSON parse of the file (every command that talks to the
-// API needs it, and loading `conf` costs more start-up time than the whole request); writing goes
-// through `conf`, which writes atomically with mode 0600. Both agree on the path because conf is
-// always given the directory computed here.
+// The profile store: one JSON file, `config.json` (tab-indented, the layout the `conf` package
+// wrote, which earlier versions used, so either reads the other's). Reading is a plain parse;
+// writing (src/config/store-write.ts) is a read-modify-write under the store's lock, replaced
+// whole or not at all.
+//
+// The file may hold passwords in clear (--insecure-storage, the sandbox's public account), so its
+// mode is checked on every read, as ssh checks a private key's:
+// - writable by group or others: refused. Someone else could have changed a base URL to send the
+//   password (from the file or the keychain) to their own server; making the file private again
+//   would not undo that, so the user looks at it first.
+// - readable by group or others while it holds a password: made private (0600) at once, with a
+//   warning naming the file, because the password may have been read and should be changed.
+//   Refusing would also close the leak, but leave every command failing until the user runs
+//   chmod, for a fix that has only one right answer.
 
 export interface Profile {
   baseUrl: string;
@@ -66,19 +79,86 @@ function isProfile(value: unknown): value is Profile {
   );
 }
 
-/** Reads the store without loading conf. A missing file is an empty store; a broken one says so. */
-export function readStore(dir: string): StoreData {
-  let text: string;
+export function storePath(dir: string): string {
+  return join(dir, CONFIG_FILE_NAME);
+}
+
+export interface ReadStoreOptions {
+  /** Told when a store readable by others was made private (0600); without it, nothing is changed. */
+  onRepair?: (message: string) => void;
+}
+
+/** The store's JSON object as written (unknown keys kept, for a rewrite to carry them); {} when missing or empty. */
+export function readRawStore(dir: string, options: ReadStoreOptions = {}): Record<string, unknown> {
+  const path = storePath(dir);
+  let fd: number;
   try {
-    text = readFileSync(join(dir, CONFIG_FILE_NAME), 'utf8');
+    fd = openSync(path, 'r');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
     throw error;
   }
+  try {
+    const { mode } = fstatSync(fd);
+    refuseShared(path, mode);
+    const data = parseStore(decodeText(readFileSync(fd), path));
+    if ((mode & 0o044) !== 0 && holdsPassword(data)) repairReadable(path, fd, mode, options);
+    return data;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function parseStore(text: string): Record<string, unknown> {
   if (text.trim() === '') return {};
   const parsed: unknown = JSON.parse(text);
-  if (typeof parsed !== 'object' || parsed === null) return {};
-  const data = parsed as Record<string, unknown>;
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('it does not hold a JSON object');
+  return parsed as Record<string, unknown>;
+}
+
+function holdsPassword(data: Record<string, unknown>): boolean {
+  const profiles = data['profiles'];
+  if (typeof profiles !== 'object' || profiles === null) return false;
+  return Object.values(profiles).some((profile) => typeof profile === 'object' && profile !== null && typeof (profile as Record<string, unknown>)['password'] === 'string' && (profile as Record<string, unknown>)['password'] !== '');
+}
+
+function octal(mode: number): string {
+  return `0${(mode & 0o777).toString(8)}`;
+}
+
+/** A store others can write is not used (see above). */
+function refuseShared(path: string, mode: number): void {
+  // Windows has no such modes (its ACLs are the profile directory's).
+  if (process.platform === 'win32' || (mode & 0o022) === 0) return;
+  throw new CliError(`The profile store ${path} can be changed by other users (mode ${octal(mode)}): it is not used`, ExitCode.Usage, {
+    hints: [
+      'Someone could have pointed a profile at another server to collect its password. Check the base URLs in it,',
+      `then make it yours alone: chmod 600 ${path}`,
+    ],
+  });
+}
+
+/** A store holding a password that others can read is made private, with a warning (see above). */
+function repairReadable(path: string, fd: number, mode: number, options: ReadStoreOptions): void {
+  if (process.platform === 'win32' || options.onRepair === undefined) return;
+  fchmodSync(fd, 0o600);
+  options.onRepair(
+    `the profile store ${path} holds a password and was readable by other users (mode ${octal(mode)}); it is now 0600. ` +
+      'Change the passwords stored in it if others could have read it.',
+  );
+}
+
+/** Why the store cannot be used, as the error to show: a file error by the file rule, else what is wrong in it. */
+export function storeReadProblem(dir: string, error: unknown): CliError {
+  if (error instanceof CliError) return error;
+  const hints = ['Fix or remove the file, or set SVC_CONFIG_DIR to another directory (or SVC_BASE_URL, SVC_USERNAME and SVC_PASSWORD).'];
+  if (errorCode(error) !== undefined) return new UsageError(cannotRead('the profile store', storePath(dir), error).message, hints);
+  return new UsageError(`The profile store ${storePath(dir)} cannot be used: ${error instanceof Error ? error.message : String(error)}`, hints);
+}
+
+/** Reads the store. A missing file is an empty store; a broken one says so (thrown). */
+export function readStore(dir: string, options: ReadStoreOptions = {}): StoreData {
+  const data = readRawStore(dir, options);
   // No prototype: a profile named "constructor" must not find Object's own.
   const profiles: Record<string, Profile> = Object.create(null) as Record<string, Profile>;
   const rawProfiles = data['profiles'];
@@ -91,92 +171,11 @@ export function readStore(dir: string): StoreData {
   return typeof active === 'string' ? { activeProfile: active, profiles } : { profiles };
 }
 
-/** The writable store, backed by conf (loaded on first use). */
+/** The writable store (src/config/store-write.ts). Each change is its own locked read-modify-write. */
 export interface ProfileStore {
   readonly path: string;
   data(): StoreData;
-  setProfile(name: string, profile: Profile): void;
-  removeProfile(name: string): boolean;
-  setActive(name: string | undefined): void;
-}
-
-/** A store file that cannot be read or written is the user's to fix: say which file, never crash. */
-function storeProblem(dir: string, error: unknown): UsageError {
-  if (error instanceof UsageError) return error;
-  const reason = error instanceof Error ? error.message : String(error);
-  return new UsageError(`The profile store ${join(dir, CONFIG_FILE_NAME)} cannot be used: ${reason}`, [
-    'Fix or remove the file, or set SVC_CONFIG_DIR to another directory.',
-  ]);
-}
-
-/**
- * conf's atomic writes pull in when-exit, which on import hooks SIGINT to run its clean-ups and
- * then sends SIGINT to the process again. The CLI handles Ctrl-C itself (the command is aborted
- * and ends normally, when when-exit's 'exit' hook still runs) and would take that second signal
- * for a second Ctrl-C and exit at once, skipping the command's own clean-up; so the SIGINT hook
- * that the import added is removed.
- */
-async function loadConf(): Promise<typeof import('conf').default> {
-  const before = process.listeners('SIGINT');
-  const { default: Conf } = await import('conf');
-  for (const listener of process.listeners('SIGINT')) {
-    if (!before.includes(listener)) process.off('SIGINT', listener);
-  }
-  return Conf;
-}
-
-export async function openProfileStore(dir: string): Promise<ProfileStore> {
-  const Conf = await loadConf();
-  let conf: InstanceType<typeof Conf<StoreData>>;
-  try {
-    conf = new Conf<StoreData>({
-      projectName: 'svc',
-      projectSuffix: '',
-      cwd: dir,
-      configName: 'config',
-      configFileMode: 0o600,
-      clearInvalidConfig: false,
-    });
-  } catch (error) {
-    throw storeProblem(dir, error);
-  }
-  const read = (): StoreData => {
-    try {
-      return readStore(dir);
-    } catch (error) {
-      throw storeProblem(dir, error);
-    }
-  };
-  const write = <T>(change: () => T): T => {
-    try {
-      return change();
-    } catch (error) {
-      throw storeProblem(dir, error);
-    }
-  };
-  return {
-    path: conf.path,
-    data: read,
-    setProfile(name, profile) {
-      requireProfileName(name, 'Profile name');
-      const profiles = { ...(read().profiles ?? {}) };
-      const clean: Profile = { baseUrl: profile.baseUrl, username: profile.username };
-      if (profile.passwordIn === 'keychain') clean.passwordIn = 'keychain';
-      else clean.password = profile.password ?? '';
-      if (profile.tenant) clean.tenant = profile.tenant;
-      profiles[name] = clean;
-      write(() => conf.set('profiles', profiles));
-    },
-    removeProfile(name) {
-      const profiles = { ...(read().profiles ?? {}) };
-      if (!Object.hasOwn(profiles, name)) return false;
-      delete profiles[name];
-      write(() => conf.set('profiles', profiles));
-      if (read().activeProfile === name) write(() => conf.delete('activeProfile'));
-      return true;
-    },
-    setActive(name) {
-      write(() => (name === undefined ? conf.delete('activeProfile') : conf.set('activeProfile', name)));
-    },
-  };
+  setProfile(name: string, profile: Profile): Promise<void>;
+  removeProfile(name: string): Promise<boolean>;
+  setActive(name: string | undefined): Promise<void>;
 }

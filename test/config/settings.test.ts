@@ -2,7 +2,8 @@ import { statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { apiRoot, resolveSettings } from '../../src/config/settings.js';
-import { openProfileStore, readStore } from '../../src/config/store.js';
+import { readStore } from '../../src/config/store.js';
+import { openProfileStore } from '../../src/config/store-write.js';
 import { tempConfigDir } from '../helpers/cli.js';
 
 describe('apiRoot', () => {
@@ -37,28 +38,27 @@ describe('profile store and precedence', () => {
   let cleanup = (): void => undefined;
   afterEach(() => cleanup());
 
-  // First in the file, so that conf is imported here for the first time in this worker.
-  it('leaves SIGINT to the CLI after loading conf', async () => {
+  it('leaves SIGINT to the CLI when writing the store', async () => {
     const temp = tempConfigDir();
     cleanup = temp.cleanup;
     const before = process.listeners('SIGINT').length;
     const store = await openProfileStore(temp.dir);
-    store.setProfile('x', { baseUrl: 'https://api.example.com', username: 'u', password: 'p' });
+    await store.setProfile('x', { baseUrl: 'https://api.example.com', username: 'u', password: 'p' });
     expect(process.listeners('SIGINT').length).toBe(before);
   });
 
-  it('creates the store with mode 0600 and reads it back without conf', async () => {
+  it('creates the store with mode 0600 and reads it back', async () => {
     const temp = tempConfigDir();
     cleanup = temp.cleanup;
     const store = await openProfileStore(temp.dir);
-    store.setProfile('work', { baseUrl: 'https://api.example.com', username: 'me@example.com', password: 'pw-1', tenant: undefined });
-    store.setActive('work');
+    await store.setProfile('work', { baseUrl: 'https://api.example.com', username: 'me@example.com', password: 'pw-1', tenant: undefined });
+    await store.setActive('work');
     expect(statSync(join(temp.dir, 'config.json')).mode & 0o777).toBe(0o600);
     expect(readStore(temp.dir)).toEqual({
       activeProfile: 'work',
       profiles: { work: { baseUrl: 'https://api.example.com', username: 'me@example.com', password: 'pw-1' } },
     });
-    expect(store.removeProfile('work')).toBe(true);
+    expect(await store.removeProfile('work')).toBe(true);
     expect(readStore(temp.dir).activeProfile).toBeUndefined();
   });
 
@@ -66,8 +66,8 @@ describe('profile store and precedence', () => {
     const temp = tempConfigDir();
     cleanup = temp.cleanup;
     const store = await openProfileStore(temp.dir);
-    store.setProfile('default', { baseUrl: 'https://profile.example.com', username: 'p@example.com', password: 'ppw', tenant: '11111111-1111-1111-1111-111111111111' });
-    store.setProfile('other', { baseUrl: 'https://other.example.com', username: 'o@example.com', password: 'opw' });
+    await store.setProfile('default', { baseUrl: 'https://profile.example.com', username: 'p@example.com', password: 'ppw', tenant: '11111111-1111-1111-1111-111111111111' });
+    await store.setProfile('other', { baseUrl: 'https://other.example.com', username: 'o@example.com', password: 'opw' });
     const env = { SVC_CONFIG_DIR: temp.dir };
     const fromProfile = resolveSettings({}, env);
     expect(fromProfile).toMatchObject({ baseUrl: 'https://profile.example.com', baseUrlSource: 'profile', username: 'p@example.com', tenant: '11111111-1111-1111-1111-111111111111' });
@@ -87,6 +87,6 @@ describe('profile store and precedence', () => {
     writeFileSync(join(temp.dir, 'config.json'), '{ broken');
     const settings = resolveSettings({}, { SVC_CONFIG_DIR: temp.dir, SVC_BASE_URL: 'https://e.example.com', SVC_USERNAME: 'u', SVC_PASSWORD: 'p', SVC_TENANT: '22222222-2222-2222-2222-222222222222' });
     expect(settings.username).toBe('u');
-    expect(() => resolveSettings({}, { SVC_CONFIG_DIR: temp.dir })).toThrow(/cannot be read/);
+    expect(() => resolveSettings({}, { SVC_CONFIG_DIR: temp.dir })).toThrow(/cannot be used/);
   });
 });

@@ -17,14 +17,29 @@ export interface SpawnResult {
 
 export function spawnCli(
   args: string[],
-  options: { env?: Record<string, string | undefined>; stdin?: string; timeoutMs?: number } = {},
+  options: {
+    env?: Record<string, string | undefined>;
+    stdin?: string;
+    timeoutMs?: number;
+    /**
+     * RLIMIT_FSIZE in 512-byte blocks (`ulimit -f`): a write past it fails with EFBIG, as on a full
+     * disk (Node ignores SIGXFSZ, so the process lives on to report it).
+     */
+    fileSizeBlocks?: number;
+    /** Run as this user (from a test running as root: file modes then bind as they do for users). */
+    user?: { uid: number; gid: number };
+  } = {},
 ): Promise<SpawnResult> {
   return new Promise((resolve, reject) => {
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries({ PATH: process.env['PATH'], HOME: process.env['HOME'], SVC_DATA_DIR: testDataDir(), ...options.env })) {
       if (v !== undefined) env[k] = v;
     }
-    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const [command, argv] =
+      options.fileSizeBlocks === undefined
+        ? [process.execPath, [BIN, ...args]]
+        : ['/bin/sh', ['-c', `ulimit -f ${options.fileSizeBlocks} && exec "$0" "$@"`, process.execPath, BIN, ...args]];
+    const child = spawn(command, argv, { env, stdio: ['pipe', 'pipe', 'pipe'], ...(options.user ?? {}) });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));

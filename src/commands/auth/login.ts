@@ -90,8 +90,8 @@ export async function run(input: InputFor<typeof authCommands, 'auth login'>, ct
   const { storePassword } = await import('../../config/secrets.js');
   const where = publicPassword ? 'file' : await storePassword(await ctx.secretStore(), baseUrl, username, password, input.flag('insecureStorage'));
   const profile: Profile = where === 'keychain' ? { baseUrl, username, passwordIn: 'keychain', tenant } : { baseUrl, username, password, tenant };
-  store.setProfile(profileName, profile);
-  store.setActive(profileName);
+  await store.setProfile(profileName, profile);
+  await store.setActive(profileName);
   const status = { profile: profileName, baseUrl, username, tenant: tenant ?? null };
   if (ctx.globals.output === 'json') writeJson(ctx, status);
   else if (ctx.globals.output === 'ndjson') writeNdjson(ctx, status);

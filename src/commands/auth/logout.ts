@@ -16,7 +16,7 @@ export async function run(_input: InputFor<typeof authCommands, 'auth logout'>, 
     const left = await forgetKeychainPassword(await ctx.secretStore(), profiles, name);
     if (left !== undefined) ctx.warn(left);
   }
-  store.removeProfile(name);
+  await store.removeProfile(name);
   ctx.io.stderr.write(`Removed the credentials of profile "${name}" from ${store.path}.\n`);
   return 0;
 }

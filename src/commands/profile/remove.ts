@@ -19,7 +19,7 @@ export async function run(input: InputFor<typeof profileCommands, 'profile remov
     const left = await forgetKeychainPassword(await ctx.secretStore(), profiles, name);
     if (left !== undefined) ctx.warn(left);
   }
-  store.removeProfile(name);
+  await store.removeProfile(name);
   ctx.io.stderr.write(`Removed profile "${name}".\n`);
   return 0;
 }

@@ -11,7 +11,7 @@ export async function run(input: InputFor<typeof profileCommands, 'profile use'>
   if (!Object.hasOwn(profiles, name)) {
     throw new UsageError(`No profile named "${name}"`, [`Known profiles: ${Object.keys(profiles).join(', ') || '(none): run `svc auth login`'}`]);
   }
-  store.setActive(name);
+  await store.setActive(name);
   ctx.io.stderr.write(`Profile "${name}" is now active.\n`);
   return 0;
 }

@@ -25,7 +25,7 @@ export async function useTenant(ctx: Context, tenantId: string): Promise<void> {
   const settings = ctx.settings();
   const store = await ctx.profileStore();
   const profile = store.data().profiles![settings.profileName]!;
-  store.setProfile(settings.profileName, { ...profile, tenant: tenantId });
+  await store.setProfile(settings.profileName, { ...profile, tenant: tenantId });
   ctx.io.stderr.write(`Tenant ${tenantId} is now the default of profile "${settings.profileName}".\n`);
   if (settings.tenantSource === 'env') ctx.warn(`SVC_TENANT is set (${settings.tenant}) and wins over the profile's default while it is`);
 }
