@@ -50,7 +50,22 @@ export interface CommandSpec {
   paged?: boolean;
   /** Left out of help and completions (machinery for the completion scripts). */
   hidden?: boolean;
+  /**
+   * The exit codes it can end with besides 0, 2 (usage, a declined confirmation) and the
+   * interruptions (129, 130, 143), which every command has: its manual page lists these.
+   * Absent, the manual shows every code of the table.
+   */
+  exitCodes?: readonly number[];
   load(): Promise<CommandModule>;
+}
+
+/** What follows the command's words in its usage line: `[options] <ID> [NUMBER...]`. */
+export function usageArguments(spec: Pick<CommandSpec, 'args'>): string {
+  const args = (spec.args ?? []).map((a) => {
+    const name = `${a.name}${a.variadic ? '...' : ''}`;
+    return a.required ? `<${name}>` : `[${name}]`;
+  });
+  return ['[options]', ...args].join(' ');
 }
 
 export interface GroupSpec {

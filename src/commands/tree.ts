@@ -18,7 +18,18 @@ import { eventsCommands, eventsGroup } from './events/index.js';
 import { threadCommands } from './thread/index.js';
 import { optoutsCommands, optoutsGroup } from './optouts/index.js';
 
-// The one command tree: parsing, help and completions all come from it.
+// The one command tree: parsing, help, completions and the manual all come from it.
+
+/** What `svc --help` and the manual say of the program itself. */
+export const PROGRAM = {
+  summary: 'Phone numbers, tenants, SMS/MMS, media and webhooks of the messaging service, and a local sandbox of it.',
+  /** Where a newcomer begins: a command line and what it does. */
+  startHere: [
+    ['svc demo', 'a tour of the whole tool against a local sandbox'],
+    ['svc auth login', 'store credentials in a profile'],
+    ['svc <command> --help', 'flags and examples of a command'],
+  ],
+} as const;
 
 export const GROUPS: readonly GroupSpec[] = [authGroup, profileGroup, tenantGroup, webhookGroup, eventsGroup, optoutsGroup, messageGroup, mediaGroup, numberGroup, numberLoaGroup, orderGroup, sandboxGroup, sandboxTriggerGroup, sandboxWebhooksGroup];
 
