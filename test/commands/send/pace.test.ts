@@ -224,12 +224,12 @@ describe('--window', () => {
     }
     expect(result.stderr).toContain('outside the send window 08:00-08:30 (UTC): waiting until 2026-03-02 08:00 UTC');
     expect(result.stderr).toContain('waiting until 2026-03-03 08:00 UTC');
-    // As the README's journal format shows it: the hours, a space, the zone.
+    // As the journal format in docs/sending.md shows it: the hours, a space, the zone.
     const pauses = journalLines(journal).filter((l) => l.type === 'pause');
     expect(pauses.length).toBeGreaterThan(0);
     expect(pauses[0]).toMatchObject({ type: 'pause', reason: 'window', window: '08:00-08:30 UTC', until: '2026-03-02T08:00:00.000Z' });
-    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
-    expect(readme).toContain('{"type":"pause","reason":"window","window":"09:00-20:00 America/New_York","until":"ISO"');
+    const sendingDoc = readFileSync(new URL('../../../docs/sending.md', import.meta.url), 'utf8');
+    expect(sendingDoc).toContain('{"type":"pause","reason":"window","window":"09:00-20:00 America/New_York","until":"ISO"');
   });
 
   it('interrupted during the pause, then resumed inside the window: each recipient sent once', async () => {
