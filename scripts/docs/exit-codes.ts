@@ -37,9 +37,12 @@ export function checkExitCodeTable(): void {
 /** The rows that apply to a command: its declared codes and the common ones, or the whole table. */
 export function exitCodesOf(spec: Pick<CommandSpec, 'path' | 'exitCodes'>): readonly ExitCodeRow[] {
   if (spec.exitCodes === undefined) return EXIT_CODES;
-  const codes = new Set([...COMMON_EXIT_CODES, ...spec.exitCodes]);
-  for (const code of codes) {
+  const own = new Map<number, string | undefined>(COMMON_EXIT_CODES.map((code) => [code, undefined]));
+  for (const entry of spec.exitCodes) {
+    const [code, meaning] = typeof entry === 'number' ? [entry, undefined] : entry;
     if (!known.has(code)) throw new Error(`docs: svc ${spec.path.join(' ')} declares exit code ${code}, which scripts/docs/exit-codes.ts does not explain`);
+    if (own.has(code) && own.get(code) === undefined && meaning === undefined) throw new Error(`docs: svc ${spec.path.join(' ')} declares exit code ${code} twice, or one every command has`);
+    own.set(code, meaning);
   }
-  return EXIT_CODES.filter((row) => codes.has(row.code));
+  return EXIT_CODES.filter((row) => own.has(row.code)).map((row) => ({ code: row.code, meaning: own.get(row.code) ?? row.meaning }));
 }

@@ -31,6 +31,9 @@ export interface ArgSpec {
   complete?: 'profile' | 'file';
 }
 
+/** An exit code a command can end with, alone or with what it means there: `[1, 'the signature does not match']`. */
+export type ExitCodeSpec = number | readonly [code: number, meaning: string];
+
 export interface CommandModule {
   // A method, so that a body typed for its own option names (`CommandInput<'a', 'b'>`) fits here.
   run(input: CommandInput, ctx: Context): Promise<number | void>;
@@ -52,10 +55,11 @@ export interface CommandSpec {
   hidden?: boolean;
   /**
    * The exit codes it can end with besides 0, 2 (usage, a declined confirmation) and the
-   * interruptions (129, 130, 143), which every command has: its manual page lists these.
-   * Absent, the manual shows every code of the table.
+   * interruptions (129, 130, 143), which every command has, for its manual page: a code alone
+   * means what the table says, `[code, text]` what it means for this command. Absent, the
+   * manual shows every code of the table.
    */
-  exitCodes?: readonly number[];
+  exitCodes?: readonly ExitCodeSpec[];
   load(): Promise<CommandModule>;
 }
 

@@ -160,6 +160,19 @@ describe('exit codes of a command', () => {
     expect(exitCodesOf({ path: ['x'] }).map((r) => r.code)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 129, 130, 143]);
   });
 
+  it('say what a code means for the command when it declares a meaning of its own', () => {
+    const rows = exitCodesOf({ path: ['webhook', 'verify'], exitCodes: [[1, 'the signature does not match']] });
+    expect(rows.map((r) => [r.code, r.meaning])).toEqual([
+      [0, 'success'],
+      [1, 'the signature does not match'],
+      [2, expect.stringMatching(/^nothing was done/)],
+      [129, expect.stringMatching(/^hung up/)],
+      [130, expect.stringMatching(/^interrupted/)],
+      [143, expect.stringMatching(/^terminated/)],
+    ]);
+    expect(() => exitCodesOf({ path: ['x'], exitCodes: [3, 3] })).toThrow('declares exit code 3 twice');
+  });
+
   it('must be in the table', () => {
     expect(() => exitCodesOf({ path: ['x', 'y'], exitCodes: [42] })).toThrow('svc x y declares exit code 42');
   });
