@@ -2,7 +2,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { COMMANDS } from '../../src/commands/tree.js';
+import { COMMANDS, PROGRAM } from '../../src/commands/tree.js';
+import { runCli } from '../helpers/cli.js';
+import { buildTree, synopsis, walk } from '../../scripts/docs/model.js';
 import { exitCodesOf } from '../../scripts/docs/exit-codes.js';
 import { GENERATED_FOLDERS, generateDocs, manList } from '../../scripts/docs/generate.js';
 import { markdownText } from '../../scripts/docs/markdown.js';
@@ -62,6 +64,22 @@ describe('the generated manual', () => {
     expect(svc).toContain('.SH GLOBAL OPTIONS');
     expect(generated.get('man/svc-number-loa.1')).toContain('\\fBsvc\\-number\\-loa\\-upload\\fR(1)');
     expect(generated.get('man/svc-send.1')).toContain('\\fBsvc\\-send\\-report\\fR(1)');
+  });
+});
+
+describe('the manual and --help', () => {
+  it('say the same of the program: its summary and where to start', async () => {
+    const help = await runCli(['--help']);
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain(PROGRAM.summary);
+    for (const [line, what] of PROGRAM.startHere) expect(help.stdout).toMatch(new RegExp(`${line.replace(/[<>]/g, '.')} +${what}`));
+  });
+
+  it('give every command the same usage line', async () => {
+    for (const node of walk(buildTree())) {
+      if (node.spec === undefined) continue;
+      const help = await runCli([...node.path, '--help']);
+      expect(help.stdout.split('\n')[0]).toBe(`Usage: ${synopsis(node)}`);
+    }
   });
 });
 
