@@ -147,7 +147,7 @@ function argumentItem(arg: DocArgument): string[] {
     arg.choices ? `One of: ${arg.choices.map((c) => `\\fB${escapeRoff(c)}\\fR`).join(', ')}.` : undefined,
     arg.asked ? 'Asked for on a terminal when left out.' : undefined,
   ].filter((n) => n !== undefined);
-  return ['.TP', `\\fI${escapeRoff(arg.usage)}\\fR`, [roffText(endSentence(arg.description)), ...notes].join(' ')];
+  return ['.TP', `\\fI${escapeRoff(arg.usage)}\\fR`, '.br', [roffText(endSentence(arg.description)), ...notes].join(' ')];
 }
 
 const exitItems = (rows: readonly ExitCodeRow[]): string[] => rows.flatMap((row) => ['.TP', `\\fB${row.code}\\fR`, roffText(row.meaning)]);
