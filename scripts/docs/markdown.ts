@@ -1,3 +1,4 @@
+import { ENVIRONMENT } from './environment.js';
 import type { ExitCodeRow } from './exit-codes.js';
 import { EXIT_CODES } from './exit-codes.js';
 import {
@@ -171,6 +172,10 @@ export function referenceIndex(root: DocNode, pages: readonly ReferencePage[]): 
     "Each command's section lists the codes it can end with.",
     '',
     ...exitCodeTable(EXIT_CODES),
+    '',
+    '## Environment',
+    '',
+    ...ENVIRONMENT.map((row) => `- ${row.names.map(code).join(', ')}: ${markdownText(row.meaning)}`),
     '',
   );
   if (walk(root).length === 1) throw new Error('docs: the command tree is empty');

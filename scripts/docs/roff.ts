@@ -1,3 +1,4 @@
+import { ENVIRONMENT } from './environment.js';
 import { EXIT_CODES, type ExitCodeRow } from './exit-codes.js';
 import {
   argumentsOf,
@@ -204,6 +205,8 @@ export function manPage(node: DocNode, root: DocNode): string {
   if (isRoot) {
     lines.push('.SH GLOBAL OPTIONS', 'Every command takes these, before or after its name.', ...globalOptions().flatMap(optionItem));
     lines.push('.SH EXIT STATUS', ...exitItems(EXIT_CODES));
+    lines.push('.SH ENVIRONMENT');
+    for (const row of ENVIRONMENT) lines.push('.TP', row.names.map((n) => `\\fB${escapeRoff(n)}\\fR`).join(', '), '.br', roffText(endSentence(row.meaning)));
   }
   lines.push('.SH SEE ALSO', seeAlso(node, root));
   return `${lines.join('\n')}\n`;

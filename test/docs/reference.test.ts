@@ -1,10 +1,11 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS, PROGRAM } from '../../src/commands/tree.js';
 import { runCli } from '../helpers/cli.js';
 import { buildTree, synopsis, walk } from '../../scripts/docs/model.js';
+import { ENVIRONMENT, INTERNAL_VARIABLES } from '../../scripts/docs/environment.js';
 import { exitCodesOf } from '../../scripts/docs/exit-codes.js';
 import { GENERATED_FOLDERS, generateDocs, manList } from '../../scripts/docs/generate.js';
 import { markdownText } from '../../scripts/docs/markdown.js';
@@ -67,6 +68,28 @@ describe('the generated manual', () => {
   });
 });
 
+/** Every file below `dir` (source, scripts), for the variables it reads. */
+function filesBelow(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? filesBelow(path) : /\.(ts|js|mjs)$/.test(name) ? [path] : [];
+  });
+}
+
+describe('the environment the manual lists', () => {
+  it('explains every SVC_ variable that src/ and bin/ read', () => {
+    const read = new Set<string>();
+    for (const file of [...filesBelow(join(root, 'src')), ...filesBelow(join(root, 'bin'))]) {
+      for (const match of readFileSync(file, 'utf8').matchAll(/\bSVC_[A-Z][A-Z0-9_]*\b/g)) read.add(match[0]);
+    }
+    expect(read.size).toBeGreaterThan(5);
+    const listed = new Set(ENVIRONMENT.flatMap((row) => row.names));
+    expect([...read].filter((name) => !listed.has(name) && !INTERNAL_VARIABLES.has(name)).sort()).toEqual([]);
+    const svc = generated.get('man/svc.1')!;
+    for (const name of listed) expect(svc).toContain(`\\fB${name.replace(/-/g, '\\-')}\\fR`);
+  });
+});
+
 describe('the manual and --help', () => {
   it('say the same of the program: its summary and where to start', async () => {
     const help = await runCli(['--help']);
@@ -85,7 +108,7 @@ describe('the manual and --help', () => {
 
 /** Requests of man(7) and groff that the pages may use; anything else would be a typo. */
 const REQUESTS = new Set(['TH', 'SH', 'SS', 'PP', 'TP', 'RS', 'RE', 'nf', 'fi', 'br', 'sp', 'ad', 'nh', '\\"']);
-const SECTIONS = ['NAME', 'SYNOPSIS', 'DESCRIPTION', 'COMMANDS', 'ARGUMENTS', 'OPTIONS', 'GLOBAL OPTIONS', 'EXAMPLES', 'EXIT STATUS', 'SEE ALSO'];
+const SECTIONS = ['NAME', 'SYNOPSIS', 'DESCRIPTION', 'COMMANDS', 'ARGUMENTS', 'OPTIONS', 'GLOBAL OPTIONS', 'EXAMPLES', 'EXIT STATUS', 'ENVIRONMENT', 'SEE ALSO'];
 
 describe('the man pages', () => {
   const pages = [...generated].filter(([path]) => path.startsWith('man/'));
