@@ -14,12 +14,12 @@ _svc() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
     case "$w" in
-      --activated|--base-url|--basic-auth-env|--before|--billing-plan|--body|--body-file|--brand-id|--campaign-id|--class|--concurrency|--data|--description|--domain|--email|--error-code|--error-message|--exclude-file|--external-id|--failed-to|--faults|--fields|--file|--forward-to|--from|--host|--interval|--journal|--limit|--lines|--loa-url|--max-stall|--media|--media-file|--message|--mms|--number|--order|--order-delay|--output|--page|--platform-type|--port|--profile|--query|--rate|--rate-limit|--reason|--secret-env|--set|--shape|--shard|--signature|--since|--state|--status|--status-reason|--store|--tenant|--tenant-id|--time-scale|--timeout|--to|--to-file|--type|--tz|--unknown|--until|--user|--user-id|--username|--wait-timeout|--webhook-basic-auth-username|--webhook-event-type|--webhook-primary-uri|--webhook-secondary-uri|--webhook-secret-env|--window|-d|-n|-o|-q) ((i++)); continue ;;
+      --activated|--base-url|--basic-auth-env|--before|--billing-plan|--body|--body-file|--brand-id|--campaign-id|--class|--concurrency|--data|--description|--domain|--email|--error-code|--error-message|--exclude-file|--external-id|--failed-to|--faults|--fields|--file|--forward-to|--from|--host|--interval|--journal|--limit|--lines|--loa-url|--max-stall|--media|--media-file|--message|--mms|--number|--order|--order-delay|--out|--output|--page|--plan|--platform-type|--port|--profile|--query|--rate|--rate-limit|--reason|--secret-env|--set|--shape|--shard|--signature|--since|--state|--status|--status-reason|--store|--tenant|--tenant-id|--time-scale|--timeout|--to|--to-file|--type|--tz|--unknown|--until|--user|--user-id|--username|--wait-timeout|--webhook-basic-auth-username|--webhook-event-type|--webhook-primary-uri|--webhook-secondary-uri|--webhook-secret-env|--window|-d|-n|-o|-q) ((i++)); continue ;;
       -*) continue ;;
     esac
     candidate="${cmdpath:+$cmdpath }$w"
     case "$candidate" in
-      'demo'|'auth'|'auth login'|'auth status'|'auth logout'|'profile'|'profile list'|'profile use'|'profile remove'|'health'|'tenant'|'tenant list'|'tenant get'|'tenant create'|'tenant update'|'tenant use'|'number'|'number provision'|'number unprovision'|'number list'|'number get'|'number update'|'number loa'|'number loa upload'|'order'|'order get'|'order watch'|'send'|'send report'|'message'|'message get'|'message watch'|'media'|'media upload'|'media types'|'webhook'|'webhook sign'|'webhook verify'|'webhook listen'|'events'|'events list'|'events show'|'events tail'|'events replay'|'events prune'|'thread'|'optouts'|'optouts list'|'optouts add'|'optouts remove'|'optouts import'|'optouts export'|'sandbox'|'sandbox start'|'sandbox inbound'|'sandbox trigger'|'sandbox trigger message-received'|'sandbox trigger delivery-receipt'|'sandbox trigger order-status'|'sandbox webhooks'|'sandbox webhooks list'|'sandbox webhooks failed'|'sandbox webhooks replay'|'sandbox openapi'|'api'|'completion') cmdpath="$candidate" ;;
+      'demo'|'auth'|'auth login'|'auth status'|'auth logout'|'profile'|'profile list'|'profile use'|'profile remove'|'health'|'tenant'|'tenant list'|'tenant get'|'tenant create'|'tenant update'|'tenant use'|'number'|'number provision'|'number unprovision'|'number list'|'number get'|'number update'|'number loa'|'number loa upload'|'order'|'order get'|'order watch'|'send'|'send report'|'message'|'message get'|'message watch'|'media'|'media upload'|'media types'|'webhook'|'webhook sign'|'webhook verify'|'webhook listen'|'events'|'events list'|'events show'|'events tail'|'events replay'|'events prune'|'thread'|'optouts'|'optouts list'|'optouts add'|'optouts remove'|'optouts import'|'optouts export'|'diff'|'apply'|'export'|'sandbox'|'sandbox start'|'sandbox inbound'|'sandbox trigger'|'sandbox trigger message-received'|'sandbox trigger delivery-receipt'|'sandbox trigger order-status'|'sandbox webhooks'|'sandbox webhooks list'|'sandbox webhooks failed'|'sandbox webhooks replay'|'sandbox openapi'|'api'|'completion') cmdpath="$candidate" ;;
       *) ((args++)) ;;
     esac
   done
@@ -33,7 +33,7 @@ _svc() {
         --fields) return ;;
       esac
       if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W '--json --output -o --profile --base-url --debug --no-color --timeout --fields --no-pager --yes -y --help' -- "$cur")); return; fi
-      COMPREPLY=($(compgen -W 'demo auth profile health tenant number order send message media webhook events thread optouts sandbox api completion' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W 'demo auth profile health tenant number order send message media webhook events thread optouts diff apply export sandbox api completion' -- "$cur")) ;;
     'demo')
       case "$prev" in
         --time-scale) return ;;
@@ -687,6 +687,44 @@ _svc() {
       case "$args" in
         0) _svc_files; return ;;
       esac
+      ;;
+    'diff')
+      case "$prev" in
+        --file|-f) _svc_files; return ;;
+        --concurrency) return ;;
+        --out) _svc_files; return ;;
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) _svc_profiles; return ;;
+        --base-url) return ;;
+        --timeout) return ;;
+        --fields) return ;;
+      esac
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W '--file -f --prune --concurrency --exit-code --out --json --output -o --profile --base-url --debug --no-color --timeout --fields --no-pager --yes -y --help' -- "$cur")); return; fi
+      ;;
+    'apply')
+      case "$prev" in
+        --file|-f) _svc_files; return ;;
+        --concurrency) return ;;
+        --plan) _svc_files; return ;;
+        --wait-timeout) return ;;
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) _svc_profiles; return ;;
+        --base-url) return ;;
+        --timeout) return ;;
+        --fields) return ;;
+      esac
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W '--file -f --prune --concurrency --plan --schema --update-secrets --no-wait --wait-timeout --dry-run --json --output -o --profile --base-url --debug --no-color --timeout --fields --no-pager --yes -y --help' -- "$cur")); return; fi
+      ;;
+    'export')
+      case "$prev" in
+        --tenant) return ;;
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) _svc_profiles; return ;;
+        --base-url) return ;;
+        --timeout) return ;;
+        --fields) return ;;
+      esac
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W '--tenant --json --output -o --profile --base-url --debug --no-color --timeout --fields --no-pager --yes -y --help' -- "$cur")); return; fi
       ;;
     'sandbox')
       case "$prev" in

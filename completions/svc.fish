@@ -9,13 +9,13 @@ function __svc_path
             set skip 0
             continue
         end
-        if contains -- $w --activated --base-url --basic-auth-env --before --billing-plan --body --body-file --brand-id --campaign-id --class --concurrency --data --description --domain --email --error-code --error-message --exclude-file --external-id --failed-to --faults --fields --file --forward-to --from --host --interval --journal --limit --lines --loa-url --max-stall --media --media-file --message --mms --number --order --order-delay --output --page --platform-type --port --profile --query --rate --rate-limit --reason --secret-env --set --shape --shard --signature --since --state --status --status-reason --store --tenant --tenant-id --time-scale --timeout --to --to-file --type --tz --unknown --until --user --user-id --username --wait-timeout --webhook-basic-auth-username --webhook-event-type --webhook-primary-uri --webhook-secondary-uri --webhook-secret-env --window -d -n -o -q
+        if contains -- $w --activated --base-url --basic-auth-env --before --billing-plan --body --body-file --brand-id --campaign-id --class --concurrency --data --description --domain --email --error-code --error-message --exclude-file --external-id --failed-to --faults --fields --file --forward-to --from --host --interval --journal --limit --lines --loa-url --max-stall --media --media-file --message --mms --number --order --order-delay --out --output --page --plan --platform-type --port --profile --query --rate --rate-limit --reason --secret-env --set --shape --shard --signature --since --state --status --status-reason --store --tenant --tenant-id --time-scale --timeout --to --to-file --type --tz --unknown --until --user --user-id --username --wait-timeout --webhook-basic-auth-username --webhook-event-type --webhook-primary-uri --webhook-secondary-uri --webhook-secret-env --window -d -n -o -q
             set skip 1
             continue
         end
         string match -q -- "-*" $w; and continue
         set -l candidate (string trim -- "$cmdpath $w")
-        if contains -- $candidate 'demo' 'auth' 'auth login' 'auth status' 'auth logout' 'profile' 'profile list' 'profile use' 'profile remove' 'health' 'tenant' 'tenant list' 'tenant get' 'tenant create' 'tenant update' 'tenant use' 'number' 'number provision' 'number unprovision' 'number list' 'number get' 'number update' 'number loa' 'number loa upload' 'order' 'order get' 'order watch' 'send' 'send report' 'message' 'message get' 'message watch' 'media' 'media upload' 'media types' 'webhook' 'webhook sign' 'webhook verify' 'webhook listen' 'events' 'events list' 'events show' 'events tail' 'events replay' 'events prune' 'thread' 'optouts' 'optouts list' 'optouts add' 'optouts remove' 'optouts import' 'optouts export' 'sandbox' 'sandbox start' 'sandbox inbound' 'sandbox trigger' 'sandbox trigger message-received' 'sandbox trigger delivery-receipt' 'sandbox trigger order-status' 'sandbox webhooks' 'sandbox webhooks list' 'sandbox webhooks failed' 'sandbox webhooks replay' 'sandbox openapi' 'api' 'completion'
+        if contains -- $candidate 'demo' 'auth' 'auth login' 'auth status' 'auth logout' 'profile' 'profile list' 'profile use' 'profile remove' 'health' 'tenant' 'tenant list' 'tenant get' 'tenant create' 'tenant update' 'tenant use' 'number' 'number provision' 'number unprovision' 'number list' 'number get' 'number update' 'number loa' 'number loa upload' 'order' 'order get' 'order watch' 'send' 'send report' 'message' 'message get' 'message watch' 'media' 'media upload' 'media types' 'webhook' 'webhook sign' 'webhook verify' 'webhook listen' 'events' 'events list' 'events show' 'events tail' 'events replay' 'events prune' 'thread' 'optouts' 'optouts list' 'optouts add' 'optouts remove' 'optouts import' 'optouts export' 'diff' 'apply' 'export' 'sandbox' 'sandbox start' 'sandbox inbound' 'sandbox trigger' 'sandbox trigger message-received' 'sandbox trigger delivery-receipt' 'sandbox trigger order-status' 'sandbox webhooks' 'sandbox webhooks list' 'sandbox webhooks failed' 'sandbox webhooks replay' 'sandbox openapi' 'api' 'completion'
             set cmdpath $candidate
         else
             set args (math $args + 1)
@@ -48,6 +48,9 @@ complete -c svc -n '__svc_at '\'''\''' -a webhook -d 'sign, verify and receive w
 complete -c svc -n '__svc_at '\'''\''' -a events -d 'the events the webhook listener kept: list, show, follow, replay, prune'
 complete -c svc -n '__svc_at '\'''\''' -a thread -d 'one conversation with a number, in time order: sent messages, replies and receipts'
 complete -c svc -n '__svc_at '\'''\''' -a optouts -d 'the people who asked not to be messaged: kept by webhook listen, honoured by every send'
+complete -c svc -n '__svc_at '\'''\''' -a diff -d 'show what `svc apply` would change to make tenants and numbers match a fleet file'
+complete -c svc -n '__svc_at '\'''\''' -a apply -d 'make tenants and numbers match a fleet file (a second run changes nothing)'
+complete -c svc -n '__svc_at '\'''\''' -a export -d 'write the live tenants and numbers as a fleet file that `svc apply` takes'
 complete -c svc -n '__svc_at '\'''\''' -a sandbox -d 'run a local emulator of the service, trigger its webhooks, read its OpenAPI document'
 complete -c svc -n '__svc_at '\'''\''' -a api -d 'call any endpoint under {base_url}/api/v1 with your credentials'
 complete -c svc -n '__svc_at '\'''\''' -a completion -d 'print a shell completion script'
@@ -763,6 +766,51 @@ complete -c svc -n '__svc_at '\''optouts export'\''' -l timeout -x -d 'per-reque
 complete -c svc -n '__svc_at '\''optouts export'\''' -l fields -x -d 'only these fields (comma-separated, dotted paths such as settings.rateLimit) in tables, --json and ndjson'
 complete -c svc -n '__svc_at '\''optouts export'\''' -l no-pager -d 'do not page long output on a terminal (default: SVC_PAGER, PAGER, then less -FRX)'
 complete -c svc -n '__svc_at '\''optouts export'\''' -l yes -s y -d 'do not ask for confirmation (needed without a terminal by commands that confirm)'
+complete -c svc -n '__svc_at '\''diff'\''' -l file -s f -r -F -d 'the fleet file: YAML, or JSON when its name ends in .json'
+complete -c svc -n '__svc_at '\''diff'\''' -l prune -d 'also unprovision numbers of the file'\''s tenants that the file does not list'
+complete -c svc -n '__svc_at '\''diff'\''' -l concurrency -x -d 'requests at once (default 8)'
+complete -c svc -n '__svc_at '\''diff'\''' -l exit-code -d 'exit 7 when the live state differs from the file, 0 when in sync'
+complete -c svc -n '__svc_at '\''diff'\''' -l out -r -F -d 'also save the plan as JSON, for `svc apply --plan`'
+complete -c svc -n '__svc_at '\''diff'\''' -l json -d 'machine output: one JSON document on stdout (same as -o json)'
+complete -c svc -n '__svc_at '\''diff'\''' -l output -s o -x -a 'table json ndjson' -d 'output format'
+complete -c svc -n '__svc_at '\''diff'\''' -l profile -x -a '(__svc_profiles)' -d 'use this profile (default: SVC_PROFILE, then the active profile)'
+complete -c svc -n '__svc_at '\''diff'\''' -l base-url -x -d 'override the profile'\''s base URL (default: SVC_BASE_URL)'
+complete -c svc -n '__svc_at '\''diff'\''' -l debug -d 'trace HTTP requests and answers on stderr, secrets redacted'
+complete -c svc -n '__svc_at '\''diff'\''' -l no-color -d 'no colour (also off for NO_COLOR or when not a TTY)'
+complete -c svc -n '__svc_at '\''diff'\''' -l timeout -x -d 'per-request timeout in seconds (default 30)'
+complete -c svc -n '__svc_at '\''diff'\''' -l fields -x -d 'only these fields (comma-separated, dotted paths such as settings.rateLimit) in tables, --json and ndjson'
+complete -c svc -n '__svc_at '\''diff'\''' -l no-pager -d 'do not page long output on a terminal (default: SVC_PAGER, PAGER, then less -FRX)'
+complete -c svc -n '__svc_at '\''diff'\''' -l yes -s y -d 'do not ask for confirmation (needed without a terminal by commands that confirm)'
+complete -c svc -n '__svc_at '\''apply'\''' -l file -s f -r -F -d 'the fleet file: YAML, or JSON when its name ends in .json'
+complete -c svc -n '__svc_at '\''apply'\''' -l prune -d 'also unprovision numbers of the file'\''s tenants that the file does not list'
+complete -c svc -n '__svc_at '\''apply'\''' -l concurrency -x -d 'requests at once (default 8)'
+complete -c svc -n '__svc_at '\''apply'\''' -l plan -r -F -d 'apply exactly this saved plan (`svc diff --out`); refused when the live state moved'
+complete -c svc -n '__svc_at '\''apply'\''' -l schema -d 'print the JSON Schema of the fleet file (for editors) and exit'
+complete -c svc -n '__svc_at '\''apply'\''' -l update-secrets -d 'also send the file'\''s secrets to tenants that exist (they cannot be compared)'
+complete -c svc -n '__svc_at '\''apply'\''' -l no-wait -d 'submit the orders and stop; numbers may still be Pending'
+complete -c svc -n '__svc_at '\''apply'\''' -l wait-timeout -x -d 'stop waiting for orders after this many seconds (exit 5)'
+complete -c svc -n '__svc_at '\''apply'\''' -l dry-run -d 'print the plan and change nothing (the same as `svc diff`)'
+complete -c svc -n '__svc_at '\''apply'\''' -l json -d 'machine output: one JSON document on stdout (same as -o json)'
+complete -c svc -n '__svc_at '\''apply'\''' -l output -s o -x -a 'table json ndjson' -d 'output format'
+complete -c svc -n '__svc_at '\''apply'\''' -l profile -x -a '(__svc_profiles)' -d 'use this profile (default: SVC_PROFILE, then the active profile)'
+complete -c svc -n '__svc_at '\''apply'\''' -l base-url -x -d 'override the profile'\''s base URL (default: SVC_BASE_URL)'
+complete -c svc -n '__svc_at '\''apply'\''' -l debug -d 'trace HTTP requests and answers on stderr, secrets redacted'
+complete -c svc -n '__svc_at '\''apply'\''' -l no-color -d 'no colour (also off for NO_COLOR or when not a TTY)'
+complete -c svc -n '__svc_at '\''apply'\''' -l timeout -x -d 'per-request timeout in seconds (default 30)'
+complete -c svc -n '__svc_at '\''apply'\''' -l fields -x -d 'only these fields (comma-separated, dotted paths such as settings.rateLimit) in tables, --json and ndjson'
+complete -c svc -n '__svc_at '\''apply'\''' -l no-pager -d 'do not page long output on a terminal (default: SVC_PAGER, PAGER, then less -FRX)'
+complete -c svc -n '__svc_at '\''apply'\''' -l yes -s y -d 'do not ask for confirmation (needed without a terminal by commands that confirm)'
+complete -c svc -n '__svc_at '\''export'\''' -l tenant -x -d 'only this tenant and its numbers (repeatable)'
+complete -c svc -n '__svc_at '\''export'\''' -l json -d 'machine output: one JSON document on stdout (same as -o json)'
+complete -c svc -n '__svc_at '\''export'\''' -l output -s o -x -a 'table json ndjson' -d 'output format'
+complete -c svc -n '__svc_at '\''export'\''' -l profile -x -a '(__svc_profiles)' -d 'use this profile (default: SVC_PROFILE, then the active profile)'
+complete -c svc -n '__svc_at '\''export'\''' -l base-url -x -d 'override the profile'\''s base URL (default: SVC_BASE_URL)'
+complete -c svc -n '__svc_at '\''export'\''' -l debug -d 'trace HTTP requests and answers on stderr, secrets redacted'
+complete -c svc -n '__svc_at '\''export'\''' -l no-color -d 'no colour (also off for NO_COLOR or when not a TTY)'
+complete -c svc -n '__svc_at '\''export'\''' -l timeout -x -d 'per-request timeout in seconds (default 30)'
+complete -c svc -n '__svc_at '\''export'\''' -l fields -x -d 'only these fields (comma-separated, dotted paths such as settings.rateLimit) in tables, --json and ndjson'
+complete -c svc -n '__svc_at '\''export'\''' -l no-pager -d 'do not page long output on a terminal (default: SVC_PAGER, PAGER, then less -FRX)'
+complete -c svc -n '__svc_at '\''export'\''' -l yes -s y -d 'do not ask for confirmation (needed without a terminal by commands that confirm)'
 complete -c svc -n '__svc_at '\''sandbox'\''' -a start -d 'run a local emulator of the whole service until Ctrl-C'
 complete -c svc -n '__svc_at '\''sandbox'\''' -a inbound -d 'simulate an incoming message to one of your sandbox numbers (= sandbox trigger message-received)'
 complete -c svc -n '__svc_at '\''sandbox'\''' -a trigger -d 'send a webhook event of your choice to your tenant, like stripe trigger'

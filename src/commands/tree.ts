@@ -17,6 +17,7 @@ import { webhookCommands, webhookGroup } from './webhook/index.js';
 import { eventsCommands, eventsGroup } from './events/index.js';
 import { threadCommands } from './thread/index.js';
 import { optoutsCommands, optoutsGroup } from './optouts/index.js';
+import { fleetCommands } from './fleet/index.js';
 
 // The one command tree: parsing, help, completions and the manual all come from it.
 
@@ -49,6 +50,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...eventsCommands,
   ...threadCommands,
   ...optoutsCommands,
+  ...fleetCommands,
   ...sandboxCommands,
   ...apiCommands,
   ...completionCommands,

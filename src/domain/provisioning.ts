@@ -21,3 +21,10 @@ export interface ProvisionEntry {
 
 /** An order as the service answers it; its fields are read leniently (commands/order/status.ts). */
 export type Order = Record<string, unknown>;
+
+/**
+ * The most numbers one order holds. The document sets no limit; the sandbox enforces this one and
+ * the CLI splits larger provisioning at it. Every entry of an order also shares one
+ * `messagingFeature` (the order's provision type and class).
+ */
+export const MAX_ORDER_ENTRIES = 100;

@@ -21,6 +21,7 @@ import type { sendReportCommands } from '../../src/commands/send/report-spec.js'
 import type { tenantCommands } from '../../src/commands/tenant/index.js';
 import type { threadCommands } from '../../src/commands/thread/index.js';
 import type { webhookCommands } from '../../src/commands/webhook/index.js';
+import type { fleetCommands } from '../../src/commands/fleet/index.js';
 
 // Option names are typed from the flags a command declares (src/commands/spec.ts), so that a
 // misspelt name, or a flag read as a value, does not compile. `npm run lint` type-checks this
@@ -163,6 +164,7 @@ describe('option names typed from their flags', () => {
     expectTypeOf<Mismatched<typeof tenantCommands>>().toEqualTypeOf<never>();
     expectTypeOf<Mismatched<typeof threadCommands>>().toEqualTypeOf<never>();
     expectTypeOf<Mismatched<typeof webhookCommands>>().toEqualTypeOf<never>();
+    expectTypeOf<Mismatched<typeof fleetCommands>>().toEqualTypeOf<never>();
   });
 });
 

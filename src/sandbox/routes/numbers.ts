@@ -29,7 +29,8 @@ import type { NumberRecord, OrderEntry, OrderRecord } from '../state.js';
 import { numberView, orderView } from '../views.js';
 
 /** Entries per order: the document sets no limit; this keeps one request's work bounded. */
-export const MAX_ORDER_ENTRIES = 100;
+export { MAX_ORDER_ENTRIES } from '../../domain/provisioning.js';
+import { MAX_ORDER_ENTRIES } from '../../domain/provisioning.js';
 const PROVIDER = 'Sandbox';
 
 /** NANP numbers display as (555) 010-1234; others as their E.164 form. */

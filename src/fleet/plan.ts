@@ -1,0 +1,221 @@
+// The plan: what `apply` would change to make the live state match the file, field by field.
+// Only what the file names is compared (a setting it leaves out is not drift); keys a provision
+// request alone carries are sent when a number is provisioned and never compared; secrets are
+// hidden on read and never compared. A difference no request can make is `blocked`.
+
+import { MAX_ORDER_ENTRIES } from '../domain/provisioning.js';
+import { NUMBER_KEYS, TENANT_SETTING_KEYS } from './definition.js';
+import { isSecretRef, type DesiredFleet, type DesiredNumber, type DesiredTenant } from './model.js';
+import type { LiveNumber, LiveState } from './read-live.js';
+
+export type ChangeAction = 'create-tenant' | 'update-tenant' | 'provision' | 'update-number' | 'unprovision' | 'blocked';
+
+export interface FieldChange {
+  from: unknown;
+  to: unknown;
+}
+
+export interface Change {
+  action: ChangeAction;
+  /** A tenantId or an E.164 number. */
+  target: string;
+  fields: Record<string, FieldChange>;
+  /** The tenant of a number change. */
+  tenant?: string;
+  /** Why a change is blocked. */
+  reason?: string;
+  /** A provision whose order from an earlier run is still in flight: waited for, not ordered again. */
+  inFlight?: boolean;
+  /** A provision of a number whose last order failed (or that was released): tried again. */
+  retry?: string;
+}
+
+export interface OrderPlan {
+  tenant: string;
+  type: string;
+  class: string;
+  numbers: string[];
+}
+
+export interface Plan {
+  changes: Change[];
+  inSync: boolean;
+  /** Keys of the file that are sent but not compared, said once. */
+  notCompared: string[];
+  /** The provision orders `apply` would submit (numbers in flight are not in them). */
+  orders: OrderPlan[];
+}
+
+export interface PlanOptions {
+  prune: boolean;
+}
+
+function same(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) || Array.isArray(b) || (typeof a === 'object' && a !== null) || (typeof b === 'object' && b !== null)) {
+    return JSON.stringify(a) === JSON.stringify(b);
+  }
+  return false;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Every leaf of a settings object the file gives, as `settings.a.b` -> value. */
+export function settingLeaves(settings: Record<string, unknown>, prefix = 'settings'): [string, unknown][] {
+  const leaves: [string, unknown][] = [];
+  for (const [key, value] of Object.entries(settings)) {
+    const path = `${prefix}.${key}`;
+    if (isRecord(value)) leaves.push(...settingLeaves(value, path));
+    else leaves.push([path, value]);
+  }
+  return leaves;
+}
+
+function valueAt(root: Record<string, unknown> | undefined, dotted: string): unknown {
+  let node: unknown = root;
+  for (const part of dotted.split('.')) {
+    if (!isRecord(node)) return undefined;
+    node = node[part];
+  }
+  return node;
+}
+
+function tenantFields(tenant: DesiredTenant): [string, unknown][] {
+  const fields: [string, unknown][] = [];
+  if (tenant.domain !== undefined) fields.push(['domain', tenant.domain]);
+  for (const [key, value] of Object.entries(tenant.settings ?? {})) {
+    if (isSecretRef(value) || TENANT_SETTING_KEYS[key]?.treatment === 'secret') continue;
+    fields.push([`settings.${key}`, value]);
+  }
+  return fields;
+}
+
+/** What a number of the file says, as `path` -> value, compared keys only (provision-only left out unless `all`). */
+export function numberFields(n: DesiredNumber, all: boolean): [string, unknown][] {
+  const fields: [string, unknown][] = [];
+  if (all) fields.push(['tenant', n.tenant], ['type', n.type], ['class', n.class]);
+  for (const [key, value] of Object.entries(n.fields)) {
+    if (all || NUMBER_KEYS[key]?.treatment === 'compared') fields.push([key, value]);
+  }
+  if (n.settings !== undefined) fields.push(...settingLeaves(n.settings));
+  return fields;
+}
+
+function liveValue(live: LiveNumber, path: string): unknown {
+  if (path.startsWith('settings.')) return valueAt(live.settings, path.slice('settings.'.length));
+  return live.values[path];
+}
+
+const LIVE_STATUSES_IN_FLIGHT = /^(pending|processing|inprogress|in progress|submitted|queued)$/i;
+const LIVE_STATUSES_GONE = /^(released|unprovisioned|failed|error|rejected|cancell?ed|deleted|inactive)$/i;
+
+export function buildPlan(fleet: DesiredFleet, live: LiveState, options: PlanOptions): Plan {
+  const changes: Change[] = [];
+  const fileTenants = new Set(fleet.tenants.map((t) => t.tenantId));
+  for (const tenant of fleet.tenants) {
+    const current = live.tenants.get(tenant.tenantId);
+    if (current === undefined) {
+      const fields: Record<string, FieldChange> = {};
+      for (const [path, value] of tenantFields(tenant)) fields[path] = { from: null, to: value };
+      changes.push({ action: 'create-tenant', target: tenant.tenantId, fields });
+      continue;
+    }
+    const fields: Record<string, FieldChange> = {};
+    for (const [path, value] of tenantFields(tenant)) {
+      const now = path === 'domain' ? current.domain : current.settings[path.slice('settings.'.length)];
+      if (!same(now ?? null, value)) fields[path] = { from: now ?? null, to: value };
+    }
+    if (Object.keys(fields).length > 0) changes.push({ action: 'update-tenant', target: tenant.tenantId, fields });
+  }
+
+  const toProvision: DesiredNumber[] = [];
+  for (const n of fleet.numbers) {
+    const current = live.numbers.get(n.number);
+    const provision = (extra: Partial<Change> = {}): void => {
+      const fields: Record<string, FieldChange> = {};
+      for (const [path, value] of numberFields(n, true)) fields[path] = { from: null, to: value };
+      changes.push({ action: 'provision', target: n.number, tenant: n.tenant, fields, ...extra });
+      if (extra.inFlight !== true) toProvision.push(n);
+    };
+    if (!fileTenants.has(n.tenant) && !live.tenants.has(n.tenant)) {
+      changes.push({ action: 'blocked', target: n.number, tenant: n.tenant, fields: {}, reason: `its tenant ${n.tenant} is neither in the file nor in the account` });
+      continue;
+    }
+    if (current === undefined || live.absent.has(n.number)) {
+      provision();
+      continue;
+    }
+    if (current.tenantId !== undefined && current.tenantId !== n.tenant) {
+      changes.push({
+        action: 'blocked',
+        target: n.number,
+        tenant: n.tenant,
+        fields: { tenant: { from: current.tenantId, to: n.tenant } },
+        reason: `it is held by tenant ${current.tenantId}; a number cannot move between tenants (unprovision it there first)`,
+      });
+      continue;
+    }
+    if (LIVE_STATUSES_GONE.test(current.status)) {
+      provision({ retry: `it is ${current.status}` });
+      continue;
+    }
+    if (LIVE_STATUSES_IN_FLIGHT.test(current.status)) {
+      provision({ inFlight: true });
+      continue;
+    }
+    const immutable: Record<string, FieldChange> = {};
+    if (current.type !== undefined && current.type !== n.type) immutable['type'] = { from: current.type, to: n.type };
+    if (current.class !== undefined && current.class !== n.class) immutable['class'] = { from: current.class, to: n.class };
+    if (Object.keys(immutable).length > 0) {
+      changes.push({
+        action: 'blocked',
+        target: n.number,
+        tenant: n.tenant,
+        fields: immutable,
+        reason: `its ${Object.keys(immutable).join(' and ')} cannot change once provisioned (unprovision and provision it again)`,
+      });
+      continue;
+    }
+    const fields: Record<string, FieldChange> = {};
+    for (const [path, value] of numberFields(n, false)) {
+      const now = liveValue(current, path);
+      if (!same(now ?? null, value)) fields[path] = { from: now ?? null, to: value };
+    }
+    if (Object.keys(fields).length > 0) changes.push({ action: 'update-number', target: n.number, tenant: n.tenant, fields });
+  }
+
+  if (options.prune) {
+    const listed = new Set(fleet.numbers.map((n) => n.number));
+    const extra = [...live.numbers.values()]
+      .filter((n) => n.tenantId !== undefined && fileTenants.has(n.tenantId) && !listed.has(n.number) && !LIVE_STATUSES_GONE.test(n.status) && !LIVE_STATUSES_IN_FLIGHT.test(n.status))
+      .sort((a, b) => (a.number < b.number ? -1 : 1));
+    for (const n of extra) changes.push({ action: 'unprovision', target: n.number, tenant: n.tenantId!, fields: {} });
+  }
+
+  const notCompared = new Set<string>();
+  for (const n of fleet.numbers) for (const key of Object.keys(n.fields)) if (NUMBER_KEYS[key]?.treatment === 'provision-only') notCompared.add(key);
+  return { changes, inSync: changes.length === 0, notCompared: [...notCompared].sort(), orders: ordersFor(toProvision) };
+}
+
+/**
+ * The fewest orders the service takes: one per tenant and messaging feature (an order has one
+ * provision type and class), split at the entries an order may hold.
+ */
+export function ordersFor(numbers: readonly DesiredNumber[]): OrderPlan[] {
+  const groups = new Map<string, OrderPlan>();
+  for (const n of numbers) {
+    const key = `${n.tenant}/${n.type}/${n.class}`;
+    let group = groups.get(key);
+    if (group === undefined) groups.set(key, (group = { tenant: n.tenant, type: n.type, class: n.class, numbers: [] }));
+    group.numbers.push(n.number);
+  }
+  const orders: OrderPlan[] = [];
+  for (const group of groups.values()) {
+    for (let i = 0; i < group.numbers.length; i += MAX_ORDER_ENTRIES) {
+      orders.push({ ...group, numbers: group.numbers.slice(i, i + MAX_ORDER_ENTRIES) });
+    }
+  }
+  return orders;
+}
