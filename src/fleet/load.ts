@@ -6,7 +6,7 @@ import type { DesiredFleet } from './model.js';
 import { validateFleet } from './validate.js';
 
 export async function loadFleetFile(path: string): Promise<DesiredFleet> {
-  const text = await readTextFile(path, 'fleet file');
+  const text = await readTextFile(path, '--file');
   return fleetFromText(text, path);
 }
 

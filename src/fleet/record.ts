@@ -9,6 +9,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { lockFileSync, LockHeldError, type FileLock } from '../domain/files/lock.js';
+import { CliError, ExitCode } from '../errors.js';
+import { cannotWrite } from '../input/file-errors.js';
 
 export type RecordLine =
   /** About to submit: nothing is known of these numbers' order until the answer. */
@@ -113,25 +116,50 @@ export class RecordWriter {
     return `${this.run}-${++this.count}`;
   }
 
-  append(line: RecordLine): void {
-    if (this.fd === undefined) {
+  private lock: FileLock | undefined;
+
+  /**
+   * Takes the record for this run: two applies of one file against one account at once would
+   * each see the other's numbers half-ordered, so the second is refused while the first runs.
+   */
+  claim(fileName: string): void {
+    try {
       mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
-      this.fd = openSync(this.path, 'a', 0o600);
+      this.lock = lockFileSync(this.path, { command: `svc apply -f ${fileName}` });
+    } catch (error) {
+      if (error instanceof LockHeldError) {
+        throw new CliError(`Another \`svc apply -f ${fileName}\` is running against this account (${error.message}); let it finish, then run again`, ExitCode.Failure);
+      }
+      throw cannotWrite('the apply record', this.path, error);
     }
-    const text = JSON.stringify(line);
-    const sealed = `${text.slice(0, -1)},"sum":"${checksum(text)}"}\n`;
-    writeSync(this.fd, sealed);
-    fsyncSync(this.fd);
+  }
+
+  append(line: RecordLine): void {
+    try {
+      if (this.fd === undefined) {
+        mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+        this.fd = openSync(this.path, 'a', 0o600);
+      }
+      const text = JSON.stringify(line);
+      const sealed = `${text.slice(0, -1)},"sum":"${checksum(text)}"}\n`;
+      writeSync(this.fd, sealed);
+      fsyncSync(this.fd);
+    } catch (error) {
+      // Nothing is sent that is not recorded first: the order this line announces does not leave.
+      throw cannotWrite('the apply record', this.path, error, ['Nothing more was sent; run `svc apply` again once it can be written.']);
+    }
   }
 
   close(): void {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
+    this.lock?.release();
+    this.lock = undefined;
   }
 
   /** Nothing is left in flight: the next run needs nothing from this record. */
   remove(): void {
-    this.close();
     rmSync(this.path, { force: true });
+    this.close();
   }
 }

@@ -5,6 +5,8 @@
 import { UsageError } from '../errors.js';
 import { parseJsonText } from '../input/json.js';
 import { readTextFile } from '../input/files.js';
+import { cannotWrite } from '../input/file-errors.js';
+import { writeFileAtomic } from '../domain/files/atomic-write.js';
 import type { DesiredFleet } from './model.js';
 import type { Change, Plan } from './plan.js';
 
@@ -29,15 +31,16 @@ export function savedPlanOf(plan: Plan, fleet: DesiredFleet, context: { file: st
 }
 
 export async function writeSavedPlan(path: string, saved: SavedPlan): Promise<void> {
-  const { writeFile, rename } = await import('node:fs/promises');
   // Whole or not at all: a CI job that reads the plan never sees half of one.
-  const temporary = `${path}.${process.pid}.tmp`;
-  await writeFile(temporary, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600 });
-  await rename(temporary, path);
+  try {
+    await writeFileAtomic(path, `${JSON.stringify(saved, null, 2)}\n`);
+  } catch (error) {
+    throw cannotWrite('--out', path, error);
+  }
 }
 
 export async function readSavedPlan(path: string): Promise<SavedPlan> {
-  const data = parseJsonText(await readTextFile(path, 'plan'), path) as Partial<SavedPlan> | null;
+  const data = parseJsonText(await readTextFile(path, '--plan'), path) as Partial<SavedPlan> | null;
   if (data === null || typeof data !== 'object' || data.kind !== SAVED_PLAN_KIND) {
     throw new UsageError(`${path} is not a plan saved by \`svc diff --out\``);
   }

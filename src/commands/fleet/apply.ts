@@ -87,9 +87,11 @@ export async function run(input: InputFor<typeof fleetCommands, 'apply'>, ctx: C
     ctx.io.stdout.write(`${[...planLines(plan, palette), planSummary(plan, fileName)].join('\n')}\n`);
   }
   const path = recordPath(dataDir(ctx.env), fileName, api.baseUrl, ctx.settings().username ?? '');
+  const record = new RecordWriter(path);
+  record.claim(fileName);
+  ctx.onClose(() => record.close());
   const earlier = readRecord(path);
   if (earlier.damaged > 0) ctx.warn(`${earlier.damaged} line${earlier.damaged === 1 ? '' : 's'} of the apply record ${path} did not check out (cut short by a kill?) and ${earlier.damaged === 1 ? 'was' : 'were'} ignored; the live state decides`);
-  const record = new RecordWriter(path);
   const spinner = ctx.io.stderrIsTTY ? await startSpinner(ctx, 'Applying') : undefined;
   const say = (line: string): void => {
     if (spinner !== undefined) spinner.clear();
@@ -118,11 +120,11 @@ export async function run(input: InputFor<typeof fleetCommands, 'apply'>, ctx: C
     result = await applier.run(fleet, plan, secrets);
   } finally {
     spinner?.stop();
-    record.close();
   }
   const settled = result.inFlight.length === 0 && !result.timedOut && wait;
   // Kept while anything is in flight or failed: the next run waits for the one and names the other.
   if (settled && result.failed.length === 0) record.remove();
+  else record.close();
   const code = result.failed.length > 0 || result.timedOut ? ExitCode.Timeout : 0;
   if (!table) {
     writeJson(ctx, { changes: result.changes, inSync: settled && code === 0 });
