@@ -1,7 +1,7 @@
 // A fleet file from disk to a checked desired state, or exit 2 naming every problem.
 
 import { readTextFile } from '../input/files.js';
-import { parseFleetText, problemsError } from './file.js';
+import { parseFleetText, problemsError, quickFleetSource } from './file.js';
 import type { DesiredFleet } from './model.js';
 import { validateFleet } from './validate.js';
 
@@ -11,6 +11,12 @@ export async function loadFleetFile(path: string): Promise<DesiredFleet> {
 }
 
 export async function fleetFromText(text: string, file: string): Promise<DesiredFleet> {
+  const quick = await quickFleetSource(text, file);
+  if (quick !== undefined) {
+    const { fleet, problems } = validateFleet(quick);
+    if (problems.length === 0) return fleet;
+  }
+  // A problem to place (or text the quick reader refused): read again, keeping every position.
   const source = await parseFleetText(text, file);
   const { fleet, problems } = validateFleet(source);
   if (problems.length > 0) throw problemsError(file, problems);

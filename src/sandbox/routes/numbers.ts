@@ -255,11 +255,7 @@ export const MAX_PAGE_LIMIT = 100;
 export function listActiveNumbers(call: ApiCall): void {
   const page = positiveIntegerQuery(call, 'page', 1);
   const limit = Math.min(positiveIntegerQuery(call, 'limit', DEFAULT_PAGE_LIMIT), MAX_PAGE_LIMIT);
-  const active: NumberRecord[] = [];
-  for (const n of call.engine.store.numbers.values()) {
-    if (n.owner === call.owner && n.status === 'Active') active.push(n);
-  }
-  active.sort((a, b) => (a.phoneNumber < b.phoneNumber ? -1 : a.phoneNumber > b.phoneNumber ? 1 : 0));
+  const active = call.engine.activeNumbers(call.owner);
   const items = active.slice((page - 1) * limit, page * limit).map(numberView);
   sendJson(call.res, 200, { items, page, limit, total: active.length });
 }
