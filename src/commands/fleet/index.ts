@@ -27,6 +27,7 @@ export const fleetCommands = defineCommands([
     ],
     examples: ['svc diff -f fleet.yaml', 'svc diff -f fleet.yaml --exit-code --out plan.json', 'svc diff -f fleet.yaml --json | jq \'.changes[] | select(.action == "update-number")\''],
     paged: true,
+    exitCodes: [1, 3, [7, 'with --exit-code: the live state differs from the file']],
     load: () => import('./diff.js'),
   },
   {
@@ -55,6 +56,11 @@ export const fleetCommands = defineCommands([
       'svc apply --plan plan.json',
       'svc apply --schema > fleet.schema.json',
     ],
+    exitCodes: [
+      [1, 'a request failed, a change is blocked, or a saved plan no longer matches the live state'],
+      3,
+      [5, 'an order failed or the wait for orders timed out'],
+    ],
     load: () => import('./apply.js'),
   },
   {
@@ -65,6 +71,7 @@ export const fleetCommands = defineCommands([
       'names, listed on stderr; `svc diff` of the exported file shows nothing to change.',
     options: [{ flags: '--tenant <guid>', description: 'only this tenant and its numbers (repeatable)', repeatable: true }],
     examples: ['svc export > fleet.yaml', 'svc export --tenant 3f2504e0-4f89-11d3-9a0c-0305e82c3301 --json > fleet.json'],
+    exitCodes: [1, 3, [4, 'a --tenant is not in the account']],
     load: () => import('./export.js'),
   },
 ]);
