@@ -1,42 +1,12 @@
 import { UnexpectedAnswerError } from '../errors.js';
+import type { AnswerKind } from '../domain/api/endpoints.js';
 
-// What a good answer is, call by call: the one place that says it (issue 9). The HTTP layer
-// checks every answer against the kind its call states before handing it on; anything else is
-// an UnexpectedAnswerError (exit 1), never an empty list or object printed as if all were well.
+// Whether an answer is what its endpoint promises (the contract, domain/api/endpoints.ts, says
+// which kind each endpoint's good answer is). The HTTP layer checks every answer before handing it
+// on; anything else is an UnexpectedAnswerError (exit 1), never an empty list or object printed
+// as if all were well.
 
-/**
- * - `object`: a 2xx with a JSON object body.
- * - `list`: a 2xx with a JSON array, or an object holding one (an envelope: items, data...).
- * - `object-or-empty`: a 2xx with a JSON object, or with no body at all (a PUT's 204).
- * - `any`: any 2xx with a body that is not broken JSON (the raw `svc api` command).
- * No kind admits a 1xx or 3xx: redirects are never followed.
- */
-export type AnswerKind = 'object' | 'list' | 'object-or-empty' | 'any';
-
-export const ANSWERS = {
-  health: 'object',
-  listTenants: 'list',
-  getTenant: 'object',
-  createTenant: 'object',
-  updateTenant: 'object-or-empty',
-  listNumbers: 'list',
-  getNumber: 'object',
-  updateNumber: 'object-or-empty',
-  submitNumberOrder: 'object',
-  uploadLoa: 'object',
-  getOrder: 'object',
-  sendMessage: 'object',
-  getMessage: 'object',
-  uploadMedia: 'object',
-  sandboxInbound: 'object',
-  sandboxDeliveries: 'list',
-  sandboxTrigger: 'object',
-  sandboxFailedWebhooks: 'list',
-  sandboxReplayWebhook: 'object',
-  raw: 'any',
-} as const satisfies Record<string, AnswerKind>;
-
-export type ApiCall = keyof typeof ANSWERS;
+export type { AnswerKind } from '../domain/api/endpoints.js';
 
 /** What checkAnswer needs to know of an answer. */
 export interface AnswerShape {

@@ -1,8 +1,9 @@
 import { objectOf, type ApiClient } from './http.js';
+import type { HealthWire, Received } from '../domain/api/wire.js';
 
-export type Health = Record<string, unknown> & { status?: string; totalDuration?: string; entries?: unknown };
+export type Health = Received<HealthWire>;
 
+/** GET /health; a 503 is an answer too (the contract says so): the service tells what is unwell. */
 export async function getHealth(api: ApiClient): Promise<Health> {
-  const response = await api.request({ call: 'health', method: 'GET', path: 'health', accept: [503] });
-  return objectOf<Health>(response);
+  return objectOf<Health>(await api.call('getHealth'));
 }

@@ -1,33 +1,37 @@
 import type { Dispatcher } from 'undici';
-import { CliError, InterruptedError, NetworkError, UsageError } from '../errors.js';
+import { CliError, InterruptedError, NetworkError } from '../errors.js';
 import type { Clock } from '../clock.js';
 import type { SecretRegistry } from '../output/secrets.js';
-import { ANSWERS, checkAnswer, safeLocation, type ApiCall } from './answers.js';
+import { ENDPOINTS, endpointPath, type CalledEndpointName, type HasPathParams, type PathParams } from '../domain/api/endpoints.js';
+import { checkAnswer } from './answers.js';
+import { parseBody } from './bodies.js';
+import { Deadlines, Exchanging, unwatchSignal, watchSignal } from './deadlines.js';
 import { chooseProxy } from './proxy.js';
-import { redactJsonText, traceHeaderValue } from './redact.js';
 import { describeTransportFailure } from './failures.js';
-import { errorFromResponse, parseRetryAfter, readablePath } from './error-answers.js';
-import { nodeHttpTransport, TransportFailure, undiciTransport, type Cancel, type Transport } from './transport.js';
+import { errorFromResponse, parseRetryAfter } from './error-answers.js';
+import { RequestUrls, type Query } from './request-url.js';
+import { traceAnswer, traceRequest } from './trace.js';
+import { nodeHttpTransport, TransportFailure, undiciTransport, type Transport } from './transport.js';
 
 export { firstLine } from './answers.js';
 // The error mapping lives in error-answers.ts; re-exported for the modules that import it from here.
 export { errorFromResponse, parseRetryAfter } from './error-answers.js';
 
 // The HTTP layer. It knows the base URL, Basic auth, JSON in and out, the whole-exchange
-// deadline (--timeout), retries (decisions.md, "CLI behaviour"), what a good answer is for each
-// call (answers.ts), the error bodies of the document, and the --debug trace. The transport
-// rules live in transport.ts and proxy.ts, under it. It never prints for people; callers render
-// what it returns.
+// deadline (--timeout, deadlines.ts), retries (decisions.md, "CLI behaviour"), what a good answer
+// is for each endpoint (the contract in domain/api/endpoints.ts, checked by answers.ts), the error
+// bodies of the document, and the --debug trace (trace.ts). The transport rules live in
+// transport.ts and proxy.ts, under it. It never prints for people; callers render what it returns.
 
-export type QueryValue = string | number | boolean | undefined | null | readonly string[];
+export type { QueryValue } from './request-url.js';
 
 export interface ApiRequest {
-  /** Which call this is: answers.ts says what a good answer to it is. */
-  call: ApiCall;
+  /** Which endpoint this is (the contract says what a good answer to it is), or `raw` (`svc api`): any 2xx. */
+  call: CalledEndpointName | 'raw';
   method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'HEAD' | 'PATCH';
   /** Relative to `{base_url}/api/v1`; path segments must already be encoded. */
   path: string;
-  query?: Record<string, QueryValue> | undefined;
+  query?: Query | undefined;
   /** Sent as JSON. */
   json?: unknown;
   /** Sent as is, with the given content type (multipart uploads). */
@@ -37,7 +41,7 @@ export interface ApiRequest {
   timeoutMs?: number | undefined;
   /** Overrides whether failures are retried (default: by method, see decisions.md). */
   retry?: boolean | undefined;
-  /** Error statuses returned as answers instead of thrown (a health check's 503, say). */
+  /** Error statuses returned as answers instead of thrown; the contract's by default (a health check's 503). */
   accept?: readonly number[] | undefined;
   /**
    * Ctrl-C does not abort this request once it is under way: a bulk send waits for the answers
@@ -78,21 +82,29 @@ export interface ApiClientOptions {
   userAgent?: string | undefined;
 }
 
+/** What a call by endpoint name adds to its request; `params` fill the path template. */
+export type CallOptions<K extends CalledEndpointName> = Omit<ApiRequest, 'call' | 'method' | 'path'> &
+  (HasPathParams<K> extends true ? { params: PathParams<K> } : { params?: undefined });
+
 const RETRY_STATUSES = new Set([429, 500, 502, 503, 504]);
 const IDEMPOTENT = new Set(['GET', 'PUT', 'HEAD', 'DELETE']);
 export const MAX_ATTEMPTS = 4;
 export const MAX_RETRY_AFTER_MS = 30_000;
 
+type Attempt = { kind: 'answer'; response: ApiResponse; invalidJson: boolean } | { kind: 'error'; error: unknown };
+
 export class ApiClient {
   private readonly authorization: string;
   private transportPromise: Promise<Transport> | undefined;
   private readonly deadlines = new Deadlines();
+  private readonly urls: RequestUrls;
   private ownTransport: Transport | undefined;
   private throughput = false;
   private connections: number | undefined;
 
   constructor(private readonly options: ApiClientOptions) {
     this.authorization = `Basic ${Buffer.from(`${options.username}:${options.password}`, 'utf8').toString('base64')}`;
+    this.urls = new RequestUrls(options.root);
     options.secrets?.addCredentials(options.username, options.password);
   }
 
@@ -117,32 +129,15 @@ export class ApiClient {
     this.options.secrets?.add(secret);
   }
 
-  url(path: string, query?: Record<string, QueryValue>): URL {
-    const root = this.options.root;
-    const url = new URL(path.replace(/^\/+/, ''), root);
-    // URL resolution lets `\\host/x`, `http:host/x` or `../..` leave the API root; the request
-    // would then carry the credentials to another host, or over plain HTTP past the transport rule.
-    if (url.origin !== root.origin || !url.pathname.startsWith(root.pathname)) {
-      throw new UsageError(`The path "${path}" leads outside ${root.href}; give a path under it, like /tenants`);
-    }
-    for (const [key, value] of Object.entries(query ?? {})) {
-      if (value === undefined || value === null) continue;
-      if (Array.isArray(value)) for (const v of value) url.searchParams.append(key, String(v));
-      else url.searchParams.set(key, String(value));
-    }
-    return url;
+  url(path: string, query?: Query): URL {
+    return this.urls.url(path, query);
   }
 
-  /** The last URL built, reused while requests keep going to the same place (a bulk send). */
-  private lastUrl: { path: string; query: Record<string, QueryValue> | undefined; frozen: Readonly<Record<string, QueryValue>> | undefined; url: URL } | undefined;
-
-  private urlFor(path: string, query: Record<string, QueryValue> | undefined): URL {
-    const last = this.lastUrl;
-    // A frozen query (a bulk send's, the same object each time) is the same query when it is the same object.
-    if (last && last.path === path && ((last.frozen === query && query !== undefined) || sameQuery(last.query, query))) return last.url;
-    const url = this.url(path, query);
-    this.lastUrl = { path, query: query ? { ...query } : undefined, frozen: query !== undefined && Object.isFrozen(query) ? query : undefined, url };
-    return url;
+  /** A request to one endpoint of the contract: its method and path come from there. */
+  call<K extends CalledEndpointName>(name: K, ...[options]: HasPathParams<K> extends true ? [CallOptions<K>] : [CallOptions<K>?]): Promise<ApiResponse> {
+    const { params, ...rest } = (options ?? {}) as CallOptions<K>;
+    const endpoint = ENDPOINTS[name];
+    return this.request({ ...rest, call: name, method: endpoint.method, path: endpointPath(name, (params ?? {}) as PathParams<K>) });
   }
 
   /**
@@ -173,39 +168,23 @@ export class ApiClient {
     return { authorization: this.authorization, accept: 'application/json', 'user-agent': this.options.userAgent ?? 'svc-cli' };
   }
 
-  /** The last `where`, reused while requests keep going to the same place (a bulk send). */
-  private lastWhere: { method: string; url: URL; text: string } | undefined;
-
-  /** `GET /tenants`: a request as the user knows it, relative to the API root. */
-  private where(method: string, url: URL): string {
-    const last = this.lastWhere;
-    if (last !== undefined && last.url === url && last.method === method) return last.text;
-    const text = this.describeWhere(method, url);
-    this.lastWhere = { method, url, text };
-    return text;
-  }
-
-  private describeWhere(method: string, url: URL): string {
-    const rootPath = this.options.root.pathname;
-    const path = url.pathname.startsWith(rootPath) ? `/${url.pathname.slice(rootPath.length)}` : url.pathname;
-    return `${method} ${readablePath(path)}`;
-  }
-
-  private trace(line: string): void {
+  private trace = (line: string): void => {
     this.options.debug?.(line);
-  }
+  };
 
   async request(req: ApiRequest): Promise<ApiResponse> {
-    const url = this.urlFor(req.path, req.query);
+    const url = this.urls.urlFor(req.path, req.query);
     const retryable = req.retry ?? IDEMPOTENT.has(req.method);
+    const endpoint = req.call === 'raw' ? undefined : ENDPOINTS[req.call];
+    const acceptErrors: readonly number[] | undefined = req.accept ?? (endpoint !== undefined && 'acceptErrors' in endpoint ? endpoint.acceptErrors : undefined);
     for (let attempt = 1; ; attempt++) {
       const outcome = await this.attempt(req, url, attempt);
       if (outcome.kind === 'answer') {
         const response = outcome.response;
-        const accepted = req.accept?.includes(response.status) ?? false;
+        const accepted = acceptErrors?.includes(response.status) ?? false;
         if (response.status < 400 || accepted) {
           // No copy of the answer for the check unless its JSON was broken (rare).
-          checkAnswer(outcome.invalidJson ? { ...response, invalidJson: true } : response, ANSWERS[req.call], () => this.where(req.method, url), url, accepted);
+          checkAnswer(outcome.invalidJson ? { ...response, invalidJson: true } : response, endpoint?.answer ?? 'any', () => this.urls.where(req.method, url), url, accepted);
           return response;
         }
         const error = errorFromResponse(response, req.method, url);
@@ -245,39 +224,29 @@ export class ApiClient {
     }
   }
 
-  private async attempt(
-    req: ApiRequest,
-    url: URL,
-    attempt: number,
-  ): Promise<{ kind: 'answer'; response: ApiResponse; invalidJson: boolean } | { kind: 'error'; error: unknown }> {
-    let headers: Record<string, string>;
-    let body: Uint8Array | string | undefined;
+  /** The headers and body of a request. */
+  private payload(req: ApiRequest): { headers: Record<string, string>; body: Uint8Array | string | undefined } {
     if (req.json !== undefined) {
-      body = JSON.stringify(req.json);
       // The same (frozen) headers for every JSON request: a bulk send makes tens of thousands.
-      headers = this.jsonHeaders ??= Object.freeze({ ...this.baseHeaders(), 'content-type': 'application/json' });
-    } else if (req.raw) {
-      body = req.raw.body;
-      headers = { ...this.baseHeaders(), 'content-type': req.raw.contentType };
-    } else {
-      headers = this.baseHeaders();
+      const headers = (this.jsonHeaders ??= Object.freeze({ ...this.baseHeaders(), 'content-type': 'application/json' }));
+      return { headers, body: JSON.stringify(req.json) };
     }
+    if (req.raw) return { headers: { ...this.baseHeaders(), 'content-type': req.raw.contentType }, body: req.raw.body };
+    return { headers: this.baseHeaders(), body: undefined };
+  }
+
+  /** One exchange, bounded by --timeout and the outer signals; its answer, or the error it ended in. */
+  private async attempt(req: ApiRequest, url: URL, attempt: number): Promise<Attempt> {
+    const { headers, body } = this.payload(req);
     const timeoutMs = req.timeoutMs ?? this.options.timeoutMs;
-    // --timeout bounds the whole exchange, connect to last body byte. A bulk send makes tens of
-    // thousands of exchanges, so none of them gets its own timer or AbortController: one timer
-    // serves every deadline of the exchanges in flight, and each outer signal (Ctrl-C, a bulk
-    // send's cut-off) gets one listener for all of them.
     const exchange = new Exchanging(timeoutMs);
     const first = this.options.signal && !req.finishOnInterrupt ? this.options.signal : undefined;
     const second = req.signal !== first ? req.signal : undefined;
     if (first) watchSignal(first, exchange);
     if (second) watchSignal(second, exchange);
-    const started = this.options.debug ? performance.now() : 0;
-    if (this.options.debug) {
-      this.trace(`> ${req.method} ${url.href}${attempt > 1 ? ` (attempt ${attempt})` : ''}`);
-      for (const [name, value] of Object.entries(headers)) this.trace(`> ${name}: ${traceHeaderValue(name, value)}`);
-      if (body !== undefined) this.trace(`> ${describeBody(body, headers['content-type'] ?? '')}`);
-    }
+    const debug = this.options.debug !== undefined;
+    const started = debug ? performance.now() : 0;
+    if (debug) traceRequest(this.trace, req.method, url, attempt, headers, body);
     let transport: Transport | undefined;
     try {
       // Once loaded, the transport is taken as it is: no await (a microtask) per request.
@@ -285,17 +254,9 @@ export class ApiClient {
       // The deadline starts when the request can leave: loading the transport is not the exchange.
       this.deadlines.add(exchange);
       const answer = await transport.exchange({ method: req.method, url, headers, body, cancel: exchange });
-      const response: ApiResponse = { status: answer.status, headers: answer.headers, data: undefined, text: answer.text };
-      if (this.options.debug) {
-        this.trace(`< ${answer.status} (${Math.round(performance.now() - started)} ms)`);
-        for (const [name, value] of Object.entries(answer.headers)) {
-          // A redirect's target is shown as the error shows it: no userinfo, no query.
-          this.trace(`< ${name}: ${name === 'location' ? (safeLocation(value, url) ?? '') : traceHeaderValue(name, value)}`);
-        }
-        if (answer.text !== '') this.trace(`< ${truncate(redactJsonText(answer.text), 4000)}`);
-      }
+      if (debug) traceAnswer(this.trace, answer, url, performance.now() - started);
       const parsed = parseBody(answer.text, answer.headers['content-type']);
-      response.data = parsed.data;
+      const response: ApiResponse = { status: answer.status, headers: answer.headers, data: parsed.data, text: answer.text };
       return { kind: 'answer', response, invalidJson: parsed.invalid };
     } catch (error) {
       if (error instanceof CliError) return { kind: 'error', error };
@@ -317,147 +278,6 @@ export class ApiClient {
     this.ownTransport = undefined;
     this.transportPromise = undefined;
     if (own) await own.close();
-  }
-}
-
-/** One exchange under way: what its transport sees as its cancel, with the exchange's deadline. */
-class Exchanging implements Cancel {
-  cancelled = false;
-  reason: unknown = undefined;
-  onCancel: ((reason: unknown) => void) | undefined = undefined;
-  timedOut = false;
-  deadline = Infinity;
-
-  constructor(readonly timeoutMs: number) {}
-
-  cancel(reason: unknown): void {
-    if (this.cancelled) return;
-    this.cancelled = true;
-    this.reason = reason;
-    this.onCancel?.(reason);
-  }
-
-  expire(): void {
-    if (this.cancelled) return;
-    this.timedOut = true;
-    this.cancel(new Error(`no complete answer within ${this.timeoutMs / 1000} s`));
-  }
-}
-
-/**
- * The deadlines of the exchanges in flight, on one timer armed for the earliest of them. Its
- * exchanges start in deadline order when they share a timeout (a bulk send), so the timer is
- * re-armed about once a timeout period rather than once a request; it is cleared when none is
- * left in flight, so it never holds the process open.
- */
-class Deadlines {
-  private readonly live = new Set<Exchanging>();
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  private armedFor = Infinity;
-
-  add(exchange: Exchanging): void {
-    exchange.deadline = performance.now() + exchange.timeoutMs;
-    this.live.add(exchange);
-    if (exchange.deadline < this.armedFor) this.arm(exchange.deadline);
-  }
-
-  delete(exchange: Exchanging): void {
-    if (!this.live.delete(exchange) || this.live.size > 0) return;
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    this.armedFor = Infinity;
-  }
-
-  private arm(at: number): void {
-    clearTimeout(this.timer);
-    this.armedFor = at;
-    this.timer = setTimeout(() => this.expire(), Math.max(0, Math.ceil(at - performance.now())));
-  }
-
-  private expire(): void {
-    this.timer = undefined;
-    this.armedFor = Infinity;
-    const now = performance.now();
-    let next = Infinity;
-    for (const exchange of this.live) {
-      if (exchange.deadline <= now) {
-        this.live.delete(exchange);
-        exchange.expire();
-      } else if (exchange.deadline < next) next = exchange.deadline;
-    }
-    if (next !== Infinity) this.arm(next);
-  }
-}
-
-/** The exchanges in flight under each outer signal: one abort listener per signal, not per request. */
-const watched = new WeakMap<AbortSignal, Set<Exchanging>>();
-
-function watchSignal(signal: AbortSignal, exchange: Exchanging): void {
-  if (signal.aborted) {
-    exchange.cancel(new InterruptedError());
-    return;
-  }
-  let live = watched.get(signal);
-  if (live === undefined) {
-    const set = new Set<Exchanging>();
-    live = set;
-    watched.set(signal, set);
-    signal.addEventListener(
-      'abort',
-      () => {
-        for (const each of [...set]) each.cancel(new InterruptedError());
-        set.clear();
-      },
-      { once: true },
-    );
-  }
-  live.add(exchange);
-}
-
-function unwatchSignal(signal: AbortSignal, exchange: Exchanging): void {
-  watched.get(signal)?.delete(exchange);
-}
-
-function sameQuery(a: Record<string, QueryValue> | undefined, b: Record<string, QueryValue> | undefined): boolean {
-  if (a === b) return true;
-  const keysA = Object.keys(a ?? {});
-  const keysB = Object.keys(b ?? {});
-  if (keysA.length !== keysB.length) return false;
-  return keysA.every((key) => {
-    const x = a?.[key];
-    const y = b?.[key];
-    return Array.isArray(x) || Array.isArray(y) ? JSON.stringify(x) === JSON.stringify(y) : x === y;
-  });
-}
-
-function describeBody(body: Uint8Array | string, contentType: string): string {
-  // Redacted before it is cut short: a cut JSON text no longer parses, and its secret-named fields would show.
-  if (typeof body === 'string' && contentType.includes('json')) return truncate(redactJsonText(body), 4000);
-  const length = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
-  return `[${length} bytes of ${contentType.split(';')[0] || 'data'}]`;
-}
-
-function truncate(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max)}... [${text.length - max} more characters]` : text;
-}
-
-/** The JSON of a body, when it looks like JSON; `invalid` when it looked like JSON and did not parse. */
-function parseBody(text: string, contentType: string | undefined): { data: unknown; invalid: boolean } {
-  // The usual answer, a JSON object: parsed without a trimmed copy and a regular expression first.
-  if (text.charCodeAt(0) === 0x7b) {
-    try {
-      return { data: JSON.parse(text) as unknown, invalid: false };
-    } catch {
-      return { data: undefined, invalid: true };
-    }
-  }
-  if (text.trim() === '') return { data: undefined, invalid: false };
-  const looksJson = (contentType ?? '').includes('json') || /^\s*[[{"]/.test(text);
-  if (!looksJson) return { data: undefined, invalid: false };
-  try {
-    return { data: JSON.parse(text) as unknown, invalid: false };
-  } catch {
-    return { data: undefined, invalid: true };
   }
 }
 

@@ -70,10 +70,7 @@ function withMediaText(error: unknown, file: UploadFile): unknown {
 }
 
 export async function uploadShapeA(api: ApiClient, file: UploadFile, target: UploadTarget & { tenantId: string }): Promise<UploadedMedia> {
-  const response = await api.request({
-    call: 'uploadMedia',
-    method: 'POST',
-    path: 'media',
+  const response = await api.call('uploadMedia', {
     json: {
       phoneNumber: target.number,
       fileName: file.fileName,
@@ -87,7 +84,7 @@ export async function uploadShapeA(api: ApiClient, file: UploadFile, target: Upl
 
 /** The GUID of a number, which shape B names the number by. */
 export async function phoneNumberIdOf(api: ApiClient, number: string): Promise<string> {
-  const response = await api.request({ call: 'getNumber', method: 'GET', path: `phone-numbers/${encodeURIComponent(number)}` });
+  const response = await api.call('getNumber', { params: { phoneNumber: number } });
   const data = response.data;
   const id = typeof data === 'object' && data !== null ? (data as Record<string, unknown>)['phoneNumberId'] : undefined;
   if (typeof id !== 'string' || id === '') {
@@ -98,10 +95,7 @@ export async function phoneNumberIdOf(api: ApiClient, number: string): Promise<s
 
 export async function uploadShapeB(api: ApiClient, file: UploadFile, target: UploadTarget): Promise<UploadedMedia> {
   const phoneNumberId = await phoneNumberIdOf(api, target.number);
-  const response = await api.request({
-    call: 'uploadMedia',
-    method: 'POST',
-    path: 'media',
+  const response = await api.call('uploadMedia', {
     json: {
       phoneNumberId,
       fileName: file.fileName,

@@ -1,4 +1,5 @@
 import { objectOf, type ApiClient } from './http.js';
+import type { MessageWire, Received, SendAnswerWire } from '../domain/api/wire.js';
 
 // Typed calls for messages. They return what the server said and never print.
 
@@ -10,14 +11,9 @@ export interface SendMessageRequest {
 }
 
 /** The server's answer to a send: `messageId`, `status`, and whatever else it chose to say. */
-export type SendAnswer = Record<string, unknown>;
+export type SendAnswer = Received<SendAnswerWire>;
 
-export type Message = Record<string, unknown> & {
-  messageId?: string;
-  status?: string;
-  errorCode?: string | null;
-  errorMessage?: string | null;
-};
+export type Message = Received<MessageWire>;
 
 export interface SendOptions {
   isAsync: boolean;
@@ -39,10 +35,7 @@ const SYNC_QUERY = Object.freeze({ isAsync: false });
  * after the request went out may have been acted on, so `unknown`; a 4xx refusal, `rejected`.
  */
 export async function sendMessage(api: ApiClient, request: SendMessageRequest, options: SendOptions): Promise<SendAnswer> {
-  const response = await api.request({
-    call: 'sendMessage',
-    method: 'POST',
-    path: 'messages',
+  const response = await api.call('sendMessage', {
     query: options.isAsync ? ASYNC_QUERY : SYNC_QUERY,
     json: request,
     finishOnInterrupt: options.finishOnInterrupt,
@@ -52,8 +45,7 @@ export async function sendMessage(api: ApiClient, request: SendMessageRequest, o
 }
 
 export async function getMessage(api: ApiClient, messageId: string, signal?: AbortSignal): Promise<Message> {
-  const response = await api.request({ call: 'getMessage', method: 'GET', path: `messages/${encodeURIComponent(messageId)}`, signal });
-  return objectOf<Message>(response);
+  return objectOf<Message>(await api.call('getMessage', { params: { messageId }, signal }));
 }
 
 /**

@@ -4,6 +4,5 @@ import type { Order } from '../domain/provisioning.js';
 // Typed calls for provisioning orders. They return what the server said and never print.
 
 export async function getOrder(api: ApiClient, orderId: string, signal?: AbortSignal): Promise<Order> {
-  const response = await api.request({ call: 'getOrder', method: 'GET', path: `phone-numbers/orders/${encodeURIComponent(orderId)}`, signal });
-  return objectOf<Order>(response);
+  return objectOf<Order>(await api.call('getOrder', { params: { orderId }, signal }));
 }

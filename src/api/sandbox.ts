@@ -1,8 +1,13 @@
 import { objectOf, type ApiClient } from './http.js';
 import { unwrapList } from './lists.js';
+import type { TriggerKind } from '../domain/api/enums.js';
+import type { CalledEndpointName } from '../domain/api/endpoints.js';
+import type { DeliveryAttemptWire, FailedEventWire, Received, ReplayAnswerWire, TriggerAnswerWire } from '../domain/api/wire.js';
 
 // Typed calls for the endpoints that exist only in the sandbox (decisions.md), under
 // /api/v1/sandbox/. They return what the sandbox said and never print.
+
+export type { TriggerKind } from '../domain/api/enums.js';
 
 export interface InboundMessage {
   to: string;
@@ -13,54 +18,46 @@ export interface InboundMessage {
   set?: Record<string, unknown>;
 }
 
-export interface InboundResult {
-  /** The webhook delivery id; null when the tenant's filter or missing URI means nothing is sent. */
-  deliveryId: string | null;
-  /** The MessageReceived payload the tenant's webhook receives (or would). */
-  payload: Record<string, unknown>;
-  [extra: string]: unknown;
-}
+/** A simulated inbound message's answer, with its delivery id (null when nothing is sent) and payload always there. */
+export type InboundResult = Received<TriggerAnswerWire> & { deliveryId: string | null; payload: Record<string, unknown> };
+/** A trigger's answer, its event always there too. */
+export type TriggerResult = InboundResult & { event: string };
 
-export async function simulateInbound(api: ApiClient, message: InboundMessage): Promise<InboundResult> {
-  const response = await api.request({ call: 'sandboxInbound', method: 'POST', path: 'sandbox/inbound', json: message });
-  const data = objectOf(response);
+/** The endpoint of each trigger kind. */
+const TRIGGER_ENDPOINTS = {
+  'message-received': 'triggerMessageReceived',
+  'delivery-receipt': 'triggerDeliveryReceipt',
+  'order-status': 'triggerOrderStatus',
+} as const satisfies Record<TriggerKind, CalledEndpointName>;
+
+/** The delivery id and payload of a trigger's answer, read leniently. */
+function triggerAnswer(data: Record<string, unknown>): InboundResult {
   const deliveryId = typeof data['deliveryId'] === 'string' ? data['deliveryId'] : null;
   const payload = typeof data['payload'] === 'object' && data['payload'] !== null && !Array.isArray(data['payload']) ? (data['payload'] as Record<string, unknown>) : {};
   return { ...data, deliveryId, payload };
 }
 
-/** Webhook delivery attempts of the caller's tenants (a bare array). */
-export async function listWebhookDeliveries(api: ApiClient): Promise<Record<string, unknown>[]> {
-  const response = await api.request({ call: 'sandboxDeliveries', method: 'GET', path: 'sandbox/webhooks/deliveries' });
-  return unwrapList(response.data).items as Record<string, unknown>[];
+export async function simulateInbound(api: ApiClient, message: InboundMessage): Promise<InboundResult> {
+  return triggerAnswer(objectOf(await api.call('simulateInbound', { json: message })));
 }
 
-export type TriggerKind = 'message-received' | 'delivery-receipt' | 'order-status';
-
-export interface TriggerResult {
-  deliveryId: string | null;
-  event: string;
-  payload: Record<string, unknown>;
-  [extra: string]: unknown;
+/** Webhook delivery attempts of the caller's tenants (a bare array). */
+export async function listWebhookDeliveries(api: ApiClient): Promise<Received<DeliveryAttemptWire>[]> {
+  return unwrapList((await api.call('listDeliveries')).data).items as Received<DeliveryAttemptWire>[];
 }
 
 /** POST /sandbox/triggers/{kind}: the sandbox builds the event, applies `set`, and queues it. */
 export async function triggerEvent(api: ApiClient, kind: TriggerKind, request: Record<string, unknown>): Promise<TriggerResult> {
-  const response = await api.request({ call: 'sandboxTrigger', method: 'POST', path: `sandbox/triggers/${kind}`, json: request });
-  const data = objectOf(response);
-  const deliveryId = typeof data['deliveryId'] === 'string' ? data['deliveryId'] : null;
-  const payload = typeof data['payload'] === 'object' && data['payload'] !== null && !Array.isArray(data['payload']) ? (data['payload'] as Record<string, unknown>) : {};
-  return { ...data, deliveryId, event: typeof data['event'] === 'string' ? data['event'] : '', payload };
+  const data = objectOf(await api.call(TRIGGER_ENDPOINTS[kind], { json: request }));
+  return { ...triggerAnswer(data), event: typeof data['event'] === 'string' ? data['event'] : '' };
 }
 
 /** The failure queue of the caller's tenants (a bare array). */
-export async function listFailedWebhooks(api: ApiClient): Promise<Record<string, unknown>[]> {
-  const response = await api.request({ call: 'sandboxFailedWebhooks', method: 'GET', path: 'sandbox/webhooks/failed' });
-  return unwrapList(response.data).items as Record<string, unknown>[];
+export async function listFailedWebhooks(api: ApiClient): Promise<Received<FailedEventWire>[]> {
+  return unwrapList((await api.call('listFailedEvents')).data).items as Received<FailedEventWire>[];
 }
 
 /** Moves a failed event back to the queue (same delivery id, fresh schedule). */
-export async function replayFailedWebhook(api: ApiClient, deliveryId: string): Promise<Record<string, unknown>> {
-  const response = await api.request({ call: 'sandboxReplayWebhook', method: 'POST', path: `sandbox/webhooks/failed/${encodeURIComponent(deliveryId)}/replay` });
-  return objectOf(response);
+export async function replayFailedWebhook(api: ApiClient, deliveryId: string): Promise<Received<ReplayAnswerWire>> {
+  return objectOf(await api.call('replayFailedEvent', { params: { deliveryId } }));
 }

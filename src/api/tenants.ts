@@ -1,13 +1,10 @@
 import { objectOf, type ApiClient } from './http.js';
 import { listBody } from './lists.js';
+import type { Received, TenantWire } from '../domain/api/wire.js';
 
 // Typed calls for tenants. They return what the server said and never print.
 
-export type Tenant = Record<string, unknown> & {
-  tenantId?: string;
-  domain?: string;
-  settings?: Record<string, unknown>;
-};
+export type Tenant = Received<TenantWire>;
 
 export interface TenantWrite {
   tenantId?: string;
@@ -16,25 +13,20 @@ export interface TenantWrite {
   [extra: string]: unknown;
 }
 
-const path = (id: string): string => `tenants/${encodeURIComponent(id)}`;
-
 export async function listTenants(api: ApiClient): Promise<Tenant[]> {
-  const response = await api.request({ call: 'listTenants', method: 'GET', path: 'tenants' });
-  return listBody(response).items as Tenant[];
+  return listBody(await api.call('listTenants')).items as Tenant[];
 }
 
 export async function getTenant(api: ApiClient, id: string): Promise<Tenant> {
-  const response = await api.request({ call: 'getTenant', method: 'GET', path: path(id) });
-  return objectOf<Tenant>(response);
+  return objectOf<Tenant>(await api.call('getTenant', { params: { tenantId: id } }));
 }
 
 export async function createTenant(api: ApiClient, body: TenantWrite): Promise<Tenant> {
-  const response = await api.request({ call: 'createTenant', method: 'POST', path: 'tenants', json: body });
-  return objectOf<Tenant>(response);
+  return objectOf<Tenant>(await api.call('createTenant', { json: body }));
 }
 
 /** PUT; the answer's body when it has one, else undefined (the caller reads the tenant back). */
 export async function updateTenant(api: ApiClient, id: string, body: TenantWrite): Promise<Tenant | undefined> {
-  const response = await api.request({ call: 'updateTenant', method: 'PUT', path: path(id), json: body });
+  const response = await api.call('updateTenant', { params: { tenantId: id }, json: body });
   return response.data === undefined ? undefined : objectOf<Tenant>(response);
 }

@@ -10,7 +10,9 @@
 // a table look-up per code: GSM-7 until the first character outside the tables, UCS-2 from there
 // (the GSM prefix's UCS-2 split is computed, not rescanned).
 
-export type SmsEncoding = 'GSM-7' | 'UCS-2';
+import type { SmsEncoding } from './api/enums.js';
+
+export type { SmsEncoding } from './api/enums.js';
 
 export interface SegmentInfo {
   encoding: SmsEncoding;

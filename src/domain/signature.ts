@@ -1,10 +1,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { WEBHOOK_SIGNATURE_HEADER } from './webhooks.js';
+import { WEBHOOK_SIGNATURE_KEY } from './webhooks.js';
 
 // X-Svc-Signature: Base64 of HMAC-SHA256 over the raw body bytes, keyed with the UTF-8 secret.
 
 /** Lower case, as Node's server hands headers over. */
-export const SIGNATURE_HEADER = WEBHOOK_SIGNATURE_HEADER.toLowerCase();
+export const SIGNATURE_HEADER = WEBHOOK_SIGNATURE_KEY;
 
 export function signBody(body: Uint8Array | string, secret: string): string {
   return createHmac('sha256', Buffer.from(secret, 'utf8')).update(body).digest('base64');

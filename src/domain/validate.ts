@@ -1,52 +1,24 @@
 // Field rules shared by the CLI (checked before a request) and the sandbox (checked on receipt),
 // so that both sides agree on what a valid value is.
 
-/** E.164: a plus sign, then 8 to 15 digits, the first not 0 (the contract's rule). */
-export const E164_PATTERN = /^\+[1-9]\d{7,14}$/;
-
-export function isE164(value: string): boolean {
-  return E164_PATTERN.test(value);
-}
-
-const GUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-
-export function isGuid(value: string): boolean {
-  return GUID_PATTERN.test(value);
-}
-
-export const PROVISION_TYPES = ['SMS', 'MMS', 'SMSMMS'] as const;
-export type ProvisionType = (typeof PROVISION_TYPES)[number];
-
-export const PROVISION_CLASSES = ['P2P', 'A2P'] as const;
-export type ProvisionClass = (typeof PROVISION_CLASSES)[number];
-
-export const PLATFORM_TYPES = [
-  'PlatformAIndividual',
-  'PlatformAChannel',
-  'PlatformBSpace',
-  'PlatformC',
-  'PlatformD',
-] as const;
-export type PlatformType = (typeof PLATFORM_TYPES)[number];
-
-export const WEBHOOK_EVENT_TYPES = ['All', 'MessageReceived', 'OrderStatus'] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
-
-/** The tenant settings of the document: the webhook endpoint, its secret, Basic auth and filter. */
-export const TENANT_WEBHOOK_FIELDS = [
-  'webhookPrimaryUri',
-  'webhookSecondaryUri',
-  'webhookSecret',
-  'webhookBasicAuthUsername',
-  'webhookBasicAuthPassword',
-  'webhookEventType',
-] as const;
-export type TenantWebhookField = (typeof TENANT_WEBHOOK_FIELDS)[number];
-
-export const ORDER_ACTIONS = ['Provision', 'Unprovision'] as const;
-export type OrderAction = (typeof ORDER_ACTIONS)[number];
-
-export const BILLING_PLAN_NAMES = ['250', '500', '1000', '2000', 'Pooled', 'Volume Pricing'] as const;
+// The enumerations and patterns live in the contract (domain/api); re-exported here for the
+// commands that read them with the validators.
+export { isE164, isGuid, E164_PATTERN } from './api/patterns.js';
+export {
+  PROVISION_TYPES,
+  PROVISION_CLASSES,
+  PLATFORM_TYPES,
+  WEBHOOK_EVENT_TYPES,
+  TENANT_WEBHOOK_FIELDS,
+  ORDER_ACTIONS,
+  BILLING_PLAN_NAMES,
+  type ProvisionType,
+  type ProvisionClass,
+  type PlatformType,
+  type WebhookEventType,
+  type TenantWebhookField,
+  type OrderAction,
+} from './api/enums.js';
 
 /**
  * Matches an input case-insensitively against an enumeration and returns the document's

@@ -1,21 +1,7 @@
 // Every error the sandbox answers has the document's 401 shape, {message, title, errorCode},
 // with the codes decisions.md picks.
 
-export type ErrorCode =
-  | 'MISSING_AUTHORIZATION'
-  | 'INVALID_CREDENTIALS'
-  | 'INVALID_AUTHORIZATION_FORMAT'
-  | 'VALIDATION_ERROR'
-  | 'INVALID_JSON'
-  | 'FORBIDDEN'
-  | 'NOT_FOUND'
-  | 'METHOD_NOT_ALLOWED'
-  | 'CONFLICT'
-  | 'FILE_TOO_LARGE'
-  | 'UNSUPPORTED_MEDIA_TYPE'
-  | 'RATE_LIMITED'
-  | 'INTERNAL_ERROR'
-  | 'SERVICE_UNAVAILABLE';
+import type { ErrorCode } from '../domain/api/enums.js';
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request',

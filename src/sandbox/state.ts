@@ -3,9 +3,15 @@
 // they are hidden only in API answers.
 
 import { randomBytes } from 'node:crypto';
-import type { OrderAction, PlatformType, ProvisionClass, ProvisionType, WebhookEventType } from '../domain/validate.js';
+import type { MessageWire, OrderNumberWire, OrderWire } from '../domain/api/wire.js';
+import type {
+  NumberStatus,
+  PlatformType,
+  ProvisionClass,
+  ProvisionType,
+  WebhookEventType,
+} from '../domain/api/enums.js';
 import type { WebhookDispatcherState } from './webhooks/types.js';
-import type { SmsEncoding } from '../domain/segments.js';
 import { IdQueue } from './id-queue.js';
 
 export interface TenantSettings {
@@ -25,8 +31,6 @@ export interface TenantRecord {
   createdDate: string;
   settings: TenantSettings;
 }
-
-export type NumberStatus = 'Pending' | 'Active' | 'Failed' | 'Released';
 
 export interface NumberRecord {
   phoneNumberId: string;
@@ -60,50 +64,26 @@ export interface NumberRecord {
   pendingOrderId: number | null;
 }
 
-export type OrderStatus = 'Pending' | 'Processing' | 'Completed' | 'Failed';
-export type OrderEntryStatus = 'Pending' | 'Active' | 'Failed' | 'Released';
-
-export interface OrderEntry {
-  number: string;
-  phoneNumberId: string;
-  status: OrderEntryStatus;
+/** A number of an order as stored: its wire shape, with no e-mail as null. */
+export interface OrderEntry extends Omit<OrderNumberWire, 'email'> {
   email: string | null;
-  errorMessage?: string;
 }
 
-export interface OrderRecord {
-  orderId: number;
+/** An order as stored: its wire shape (not final: no completion date), its owner, its next step. */
+export interface OrderRecord extends Omit<OrderWire, 'completionDate' | 'phoneNumbers'> {
   owner: string;
-  status: OrderStatus;
-  action: OrderAction;
-  tenantId: string;
-  provisionClass: ProvisionClass;
-  provisionType: ProvisionType;
-  createDate: string;
   completionDate: string | null;
   phoneNumbers: OrderEntry[];
   /** Wall-clock ms of the next status step; null once final. */
   nextStepAt: number | null;
 }
 
-export type MessageStatus = 'queued' | 'sending' | 'sent' | 'delivered' | 'failed';
-
-export interface MessageRecord {
-  messageId: string;
+/** A message as stored: its wire shape (times not yet reached are null), its owner and tenant, its next step. */
+export interface MessageRecord extends Omit<MessageWire, 'sentAt' | 'deliveredAt'> {
   owner: string;
   tenantId: string;
-  from: string;
-  to: string;
-  body: string;
-  mediaUrls: string[];
-  status: MessageStatus;
-  segmentCount: number;
-  encoding: SmsEncoding;
-  queuedAt: string;
   sentAt: string | null;
   deliveredAt: string | null;
-  errorCode: string | null;
-  errorMessage: string | null;
   nextStepAt: number | null;
 }
 

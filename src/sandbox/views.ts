@@ -1,79 +1,82 @@
 // The public shapes of the sandbox's records: how a stored tenant, number, order, message or
-// delivery receipt is rendered on the wire. Optional fields that are not set are left out (the
-// null policy of the document), secrets are answered as the hidden mask.
+// delivery receipt is rendered on the wire, typed by the contract's wire shapes. Optional fields
+// that are not set are left out (the null policy of the document), secrets are answered as the
+// hidden mask.
 
+import type { DeliveryReceiptWire, MessageWire, OrderWire, PhoneNumberWire, TenantWire } from '../domain/api/wire.js';
 import { HIDDEN_SECRET } from '../domain/webhooks.js';
 import type { MessageRecord, NumberRecord, OrderRecord, TenantRecord } from './state.js';
 
-/** A set-valued field or nothing: answers leave unset optional fields out (the null policy). */
-function put(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (value !== null && value !== undefined) target[key] = value;
+/** `{key: value}` when the value is set, else nothing: answers leave unset optional fields out. */
+function ifSet<K extends string, V>(key: K, value: V | null | undefined): { [P in K]?: V } {
+  return (value !== null && value !== undefined ? { [key]: value } : {}) as { [P in K]?: V };
 }
 
 /** The document's delivery receipt for a message as it is now. */
-export function receiptOf(message: MessageRecord): Record<string, unknown> {
-  const receipt: Record<string, unknown> = {
+export function receiptOf(message: MessageRecord): DeliveryReceiptWire {
+  return {
     messageId: message.messageId,
     status: message.status,
     statusReason: message.status === 'failed' ? 'Unreachable destination' : null,
+    ...ifSet('deliveredAt', message.deliveredAt),
+    errorCode: message.errorCode,
+    errorMessage: message.errorMessage,
   };
-  put(receipt, 'deliveredAt', message.deliveredAt);
-  receipt['errorCode'] = message.errorCode;
-  receipt['errorMessage'] = message.errorMessage;
-  return receipt;
 }
 
-export function tenantView(tenant: TenantRecord): Record<string, unknown> {
+export function tenantView(tenant: TenantRecord): TenantWire {
   const s = tenant.settings;
-  const settings: Record<string, unknown> = {};
-  put(settings, 'webhookPrimaryUri', s.webhookPrimaryUri);
-  put(settings, 'webhookSecondaryUri', s.webhookSecondaryUri);
-  if (s.webhookSecret !== undefined) settings['webhookSecret'] = HIDDEN_SECRET;
-  put(settings, 'webhookBasicAuthUsername', s.webhookBasicAuthUsername);
-  if (s.webhookBasicAuthPassword !== undefined) settings['webhookBasicAuthPassword'] = HIDDEN_SECRET;
-  settings['webhookEventType'] = s.webhookEventType ?? 'All';
-  const view: Record<string, unknown> = { tenantId: tenant.tenantId, owner: tenant.owner, billableOwner: tenant.billableOwner };
-  put(view, 'domain', tenant.domain);
-  view['createdDate'] = tenant.createdDate;
-  view['settings'] = settings;
-  return view;
+  return {
+    tenantId: tenant.tenantId,
+    owner: tenant.owner,
+    billableOwner: tenant.billableOwner,
+    ...ifSet('domain', tenant.domain),
+    createdDate: tenant.createdDate,
+    settings: {
+      ...ifSet('webhookPrimaryUri', s.webhookPrimaryUri),
+      ...ifSet('webhookSecondaryUri', s.webhookSecondaryUri),
+      ...ifSet('webhookSecret', s.webhookSecret === undefined ? undefined : HIDDEN_SECRET),
+      ...ifSet('webhookBasicAuthUsername', s.webhookBasicAuthUsername),
+      ...ifSet('webhookBasicAuthPassword', s.webhookBasicAuthPassword === undefined ? undefined : HIDDEN_SECRET),
+      webhookEventType: s.webhookEventType ?? 'All',
+    },
+  };
 }
 
-export function numberView(n: NumberRecord): Record<string, unknown> {
-  const view: Record<string, unknown> = {
+export function numberView(n: NumberRecord): PhoneNumberWire {
+  return {
     phoneNumberId: n.phoneNumberId,
     phoneNumber: n.phoneNumber,
     friendlyName: n.friendlyName,
+    ...ifSet('email', n.email),
+    status: n.status,
+    provisionType: n.provisionType,
+    provisionClass: n.provisionClass,
+    capabilities: { sms: n.provisionType !== 'MMS', mms: n.provisionType !== 'SMS' },
+    createdAt: n.createdAt,
+    ...ifSet('activatedAt', n.activatedAt),
+    tenantId: n.tenantId,
+    owner: n.owner,
+    billableOwner: n.billableOwner,
+    provider: n.provider,
+    ...ifSet('description', n.description),
+    ...ifSet('domain', n.domain),
+    ...ifSet('platformType', n.platformType),
+    ...ifSet('campaignId', n.campaignId),
+    ...ifSet('brandId', n.brandId),
+    ...ifSet('loaUrl', n.loaUrl),
+    ...ifSet('billingPlan', n.billingPlan),
+    ...ifSet('billingPlanName', n.billingPlanName),
+    ...ifSet('userId', n.userId),
+    ...ifSet('externalId', n.externalId),
+    isActivated: n.isActivated,
+    isMMSEnabled: n.isMMSEnabled,
+    settings: n.settings,
   };
-  put(view, 'email', n.email);
-  view['status'] = n.status;
-  view['provisionType'] = n.provisionType;
-  view['provisionClass'] = n.provisionClass;
-  view['capabilities'] = { sms: n.provisionType !== 'MMS', mms: n.provisionType !== 'SMS' };
-  view['createdAt'] = n.createdAt;
-  put(view, 'activatedAt', n.activatedAt);
-  view['tenantId'] = n.tenantId;
-  view['owner'] = n.owner;
-  view['billableOwner'] = n.billableOwner;
-  view['provider'] = n.provider;
-  put(view, 'description', n.description);
-  put(view, 'domain', n.domain);
-  put(view, 'platformType', n.platformType);
-  put(view, 'campaignId', n.campaignId);
-  put(view, 'brandId', n.brandId);
-  put(view, 'loaUrl', n.loaUrl);
-  put(view, 'billingPlan', n.billingPlan);
-  put(view, 'billingPlanName', n.billingPlanName);
-  put(view, 'userId', n.userId);
-  put(view, 'externalId', n.externalId);
-  view['isActivated'] = n.isActivated;
-  view['isMMSEnabled'] = n.isMMSEnabled;
-  view['settings'] = n.settings;
-  return view;
 }
 
-export function orderView(o: OrderRecord): Record<string, unknown> {
-  const view: Record<string, unknown> = {
+export function orderView(o: OrderRecord): OrderWire {
+  return {
     orderId: o.orderId,
     status: o.status,
     action: o.action,
@@ -81,19 +84,19 @@ export function orderView(o: OrderRecord): Record<string, unknown> {
     provisionClass: o.provisionClass,
     provisionType: o.provisionType,
     createDate: o.createDate,
+    ...ifSet('completionDate', o.completionDate),
+    phoneNumbers: o.phoneNumbers.map((e) => ({
+      number: e.number,
+      phoneNumberId: e.phoneNumberId,
+      status: e.status,
+      ...ifSet('email', e.email),
+      ...ifSet('errorMessage', e.errorMessage),
+    })),
   };
-  put(view, 'completionDate', o.completionDate);
-  view['phoneNumbers'] = o.phoneNumbers.map((e) => {
-    const entry: Record<string, unknown> = { number: e.number, phoneNumberId: e.phoneNumberId, status: e.status };
-    put(entry, 'email', e.email);
-    put(entry, 'errorMessage', e.errorMessage);
-    return entry;
-  });
-  return view;
 }
 
-export function messageView(m: MessageRecord): Record<string, unknown> {
-  const view: Record<string, unknown> = {
+export function messageView(m: MessageRecord): MessageWire {
+  return {
     messageId: m.messageId,
     from: m.from,
     to: m.to,
@@ -103,10 +106,9 @@ export function messageView(m: MessageRecord): Record<string, unknown> {
     segmentCount: m.segmentCount,
     encoding: m.encoding,
     queuedAt: m.queuedAt,
+    ...ifSet('sentAt', m.sentAt),
+    ...ifSet('deliveredAt', m.deliveredAt),
+    errorCode: m.errorCode,
+    errorMessage: m.errorMessage,
   };
-  put(view, 'sentAt', m.sentAt);
-  put(view, 'deliveredAt', m.deliveredAt);
-  view['errorCode'] = m.errorCode;
-  view['errorMessage'] = m.errorMessage;
-  return view;
 }

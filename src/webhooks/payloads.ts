@@ -2,11 +2,11 @@
 // `X-Svc-Event` header when the sender names the event. Anything else is still an event: the
 // listener accepts it and shows it as `unknown`, because the document leaves shapes open.
 
-import { WEBHOOK_DELIVERY_HEADER, WEBHOOK_EVENT_HEADER, WEBHOOK_EVENT_KINDS, type WebhookEventKind as SentEventKind } from '../domain/webhooks.js';
+import { WEBHOOK_DELIVERY_KEY, WEBHOOK_EVENT_KEY, WEBHOOK_EVENT_KINDS, type WebhookEventKind as SentEventKind } from '../domain/webhooks.js';
 
 /** Lower case, as Node's server hands headers over. */
-export const EVENT_HEADER = WEBHOOK_EVENT_HEADER.toLowerCase();
-export const DELIVERY_HEADER = WEBHOOK_DELIVERY_HEADER.toLowerCase();
+export const EVENT_HEADER = WEBHOOK_EVENT_KEY;
+export const DELIVERY_HEADER = WEBHOOK_DELIVERY_KEY;
 
 export type WebhookEventKind = SentEventKind | 'unknown';
 

@@ -1,6 +1,5 @@
 // Media upload in both of the document's shapes, the LOA upload, and the links that serve them.
 
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   MAX_MEDIA_BYTES,
   MEDIA_TOO_LARGE_TEXT,
@@ -182,9 +181,9 @@ export function contentDisposition(fileName: string): string {
 }
 
 /** GET/HEAD /media/{id}/{name}?expires=&sig=: no authentication, the signed token is the key. */
-export function serveMedia(engine: SandboxEngine, req: IncomingMessage, res: ServerResponse, mediaId: string, query: string): void {
-  const params = new URLSearchParams(query);
-  const found = engine.verifyMediaLink(mediaId, params.get('expires'), params.get('sig'));
+export function serveMedia(call: ApiCall<'getMedia'>): void {
+  const { req, res } = call;
+  const found = call.engine.verifyMediaLink(call.params.mediaId, call.query.get('expires'), call.query.get('sig'));
   if (found === undefined) {
     sendError(res, new ApiError(404, 'NOT_FOUND', 'Media was not found'));
     return;

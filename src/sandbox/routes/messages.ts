@@ -97,8 +97,8 @@ export async function sendMessage(call: ApiCall): Promise<void> {
   sendJson(call.res, isAsync ? 202 : 200, answer);
 }
 
-export function getMessage(call: ApiCall): void {
-  const id = call.param(0);
+export function getMessage(call: ApiCall<'getMessage'>): void {
+  const id = call.params.messageId;
   if (!isGuid(id)) throw validationError(`messageId must be a GUID, got "${id}"`);
   const message = call.engine.store.messages.get(id.toLowerCase());
   if (!message || message.owner !== call.owner) throw notFound(`Message ${id} was not found`);

@@ -27,6 +27,7 @@ import { sendCachedJson, sendEmpty, sendJson } from '../http-io.js';
 import { mergeNumberSettings } from '../number-settings.js';
 import type { NumberRecord, OrderEntry, OrderRecord } from '../state.js';
 import { numberView, orderView } from '../views.js';
+import { API_PREFIX, endpointPath } from '../../domain/api/endpoints.js';
 
 /** Entries per order: the document sets no limit; this keeps one request's work bounded. */
 export { MAX_ORDER_ENTRIES } from '../../domain/provisioning.js';
@@ -229,11 +230,11 @@ export async function provisionNumbers(call: ApiCall): Promise<void> {
   store.nextOrderId = orderId + 1;
   engine.startOrder(order);
   await engine.persisted();
-  sendJson(call.res, 202, orderView(order), { Location: `/api/v1/phone-numbers/orders/${orderId}` });
+  sendJson(call.res, 202, orderView(order), { Location: `${API_PREFIX}${endpointPath('getOrder', { orderId: String(orderId) })}` });
 }
 
-export function getOrder(call: ApiCall): void {
-  const raw = call.param(0);
+export function getOrder(call: ApiCall<'getOrder'>): void {
+  const raw = call.params.orderId;
   if (!/^\d{1,15}$/.test(raw)) throw validationError(`orderId must be an integer, got "${raw}"`);
   const order = call.engine.store.orders.get(Number(raw));
   if (!order || order.owner !== call.owner) throw notFound(`Order ${raw} was not found`);
@@ -260,15 +261,15 @@ export function listActiveNumbers(call: ApiCall): void {
   sendJson(call.res, 200, { items, page, limit, total: active.length });
 }
 
-function pathNumber(call: ApiCall): string {
-  const value = call.param(0);
+function pathNumber(call: ApiCall<'getNumber' | 'updateNumber'>): string {
+  const value = call.params.phoneNumber;
   if (!isE164(value)) {
     throw validationError(`The path must hold an E.164 number, URL-encoded (+ as %2B), got "${value}"`);
   }
   return value;
 }
 
-export function getNumber(call: ApiCall): void {
+export function getNumber(call: ApiCall<'getNumber'>): void {
   const record = call.engine.ownNumber(call.owner, pathNumber(call));
   sendCachedJson(call.res, 200, call.engine.numberJson(record));
 }
@@ -288,7 +289,7 @@ const UPDATABLE_FIELDS = [
   'settings',
 ];
 
-export async function updateNumber(call: ApiCall): Promise<void> {
+export async function updateNumber(call: ApiCall<'updateNumber'>): Promise<void> {
   const record = call.engine.ownNumber(call.owner, pathNumber(call));
   const body = await call.readJson();
   for (const key of Object.keys(body)) {

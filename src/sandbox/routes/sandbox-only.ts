@@ -130,8 +130,8 @@ export function listFailedEvents(call: ApiCall): void {
   sendJson(call.res, 200, call.engine.dispatcher.failed().filter((f) => mine.has(f.tenantId)));
 }
 
-export async function replayFailedEvent(call: ApiCall): Promise<void> {
-  const id = call.param(0);
+export async function replayFailedEvent(call: ApiCall<'replayFailedEvent'>): Promise<void> {
+  const id = call.params.deliveryId;
   const engine = call.engine;
   const event = engine.dispatcher.failed().find((f) => f.deliveryId === id);
   const tenant = event ? engine.store.tenants.get(event.tenantId) : undefined;

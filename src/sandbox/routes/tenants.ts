@@ -1,7 +1,9 @@
 // Tenants: list, create, read, update. Webhook fields are accepted inside `settings` and at the
 // top level of the body (the document shows both) and are kept in `settings`.
 
-import { isGuid, TENANT_WEBHOOK_FIELDS, WEBHOOK_EVENT_TYPES, type TenantWebhookField, type WebhookEventType } from '../../domain/validate.js';
+import { API_PREFIX, endpointPath } from '../../domain/api/endpoints.js';
+import { isOneOf, TENANT_SECRET_FIELDS, TENANT_WEBHOOK_FIELDS, WEBHOOK_EVENT_TYPES, type TenantWebhookField, type WebhookEventType } from '../../domain/api/enums.js';
+import { isGuid } from '../../domain/api/patterns.js';
 import type { ApiCall } from '../call.js';
 import { conflict, validationError } from '../errors.js';
 import { HIDDEN_SECRET } from '../engine.js';
@@ -52,17 +54,13 @@ export function mergeTenantSettings(body: JsonObject, current: TenantSettings): 
       continue;
     }
     const text = value as string;
-    switch (key) {
-      case 'webhookSecret':
-      case 'webhookBasicAuthPassword':
-        // The hidden marker a GET shows means "unchanged", so that a read-modify-write keeps secrets.
-        if (text !== HIDDEN_SECRET) next[key] = text;
-        break;
-      case 'webhookEventType':
-        next[key] = text as WebhookEventType;
-        break;
-      default:
-        next[key] = text;
+    if (isOneOf(TENANT_SECRET_FIELDS, key)) {
+      // The hidden marker a GET shows means "unchanged", so that a read-modify-write keeps secrets.
+      if (text !== HIDDEN_SECRET) next[key] = text;
+    } else if (key === 'webhookEventType') {
+      next[key] = text as WebhookEventType;
+    } else {
+      next[key] = text;
     }
   }
   return next;
@@ -130,22 +128,22 @@ export async function createTenant(call: ApiCall): Promise<void> {
   engine.store.tenants.set(tenantId, tenant);
   engine.changed({ kind: 'tenant', value: tenant });
   await engine.persisted();
-  sendJson(call.res, 201, tenantView(tenant), { Location: `/api/v1/tenants/${tenantId}` });
+  sendJson(call.res, 201, tenantView(tenant), { Location: `${API_PREFIX}${endpointPath('getTenant', { tenantId })}` });
 }
 
 /** The tenant named in the path: a malformed id is a 400, a well-formed unknown or foreign one a 404. */
-function pathTenant(call: ApiCall): TenantRecord {
-  const id = call.param(0);
+function pathTenant(call: ApiCall<'getTenant' | 'updateTenant'>): TenantRecord {
+  const id = call.params.tenantId;
   if (!isGuid(id)) throw validationError(`tenantId must be a GUID, got "${id}"`);
   return call.engine.ownTenant(call.owner, id);
 }
 
-export function getTenant(call: ApiCall): void {
+export function getTenant(call: ApiCall<'getTenant'>): void {
   const tenant = pathTenant(call);
   sendJson(call.res, 200, tenantView(tenant));
 }
 
-export async function updateTenant(call: ApiCall): Promise<void> {
+export async function updateTenant(call: ApiCall<'updateTenant'>): Promise<void> {
   const tenant = pathTenant(call);
   const body = await call.readJson();
   refuseOwnerFields(body, tenant);

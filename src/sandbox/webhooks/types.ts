@@ -4,6 +4,7 @@
 
 import type { WebhookEventType } from '../../domain/validate.js';
 import type { WebhookEventKind } from '../../domain/webhooks.js';
+import type { DeliveryAttemptWire, FailedEventWire } from '../../domain/api/wire.js';
 
 export type { WebhookEventKind } from '../../domain/webhooks.js';
 
@@ -18,33 +19,11 @@ export interface WebhookTarget {
   eventType?: WebhookEventType | undefined;
 }
 
-/** One HTTP attempt at delivering an event. */
-export interface DeliveryAttempt {
-  deliveryId: string;
-  event: WebhookEventKind;
-  tenantId: string;
-  attempt: number;
-  url: string;
-  /** HTTP status, or null when the connection failed or timed out. */
-  status: number | null;
-  error: string | null;
-  /** Wall-clock time of the attempt, ISO 8601 UTC. */
-  at: string;
-  durationMs: number;
-}
+/** One HTTP attempt at delivering an event, as GET /sandbox/webhooks/deliveries lists it. */
+export type DeliveryAttempt = DeliveryAttemptWire;
 
-/** An event that exhausted its retry window (or was refused for good). */
-export interface FailedEvent {
-  deliveryId: string;
-  event: WebhookEventKind;
-  tenantId: string;
-  attempts: number;
-  firstAttemptAt: string;
-  lastAttemptAt: string;
-  lastStatus: number | null;
-  lastError: string | null;
-  payload: unknown;
-}
+/** An event that exhausted its retry window (or was refused for good), as the failure queue lists it. */
+export type FailedEvent = FailedEventWire;
 
 export interface WebhookDispatcherOptions {
   /** Every retry delay and the 24 h window are divided by this (default 1). */
