@@ -3,6 +3,12 @@
 
 import { sentRecord, eventRecord } from './records.js';
 import type { StoredRecord } from './store.js';
+import { WEBHOOK_DELIVERY_KEY, WEBHOOK_EVENT_KEY, type WebhookEventKind } from '../domain/webhooks.js';
+
+/** The headers a delivery of the service carries, as stored (lower case). */
+function eventHeaders(kind: WebhookEventKind, i: number): Record<string, string> {
+  return { 'content-type': 'application/json', [WEBHOOK_EVENT_KEY]: kind, [WEBHOOK_DELIVERY_KEY]: `dlv-${i}` };
+}
 
 export interface GenerateOptions {
   /** How many records. */
@@ -45,7 +51,7 @@ export function generatedRecord(i: number, options: GenerateOptions): StoredReco
         receivedAt: at,
         messageId,
         status: payload.status,
-        headers: { 'content-type': 'application/json', 'x-svc-event': 'DeliveryReceipt', 'x-svc-delivery': `dlv-${i}` },
+        headers: eventHeaders('DeliveryReceipt', i),
         raw: JSON.stringify(payload),
       });
     }
@@ -56,7 +62,7 @@ export function generatedRecord(i: number, options: GenerateOptions): StoredReco
           id: `dlv-${i}`,
           type: 'OrderStatus',
           receivedAt: at,
-          headers: { 'content-type': 'application/json', 'x-svc-event': 'OrderStatus', 'x-svc-delivery': `dlv-${i}` },
+          headers: eventHeaders('OrderStatus', i),
           raw: JSON.stringify(payload),
         });
       }
@@ -69,7 +75,7 @@ export function generatedRecord(i: number, options: GenerateOptions): StoredReco
         from: remote,
         to: [OUR_NUMBER],
         messageId: replyId,
-        headers: { 'content-type': 'application/json', 'x-svc-event': 'MessageReceived', 'x-svc-delivery': `dlv-${i}` },
+        headers: eventHeaders('MessageReceived', i),
         raw: JSON.stringify(payload),
       });
     }

@@ -5,6 +5,7 @@ import { formatEventLine, type LineFormatOptions } from '../webhooks/format.js';
 import type { AcceptedWebhookEvent } from '../webhooks/types.js';
 import { classifyEvent, parsePayload } from '../webhooks/payloads.js';
 import type { StoredRecord } from './store.js';
+import { WEBHOOK_EVENT_KEY } from '../domain/webhooks.js';
 
 export interface EventJson {
   id: string;
@@ -50,13 +51,13 @@ export function eventJson(record: StoredRecord, withHeaders = false): EventJson 
 /** The listener's own line for a stored event. */
 export function eventLine(record: StoredRecord, options: LineFormatOptions = {}): string {
   const payload = parsedBody(record);
-  const { kind, summary } = classifyEvent(payload, record.headers?.['x-svc-event'] ?? record.type);
+  const { kind, summary } = classifyEvent(payload, record.headers?.[WEBHOOK_EVENT_KEY] ?? record.type);
   const event: AcceptedWebhookEvent = {
     receivedAt: new Date(record.at),
     method: 'POST',
     path: '/',
     kind,
-    eventHeader: record.headers?.['x-svc-event'] ?? null,
+    eventHeader: record.headers?.[WEBHOOK_EVENT_KEY] ?? null,
     summary,
     payload,
     raw: record.body,

@@ -7,6 +7,7 @@ import { request as httpsRequest } from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { redactJsonText, traceHeaderValue } from '../api/redact.js';
 import { signBody } from './signature.js';
+import { WEBHOOK_DELIVERY_HEADER, WEBHOOK_DELIVERY_KEY, WEBHOOK_EVENT_HEADER, WEBHOOK_EVENT_KEY, WEBHOOK_SIGNATURE_HEADER } from '../domain/webhooks.js';
 
 export interface ReplayAnswer {
   status: number;
@@ -25,12 +26,12 @@ export function replayHeaders(delivery: StoredDelivery, secret: string): Record<
   const headers: Record<string, string> = {
     'Content-Type': delivery.headers['content-type'] ?? 'application/json',
     'User-Agent': 'svc-cli events replay',
-    'X-Svc-Signature': signBody(delivery.body, secret),
+    [WEBHOOK_SIGNATURE_HEADER]: signBody(delivery.body, secret),
   };
-  const eventName = delivery.headers['x-svc-event'];
-  if (eventName !== undefined) headers['X-Svc-Event'] = eventName;
-  const deliveryId = delivery.headers['x-svc-delivery'];
-  if (deliveryId !== undefined) headers['X-Svc-Delivery'] = deliveryId;
+  const eventName = delivery.headers[WEBHOOK_EVENT_KEY];
+  if (eventName !== undefined) headers[WEBHOOK_EVENT_HEADER] = eventName;
+  const deliveryId = delivery.headers[WEBHOOK_DELIVERY_KEY];
+  if (deliveryId !== undefined) headers[WEBHOOK_DELIVERY_HEADER] = deliveryId;
   return headers;
 }
 
