@@ -24,7 +24,7 @@ try {
   await build({
     absWorkingDir: root,
     stdin: {
-      contents: "export * from './src/events/store.ts'; export * from './src/events/generate.ts';",
+      contents: "export { EventStoreReader } from './src/events/store/reader.ts'; export { writeSegment } from './src/events/store/writer.ts'; export * from './src/events/generate.ts';",
       resolveDir: root,
       loader: 'ts',
     },

@@ -2,7 +2,7 @@
 // and replies, spread over time, deterministic for a given seed.
 
 import { sentRecord, eventRecord } from './records.js';
-import type { StoredRecord } from './store.js';
+import type { StoredRecord } from './store/record.js';
 import { WEBHOOK_DELIVERY_KEY, WEBHOOK_EVENT_KEY, type WebhookEventKind } from '../domain/webhooks.js';
 
 /** The headers a delivery of the service carries, as stored (lower case). */

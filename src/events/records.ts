@@ -2,10 +2,11 @@
 // that the listener, the send command and the tests make records the same way.
 
 import type { IncomingHttpHeaders } from 'node:http';
-import type { StoredRecord } from './store.js';
-import { EventStoreWriter, NOT_KEPT_HEADERS } from './store.js';
+import type { StoredRecord } from './store/record.js';
+import { EventStoreWriter } from './store/writer.js';
+import { NOT_KEPT_HEADERS } from './store/record.js';
 import { defaultStoreDir } from './paths.js';
-import { compactQuietly } from './compact.js';
+import { compactQuietly } from './store/compact.js';
 import { jsonString } from '../output/json-text.js';
 
 export function keptHeaders(headers: IncomingHttpHeaders): Record<string, string> {

@@ -4,7 +4,7 @@
 import { formatEventLine, type LineFormatOptions } from '../webhooks/format.js';
 import type { AcceptedWebhookEvent } from '../webhooks/types.js';
 import { classifyEvent, parsePayload } from '../webhooks/payloads.js';
-import type { StoredRecord } from './store.js';
+import type { StoredRecord } from './store/record.js';
 import { WEBHOOK_EVENT_KEY } from '../domain/webhooks.js';
 
 export interface EventJson {

@@ -3,7 +3,8 @@
 
 import type { IncomingHttpHeaders } from 'node:http';
 import { eventRecord, keptHeaders } from '../events/records.js';
-import type { IncomingEvent, StoredRecord, Written } from '../events/store.js';
+import type { IncomingEvent, StoredRecord } from '../events/store/record.js';
+import type { Written } from '../events/store/writer.js';
 import { describeError, Rejection } from './receive.js';
 import type { WebhookEventKind, WebhookEventSummary } from './payloads.js';
 

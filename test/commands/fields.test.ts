@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventRecord, sentRecord } from '../../src/events/records.js';
-import { writeSegment } from '../../src/events/store.js';
+import { writeSegment } from '../../src/events/store/writer.js';
 import { fakeClock, runCli } from '../helpers/cli.js';
 import { createMockApi, MOCK_ENV, type MockApi } from '../helpers/mock-api.js';
 import { accepted, mockSends, type SendMock } from './send/helpers.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { sentRecord, sentRecordLine } from '../../src/events/records.js';
-import { recordLine } from '../../src/events/store.js';
+import { recordLine } from '../../src/events/store/record.js';
 import { jsonString, jsonStrings } from '../../src/output/json-text.js';
 import { elementFor, elementJson } from '../../src/send/results.js';
 

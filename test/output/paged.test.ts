@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventRecord, sentRecord } from '../../src/events/records.js';
-import { writeSegment } from '../../src/events/store.js';
+import { writeSegment } from '../../src/events/store/writer.js';
 import { json, startTestServer, type TestServer } from '../helpers/http-server.js';
 import { BIN } from '../helpers/spawn.js';
 import { startPty } from './pty.js';

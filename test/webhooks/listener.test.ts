@@ -7,7 +7,7 @@ import type { WebhookListener, WebhookListenerOptions } from '../../src/webhooks
 import { collectingSink, post, startFakeApp, unusedPort } from './helpers.js';
 import type { CollectingSink, FakeApp } from './helpers.js';
 import { deliveryReceipt, incomingMessage, orderStatus } from './sample-payloads.js';
-import type { StoredRecord } from '../../src/events/store.js';
+import type { StoredRecord } from '../../src/events/store/record.js';
 
 const secret = 'whsec-listener-test';
 const fixedNow = (): Date => new Date('2025-01-02T03:04:05.000Z');

@@ -2,7 +2,7 @@ import type { Context } from '../../context.js';
 import { eventJson } from '../../events/view.js';
 import { classifyEvent, parsePayload } from '../../webhooks/payloads.js';
 import { statusTone, writeList, type Column } from '../../output/render.js';
-import type { StoredRecord } from '../../events/store.js';
+import type { StoredRecord } from '../../events/store/record.js';
 import type { InputFor } from '../spec.js';
 import type { eventsCommands } from './index.js';
 import { eventType, numberArg, openReader, timeRange } from './shared.js';

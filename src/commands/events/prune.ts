@@ -1,6 +1,6 @@
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { pruneStore } from '../../events/compact.js';
+import { pruneStore } from '../../events/store/compact.js';
 import { writeJson, writeNdjson } from '../../output/render.js';
 import type { InputFor } from '../spec.js';
 import type { eventsCommands } from './index.js';

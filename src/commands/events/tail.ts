@@ -1,6 +1,8 @@
 import type { Context } from '../../context.js';
 import { ExitCode, InterruptedError } from '../../errors.js';
-import { latestRecords, StoreFollower, type StoredRecord } from '../../events/store.js';
+import { latestRecords } from '../../events/store/reader.js';
+import { StoreFollower } from '../../events/store/follower.js';
+import type { StoredRecord } from '../../events/store/record.js';
 import { eventJson, eventLine } from '../../events/view.js';
 import { terminalPalette } from '../../output/palette.js';
 import { plainPalette } from '../../webhooks/format.js';

@@ -1,5 +1,5 @@
 import { CliError, ExitCode, UsageError } from '../../errors.js';
-import { normalizeNumber } from '../../events/store.js';
+import { normalizeNumber } from '../../events/store/index-entries.js';
 import { JournalFormatError, readJournalRecords } from '../../send/journal.js';
 
 // What send journals say was sent to one number: the accepted requests that named it. A journal

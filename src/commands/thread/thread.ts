@@ -1,5 +1,5 @@
 import type { Context } from '../../context.js';
-import type { StoredRecord } from '../../events/store.js';
+import type { StoredRecord } from '../../events/store/record.js';
 import { paint, projectFields, statusTone, writeJson, writeList } from '../../output/render.js';
 import { terminalSafe } from '../../webhooks/format.js';
 import { parsePayload } from '../../webhooks/payloads.js';

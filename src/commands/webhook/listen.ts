@@ -9,8 +9,9 @@ import type { webhookCommands } from './index.js';
 import { DEFAULT_LISTEN_PORT } from '../defaults.js';
 import { basicAuthFromEnv, secretsFromEnv } from './inputs.js';
 import { terminalPalette } from '../../output/palette.js';
-import { EventStoreWriter, recentIds } from '../../events/store.js';
-import { compactQuietly } from '../../events/compact.js';
+import { EventStoreWriter } from '../../events/store/writer.js';
+import { recentIds } from '../../events/store/reader.js';
+import { compactQuietly } from '../../events/store/compact.js';
 import { batchedWriter, nonBlank, storeDirFrom } from '../events/options.js';
 
 /** Deliveries remembered for deduplication, also across restarts (read back from the store). */

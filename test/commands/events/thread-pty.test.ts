@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { eventRecord, sentRecord } from '../../../src/events/records.js';
-import { writeSegment } from '../../../src/events/store.js';
+import { writeSegment } from '../../../src/events/store/writer.js';
 import { BIN } from '../../helpers/spawn.js';
 
 // `svc thread` on a real pseudo-terminal (util-linux `script`): the chat view, coloured, and

@@ -14,21 +14,9 @@
 
 import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  DATA_SUFFIX,
-  ENTRY_BYTES,
-  INDEX_SUFFIX,
-  REPLACES_SUFFIX,
-  isCompacted,
-  listSegments,
-  loadSegmentIndex,
-  parseRecord,
-  readRange,
-  replacedBy,
-  segmentWriterPid,
-  writeFully,
-  type SegmentIndex,
-} from './store.js';
+import { DATA_SUFFIX, INDEX_SUFFIX, REPLACES_SUFFIX, isCompacted, listSegments, readRange, replacedBy, segmentWriterPid, writeFully } from './segments.js';
+import { ENTRY_BYTES, loadSegmentIndex, type SegmentIndex } from './index-entries.js';
+import { parseRecord } from './record.js';
 
 /** Segments with fewer records than this are small. */
 export const SMALL_SEGMENT_RECORDS = 5_000;

@@ -2,18 +2,13 @@ import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncat
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { compactStore, pruneStore, recoverCompaction } from '../../src/events/compact.js';
-import { generatedRecord, remoteNumber, type GenerateOptions } from '../../src/events/generate.js';
-import { eventRecord, sentMessagesIn, sentRecord } from '../../src/events/records.js';
-import {
-  EventStoreReader,
-  EventStoreWriter,
-  latestRecords,
-  recentIds,
-  StoreFollower,
-  writeSegment,
-  type StoredRecord,
-} from '../../src/events/store.js';
+import { compactStore, pruneStore, recoverCompaction } from '../../../src/events/store/compact.js';
+import { generatedRecord, remoteNumber, type GenerateOptions } from '../../../src/events/generate.js';
+import { eventRecord, sentMessagesIn, sentRecord } from '../../../src/events/records.js';
+import { EventStoreReader, latestRecords, recentIds } from '../../../src/events/store/reader.js';
+import { EventStoreWriter, writeSegment } from '../../../src/events/store/writer.js';
+import { StoreFollower } from '../../../src/events/store/follower.js';
+import type { StoredRecord } from '../../../src/events/store/record.js';
 
 const dirs: string[] = [];
 function tempStore(): string {

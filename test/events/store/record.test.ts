@@ -2,8 +2,10 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { eventRecord, keptHeaders, sentRecord } from '../../src/events/records.js';
-import { EventStoreReader, EventStoreWriter, eventLine, recordLine, type IncomingEvent, type StoredRecord } from '../../src/events/store.js';
+import { eventRecord, keptHeaders, sentRecord } from '../../../src/events/records.js';
+import { EventStoreReader } from '../../../src/events/store/reader.js';
+import { EventStoreWriter } from '../../../src/events/store/writer.js';
+import { eventLine, recordLine, type IncomingEvent, type StoredRecord } from '../../../src/events/store/record.js';
 
 // The store's lines are built from their parts (no record object, no JSON.stringify of it on the
 // listener's path); these tests hold them to the text JSON.stringify gives, which is what readers
