@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import type { SendAnswer } from '../api/messages.js';
-import { messageIdsOf, type JournalRecord } from './journal.js';
+import { messageIdsOf, type JournalRecord } from './journal/format.js';
 import { classifyFailure, type SendFailure } from './outcome.js';
 
 // The bulk-send engine: pulls requests from a stream, keeps at most `concurrency` of them in

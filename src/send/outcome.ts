@@ -1,5 +1,5 @@
 import { CliError, describeError, exitCodeFor, InterruptedError, NetworkError, UnexpectedAnswerError, type ExitCodeValue } from '../errors.js';
-import type { JournalOutcome } from './journal.js';
+import type { JournalOutcome } from './journal/format.js';
 
 // What a failed send means for its recipients. Nobody is `accepted` without a 2xx answer holding
 // a readable JSON object (sendMessage resolves on nothing else); this file sorts the failures:

@@ -7,7 +7,7 @@ import { stripOneTrailingNewline } from '../output/io.js';
 import { decodeText } from '../input/text.js';
 import { checkRecipientsFile, RecipientsFileError, type RecipientsCheck } from './recipients.js';
 import { InputFileError, MAX_BODY_BYTES, MAX_RECIPIENTS_BYTES, openInput, readInputBytes, type InputSource } from './input-source.js';
-import type { UnknownChoice } from './journal.js';
+import type { UnknownChoice } from './journal/format.js';
 import { compileTemplate, TemplateError, type CompiledTemplate } from './template.js';
 import { requireE164 } from '../input/checks.js';
 import { checkMessageMedia, readMediaFile, type MediaFile } from '../input/media-file.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { runBulk, journalRecordFor, type BulkRequest, type BulkResult } from '../../src/send/engine.js';
 import { classifyFailure } from '../../src/send/outcome.js';
 import { ApiError, AuthError, InterruptedError, NetworkError } from '../../src/errors.js';
-import type { JournalRecord } from '../../src/send/journal.js';
+import type { JournalRecord } from '../../src/send/journal/format.js';
 
 /** `count` requests in batches of `batchSize` (one a batch by default, so that pulls can be counted). */
 async function* requestsOf(count: number, onPull?: (i: number) => void, batchSize = 1): AsyncGenerator<BulkRequest<number>[]> {

@@ -1,7 +1,7 @@
 import type { InputFor } from '../spec.js';
 import type { sendCommands } from './index.js';
 import type { Context } from '../../context.js';
-import type { UnknownChoice } from '../../send/journal.js';
+import type { UnknownChoice } from '../../send/journal/format.js';
 import type { SendRequest } from '../../send/plan.js';
 import { DEFAULT_CONCURRENCY } from '../defaults.js';
 import { UsageError } from '../../errors.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, createReadStream, fsyncSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import type { JournalRun } from '../journal.js';
+import type { JournalRun } from '../journal/format.js';
 import type { ExcludeList } from './exclude.js';
 
 // The numbers a journaled send leaves out, kept beside its journal (`JOURNAL.exclude`), so that

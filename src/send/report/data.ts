@@ -9,7 +9,8 @@ import { appendFileSync, readFileSync } from 'node:fs';
 import { getMessage, messageOutcome, type Message } from '../../api/messages.js';
 import type { ApiClient } from '../../api/http.js';
 import { AuthError, InterruptedError, NotFoundError } from '../../errors.js';
-import { readJournalRecords, type JournalError, type JournalRun } from '../journal.js';
+import { readJournalRecords } from '../journal/parser.js';
+import type { JournalError, JournalRun } from '../journal/format.js';
 
 export type JournalState = 'accepted' | 'rejected' | 'unknown';
 

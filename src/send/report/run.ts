@@ -7,7 +7,7 @@ import type { Context } from '../../context.js';
 import { InterruptedError, UsageError, type CliError } from '../../errors.js';
 import { errorCode } from '../../domain/files/reasons.js';
 import { cannotRead } from '../../input/file-errors.js';
-import { JournalFormatError } from '../journal.js';
+import { JournalFormatError } from '../journal/format.js';
 import {
   appendCache,
   cachePath,

@@ -10,7 +10,7 @@ import { EventStoreWriter, writeSegment } from '../../../src/events/store/writer
 import type { StoredRecord } from '../../../src/events/store/record.js';
 import { signBody, verifySignature } from '../../../src/webhooks/signature.js';
 import { post } from '../../webhooks/helpers.js';
-import { JournalWriter } from '../../../src/send/journal.js';
+import { JournalWriter } from '../../../src/send/journal/writer.js';
 import { fakeClock, runCli } from '../../helpers/cli.js';
 import { MOCK_ENV } from '../../helpers/mock-api.js';
 import { startCommand } from '../../helpers/live.js';

@@ -6,7 +6,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readJournal, type JournalState } from '../../../src/send/journal.js';
+import { readJournal, type JournalState } from '../../../src/send/journal/replay.js';
 import { BIN } from '../../helpers/spawn.js';
 import { testDataDir } from '../../helpers/spawn.js';
 

@@ -1,5 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { readJournalRecords, type JournalLine } from '../../../src/send/journal.js';
+import { readJournalRecords } from '../../../src/send/journal/parser.js';
+import type { JournalLine } from '../../../src/send/journal/format.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MockAgent } from 'undici';

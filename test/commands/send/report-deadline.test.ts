@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Clock } from '../../../src/clock.js';
 import { InterruptedError } from '../../../src/errors.js';
-import { sealRecord } from '../../../src/send/journal.js';
+import { sealRecord } from '../../../src/send/journal/format.js';
 import { fakeClock, runCli } from '../../helpers/cli.js';
 import { startTestServer, type TestServer } from '../../helpers/http-server.js';
 import { spawnCli } from '../../helpers/spawn.js';

@@ -7,7 +7,7 @@ import { fakeClock, runCli } from '../../helpers/cli.js';
 import { createTenant, obj, provisionAndWait, startHarness, type Harness } from '../../sandbox/helpers.js';
 import { MOCK_ENV, MOCK_ORIGIN } from '../../helpers/mock-api.js';
 import { MockAgent } from 'undici';
-import { sealRecord } from '../../../src/send/journal.js';
+import { sealRecord } from '../../../src/send/journal/format.js';
 import { accepted, mockSends, numbers, tempDir } from './helpers.js';
 
 // `svc send report` against the sandbox: 1,000 recipients, 100 of them in the failing range.
@@ -542,7 +542,7 @@ describe('svc send report, journal side', () => {
 
 describe('a journal with throttled requests', () => {
   it('counts a recipient refused unprocessed (429) as not yet sent, not as rejected', async () => {
-    const { JournalWriter } = await import('../../../src/send/journal.js');
+    const { JournalWriter } = await import('../../../src/send/journal/writer.js');
     const { readReportJournal } = await import('../../../src/send/report/data.js');
     const path = join(work, 'throttled.jsonl');
     const run = { from: FROM, body: 'sha256:ab', recipients: 'sha256:cd', recipientCount: 3, media: [] };

@@ -517,7 +517,7 @@ describe('svc send --journal and --resume', () => {
   it('starts afresh over a journal that records no request (its run stopped before sending)', async () => {
     const d = dir();
     const journal = `${d.dir}/run.jsonl`;
-    const { JournalWriter } = await import('../../../src/send/journal.js');
+    const { JournalWriter } = await import('../../../src/send/journal/writer.js');
     await JournalWriter.create(journal, { from: FROM, body: 'sha256:other', recipients: 'sha256:other', recipientCount: 1, media: [] }).close();
     mock = mockSends(accepted);
     const result = await run(['send', '--from', FROM, '--to', A, '--body', 'x', '--journal', journal, '--json']);

@@ -2,7 +2,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { JournalWriter, readJournal, type JournalRun } from '../../../src/send/journal.js';
+import { JournalWriter } from '../../../src/send/journal/writer.js';
+import { readJournal } from '../../../src/send/journal/replay.js';
+import type { JournalRun } from '../../../src/send/journal/format.js';
 
 // The bulk send's journal writes the results of one event-loop turn together (issue 10, item 8):
 // a launch is still in the file before its request leaves, and results reach the file before

@@ -5,19 +5,13 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { journalRecordFor, runBulk, type BulkRequest } from '../../src/send/engine.js';
-import { ApiError, NetworkError } from '../../src/errors.js';
-import {
-  JournalFormatError,
-  JournalWriter,
-  messageIdsOf,
-  readJournal,
-  readJournalRecords,
-  runDifferences,
-  type JournalOutcome,
-  type JournalRun,
-  type JournalState,
-} from '../../src/send/journal.js';
+import { journalRecordFor, runBulk, type BulkRequest } from '../../../src/send/engine.js';
+import { ApiError, NetworkError } from '../../../src/errors.js';
+import { JournalFormatError, messageIdsOf, type JournalOutcome, type JournalRun } from '../../../src/send/journal/format.js';
+import { JournalWriter } from '../../../src/send/journal/writer.js';
+import { readJournal, type JournalState } from '../../../src/send/journal/replay.js';
+import { readJournalRecords } from '../../../src/send/journal/parser.js';
+import { runDifferences } from '../../../src/send/journal/differences.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-journal-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -139,7 +133,7 @@ describe('JournalWriter and readJournal', () => {
       const journal = JournalWriter.create(path, RUN);
       await journal.close();
       // Re-seal the header as version 3, checksum and all, the way a later svc would.
-      const { sealRecord } = await import('../../src/send/journal.js');
+      const { sealRecord } = await import('../../../src/send/journal/format.js');
       const header = JSON.parse(readFileSync(path, 'utf8').split('\n')[0]!) as Record<string, unknown>;
       delete header['crc'];
       writeFileSync(path, sealRecord({ ...header, version: 3 }));
@@ -417,7 +411,7 @@ describe('a writer killed with SIGKILL', () => {
   beforeAll(async () => {
     bundle = join(dir, 'journal-bundle.mjs');
     await build({
-      entryPoints: [new URL('../../src/send/journal.ts', import.meta.url).pathname],
+      entryPoints: [new URL('../../../src/send/journal/writer.ts', import.meta.url).pathname],
       bundle: true,
       platform: 'node',
       format: 'esm',

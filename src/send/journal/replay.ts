@@ -1,0 +1,136 @@
+// Replaying a bulk send journal into each recipient's final state: what `--resume` and `send
+// report` go by.
+
+import { stat } from 'node:fs/promises';
+import { PhoneNumberMap } from '../phone-number-map.js';
+import type { JournalExclude, JournalHeader, JournalOutcome } from './format.js';
+import { readJournalRecords } from './parser.js';
+
+export type RecipientState = 'accepted' | 'rejected' | 'unknown';
+
+export interface JournalCounts {
+  /** Distinct recipients accepted by some request. */
+  accepted: number;
+  /** Distinct recipients never accepted, whose every request was rejected (never sent). */
+  rejected: number;
+  /** Distinct recipients never accepted with an unknown answer or a request in flight at a crash. */
+  unknown: number;
+  /** Of `unknown`: recipients of requests launched and never answered in the file. */
+  inFlight: number;
+}
+
+export interface JournalState {
+  path: string;
+  /** False when there is no journal yet (absent, empty, or only a torn header). */
+  exists: boolean;
+  header: JournalHeader | undefined;
+  /** Records read, the header included. */
+  records: number;
+  /** The highest `seq` in the file (0 when none). */
+  lastSeq: number;
+  /** Bytes of whole records; beyond them only a torn last line. */
+  validBytes: number;
+  /** A last line cut short (a crash mid-write), if any. */
+  torn: { line: number; bytes: Buffer } | undefined;
+  counts: JournalCounts;
+  /**
+   * The exclude list the run keeps to now: the header's, or that of the last `resume` record that
+   * grew it. Undefined when the run never had one.
+   */
+  exclude: JournalExclude | undefined;
+  /** The final state of one recipient, or undefined when the journal never names it. */
+  stateOf(to: string): RecipientState | undefined;
+  /** Every recipient the journal names, with its final state (in no particular order). */
+  forEachRecipient(visit: (to: string, state: RecipientState) => void): void;
+}
+
+const ACCEPTED = 1;
+const REJECTED = 2;
+const UNKNOWN = 4;
+const IN_FLIGHT = 8;
+const OUTCOME_BITS: Readonly<Record<JournalOutcome, number>> = { accepted: ACCEPTED, rejected: REJECTED, unknown: UNKNOWN };
+
+function stateFromBits(bits: number): RecipientState {
+  if (bits & ACCEPTED) return 'accepted';
+  if (bits & (UNKNOWN | IN_FLIGHT)) return 'unknown';
+  return 'rejected';
+}
+
+/**
+ * Reads a journal whole (streamed) into each recipient's final state: accepted when any request
+ * for it was accepted; else unknown when an answer was unreadable or a request was in flight at a
+ * crash; else rejected. Memory grows with the distinct recipients only (about 24 bytes each).
+ */
+export async function readJournal(path: string): Promise<JournalState> {
+  const bits = new PhoneNumberMap();
+  const open = new Map<number, string[]>();
+  let header: JournalHeader | undefined;
+  let exclude: JournalExclude | undefined;
+  let records = 0;
+  let lastSeq = 0;
+  let validBytes = 0;
+  let tornAt: number | undefined;
+  let torn: JournalState['torn'];
+  let sawAnything = false;
+  for await (const record of readJournalRecords(path, {
+    onTorn: (t) => {
+      torn = { line: t.line, bytes: t.bytes };
+      tornAt = t.offset;
+    },
+  })) {
+    sawAnything = true;
+    records++;
+    switch (record.type) {
+      case 'header':
+        header = record.header;
+        exclude = record.header.exclude;
+        break;
+      case 'launch':
+        lastSeq = record.seq;
+        open.set(record.seq, record.to);
+        break;
+      case 'result': {
+        open.delete(record.seq);
+        const bit = OUTCOME_BITS[record.outcome];
+        for (const to of record.to) bits.set(to, (bits.get(to) ?? 0) | bit);
+        break;
+      }
+      case 'throttled':
+        // Refused unprocessed: the launch is closed and its recipients are as if never sent.
+        open.delete(record.seq);
+        break;
+      case 'resume':
+        if (record.exclude !== undefined) exclude = record.exclude;
+        break;
+      case 'pause':
+        break;
+    }
+  }
+  // The torn line's offset is where the whole records end.
+  if (tornAt !== undefined) validBytes = tornAt;
+  else if (sawAnything) validBytes = (await stat(path)).size;
+  for (const to of open.values()) for (const number of to) bits.set(number, (bits.get(number) ?? 0) | IN_FLIGHT);
+
+  const counts: JournalCounts = { accepted: 0, rejected: 0, unknown: 0, inFlight: 0 };
+  bits.forEachValue((value) => {
+    const state = stateFromBits(value);
+    counts[state]++;
+    if (state === 'unknown' && value & IN_FLIGHT) counts.inFlight++;
+  });
+  return {
+    path,
+    exists: header !== undefined,
+    header,
+    records,
+    lastSeq,
+    validBytes: header === undefined ? 0 : validBytes,
+    torn: header === undefined ? undefined : torn,
+    counts,
+    exclude: header === undefined ? undefined : exclude,
+    stateOf: (to) => {
+      const value = bits.get(to);
+      return value === undefined ? undefined : stateFromBits(value);
+    },
+    forEachRecipient: (visit) => bits.forEach((to, value) => visit(to, stateFromBits(value))),
+  };
+}
