@@ -4,8 +4,8 @@
 import { MESSAGE_RETENTION, SandboxEngine } from './engine.js';
 import { DEFAULT_MESSAGE_STEP_MS, DEFAULT_ORDER_DELAY_MS, type SandboxOptions } from './options.js';
 import { TickScheduler } from './scheduler.js';
-import { SandboxStore } from './state.js';
-import { DurableState } from './state-file.js';
+import { SandboxStore } from './state/records.js';
+import { DurableState } from './state/durable.js';
 import { createWebhookDispatcher } from './webhooks/dispatcher.js';
 import type { WebhookDispatcher } from './webhooks/types.js';
 

@@ -13,7 +13,7 @@ import type {
   SandboxStore,
   StoreChange,
   TenantRecord,
-} from './state.js';
+} from './state/records.js';
 import { ApiError, notFound } from './errors.js';
 import { cachedJson, type CachedJson } from './http-io.js';
 import { numberView, orderView, receiptOf } from './views.js';

@@ -5,7 +5,7 @@
 
 import type { DeliveryReceiptWire, MessageWire, OrderWire, PhoneNumberWire, TenantWire } from '../domain/api/wire.js';
 import { HIDDEN_SECRET } from '../domain/webhooks.js';
-import type { MessageRecord, NumberRecord, OrderRecord, TenantRecord } from './state.js';
+import type { MessageRecord, NumberRecord, OrderRecord, TenantRecord } from './state/records.js';
 
 /** `{key: value}` when the value is set, else nothing: answers leave unset optional fields out. */
 function ifSet<K extends string, V>(key: K, value: V | null | undefined): { [P in K]?: V } {

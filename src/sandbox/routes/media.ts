@@ -14,7 +14,7 @@ import { ApiError, validationError } from '../errors.js';
 import { requiredE164, requiredGuid, requiredString, type JsonObject } from '../fields.js';
 import { parseJsonObject, sendError, sendJson } from '../http-io.js';
 import { isMultipartForm, readFormFile } from '../multipart.js';
-import type { MediaRecord, NumberRecord } from '../state.js';
+import type { MediaRecord, NumberRecord } from '../state/records.js';
 
 /** A 5 MB file as an array of byte values in JSON takes up to ~4 characters a byte. */
 const MEDIA_BODY_LIMIT = 4 * MAX_MEDIA_BYTES + 64 * 1024;

@@ -7,7 +7,7 @@ import { ApiError, notFound, validationError } from '../errors.js';
 import { optionalMediaUrls, requiredE164 } from '../fields.js';
 import { sendJson } from '../http-io.js';
 import { countSegments } from '../../domain/segments.js';
-import type { MessageRecord } from '../state.js';
+import type { MessageRecord } from '../state/records.js';
 import { messageView } from '../views.js';
 
 /** Recipients per request: the document sets no maximum; this bounds one request's work. */

@@ -25,7 +25,7 @@ import {
 } from '../fields.js';
 import { sendCachedJson, sendEmpty, sendJson } from '../http-io.js';
 import { mergeNumberSettings } from '../number-settings.js';
-import type { NumberRecord, OrderEntry, OrderRecord } from '../state.js';
+import type { NumberRecord, OrderEntry, OrderRecord } from '../state/records.js';
 import { numberView, orderView } from '../views.js';
 import { API_PREFIX, endpointPath } from '../../domain/api/endpoints.js';
 

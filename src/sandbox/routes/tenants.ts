@@ -9,7 +9,7 @@ import { conflict, validationError } from '../errors.js';
 import { HIDDEN_SECRET } from '../engine.js';
 import { isObject, isSandboxAcceptedUrl, optionalString, type JsonObject } from '../fields.js';
 import { sendEmpty, sendJson } from '../http-io.js';
-import type { TenantRecord, TenantSettings } from '../state.js';
+import type { TenantRecord, TenantSettings } from '../state/records.js';
 import { tenantView } from '../views.js';
 
 const SETTING_KEYS = TENANT_WEBHOOK_FIELDS;

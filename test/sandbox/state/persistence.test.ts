@@ -2,10 +2,11 @@ import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startSandbox } from '../../src/sandbox/index.js';
-import { SandboxStore } from '../../src/sandbox/state.js';
-import { readSavedState, writeFileAtomic } from '../../src/sandbox/state-file.js';
-import { createTenant, eventually, obj, provisionAndWait, startHarness, type Harness } from './helpers.js';
+import { startSandbox } from '../../../src/sandbox/index.js';
+import { SandboxStore } from '../../../src/sandbox/state/records.js';
+import { readSavedState } from '../../../src/sandbox/state/change-log.js';
+import { writeFileAtomic } from '../../../src/sandbox/state/snapshot.js';
+import { createTenant, eventually, obj, provisionAndWait, startHarness, type Harness } from '../helpers.js';
 
 let dir: string;
 let stateFile: string;

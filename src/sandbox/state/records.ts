@@ -3,16 +3,16 @@
 // they are hidden only in API answers.
 
 import { randomBytes } from 'node:crypto';
-import type { MessageWire, OrderNumberWire, OrderWire } from '../domain/api/wire.js';
+import type { MessageWire, OrderNumberWire, OrderWire } from '../../domain/api/wire.js';
 import type {
   NumberStatus,
   PlatformType,
   ProvisionClass,
   ProvisionType,
   WebhookEventType,
-} from '../domain/api/enums.js';
-import type { WebhookDispatcherState } from './webhooks/types.js';
-import { IdQueue } from './id-queue.js';
+} from '../../domain/api/enums.js';
+import type { WebhookDispatcherState } from '../webhooks/types.js';
+import { IdQueue } from '../id-queue.js';
 
 export interface TenantSettings {
   webhookPrimaryUri?: string;
