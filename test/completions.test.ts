@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { completionScript } from '../src/commands/completion/generate.js';
+import { completionScript } from '../src/commands/completion/shared/completion-scripts.js';
 import { COMMANDS } from '../src/commands/tree.js';
 import { startPty, type PtySession } from './output/pty.js';
 

@@ -11,7 +11,6 @@ import { orderCommands, orderGroup } from './order/index.js';
 import { profileCommands, profileGroup } from './profile/index.js';
 import { sandboxCommands, sandboxGroup, sandboxTriggerGroup, sandboxWebhooksGroup } from './sandbox/index.js';
 import { sendCommands } from './send/index.js';
-import { sendReportCommands } from './send/report-spec.js';
 import { tenantCommands, tenantGroup } from './tenant/index.js';
 import { webhookCommands, webhookGroup } from './webhook/index.js';
 import { eventsCommands, eventsGroup } from './events/index.js';
@@ -43,7 +42,6 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...numberCommands,
   ...orderCommands,
   ...sendCommands,
-  ...sendReportCommands,
   ...messageCommands,
   ...mediaCommands,
   ...webhookCommands,

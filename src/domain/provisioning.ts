@@ -19,7 +19,7 @@ export interface ProvisionEntry {
   settings?: SettingsObject;
 }
 
-/** An order as the service answers it; its fields are read leniently (commands/order/status.ts). */
+/** An order as the service answers it; its fields are read leniently (commands/order/shared/order-status.ts). */
 export type Order = Record<string, unknown>;
 
 /**

@@ -22,7 +22,7 @@ import { CostTally, type BodyStats } from './stats.js';
 /**
  * What a send is asked to do, as given: the values of the flags, not yet checked against each
  * other nor read from their files. The command builds it from its command line
- * (src/commands/send/request.ts) with each value parsed on its own; the plan checks the rest.
+ * (src/commands/send/shared/send-request.ts) with each value parsed on its own; the plan checks the rest.
  */
 export interface SendRequest {
   from: string | undefined;

@@ -1,4 +1,4 @@
-import { countSegments, type SmsEncoding } from '../sms/segments.js';
+import { countSegments, type SmsEncoding } from '../domain/segments.js';
 import { readRecipients, type RecipientRow } from './recipients.js';
 import type { CompiledTemplate } from './template.js';
 import type { SendPlan } from './plan.js';

@@ -6,7 +6,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { DELIVERY_HEADER, EVENT_HEADER, classifyEvent, parsePayload } from './payloads.js';
 import type { WebhookEventKind, WebhookEventSummary } from './payloads.js';
-import { SIGNATURE_HEADER, verifySignature } from './signature.js';
+import { SIGNATURE_HEADER, verifySignature } from '../domain/signature.js';
 import type { BasicCredentials } from './types.js';
 
 export const MAX_WEBHOOK_BODY_BYTES = 1024 * 1024;

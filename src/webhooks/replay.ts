@@ -6,7 +6,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { redactJsonText, traceHeaderValue } from '../api/redact.js';
-import { signBody } from './signature.js';
+import { signBody } from '../domain/signature.js';
 import { WEBHOOK_DELIVERY_HEADER, WEBHOOK_DELIVERY_KEY, WEBHOOK_EVENT_HEADER, WEBHOOK_EVENT_KEY, WEBHOOK_SIGNATURE_HEADER } from '../domain/webhooks.js';
 
 export interface ReplayAnswer {

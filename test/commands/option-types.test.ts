@@ -17,7 +17,6 @@ import type { orderCommands } from '../../src/commands/order/index.js';
 import type { profileCommands } from '../../src/commands/profile/index.js';
 import type { sandboxCommands } from '../../src/commands/sandbox/index.js';
 import type { sendCommands } from '../../src/commands/send/index.js';
-import type { sendReportCommands } from '../../src/commands/send/report-spec.js';
 import type { tenantCommands } from '../../src/commands/tenant/index.js';
 import type { threadCommands } from '../../src/commands/thread/index.js';
 import type { webhookCommands } from '../../src/commands/webhook/index.js';
@@ -160,7 +159,6 @@ describe('option names typed from their flags', () => {
     expectTypeOf<Mismatched<typeof profileCommands>>().toEqualTypeOf<never>();
     expectTypeOf<Mismatched<typeof sandboxCommands>>().toEqualTypeOf<never>();
     expectTypeOf<Mismatched<typeof sendCommands>>().toEqualTypeOf<never>();
-    expectTypeOf<Mismatched<typeof sendReportCommands>>().toEqualTypeOf<never>();
     expectTypeOf<Mismatched<typeof tenantCommands>>().toEqualTypeOf<never>();
     expectTypeOf<Mismatched<typeof threadCommands>>().toEqualTypeOf<never>();
     expectTypeOf<Mismatched<typeof webhookCommands>>().toEqualTypeOf<never>();

@@ -46,7 +46,7 @@ describe('imports point down', () => {
   it('knows the command layer when it sees it', () => {
     const file = (path: string) => join(SRC, path);
     expect(commandLayerTarget(file('send/plan.ts'), '../commands/spec.js')).toBe(join('commands', 'spec.ts'));
-    expect(commandLayerTarget(file('send/pace/options.ts'), '../../commands/send/pace-options.js')).toBe(join('commands', 'send', 'pace-options.ts'));
+    expect(commandLayerTarget(file('send/pace/options.ts'), '../../commands/send/shared/pace-flags.js')).toBe(join('commands', 'send', 'shared', 'pace-flags.ts'));
     expect(commandLayerTarget(file('demo/tour.ts'), '../cli.js')).toBe('cli.ts');
     expect(commandLayerTarget(file('demo/tour.ts'), '../program.js')).toBe('program.ts');
     expect(commandLayerTarget(file('commands/send/send.ts'), '../../send/pipeline.js')).toBeUndefined();

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EventStoreReader } from '../../src/events/store/reader.js';
-import { signBody } from '../../src/webhooks/signature.js';
+import { signBody } from '../../src/domain/signature.js';
 import { BIN } from '../helpers/spawn.js';
 import { post } from '../webhooks/helpers.js';
 

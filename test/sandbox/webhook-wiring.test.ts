@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { verifySignature } from '../../src/webhooks/signature.js';
+import { verifySignature } from '../../src/domain/signature.js';
 import { eventually, obj, request } from './helpers.js';
 import { ExchangeLog } from './openapi-check.js';
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
-import { signBody } from '../../src/webhooks/signature.js';
+import { signBody } from '../../src/domain/signature.js';
 import { MAX_WEBHOOK_BODY_BYTES, startWebhookListener } from '../../src/webhooks/listener.js';
 import type { WebhookListener, WebhookListenerOptions } from '../../src/webhooks/listener.js';
 import { collectingSink, post, startFakeApp, unusedPort } from './helpers.js';

@@ -2,7 +2,7 @@ import type { InputFor } from '../spec.js';
 import type { completionCommands } from './index.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { completionScript } from './generate.js';
+import { completionScript } from './shared/completion-scripts.js';
 import { SHELLS } from '../defaults.js';
 
 export async function run(input: InputFor<typeof completionCommands, 'completion'>, ctx: Context): Promise<number> {

@@ -5,8 +5,8 @@ import { statusTone, writeList, type Column } from '../../output/render.js';
 import type { StoredRecord } from '../../events/store/record.js';
 import type { InputFor } from '../spec.js';
 import type { eventsCommands } from './index.js';
-import { eventType, numberArg, openReader, timeRange } from './shared.js';
-import { nonBlank } from './options.js';
+import { eventType, numberArg, openReader, timeRange } from './shared/event-queries.js';
+import { nonBlank } from './shared/store-options.js';
 
 function summaryText(record: StoredRecord): string {
   try {

@@ -4,8 +4,8 @@ import { pruneStore } from '../../events/store/compact.js';
 import { writeJson, writeNdjson } from '../../output/render.js';
 import type { InputFor } from '../spec.js';
 import type { eventsCommands } from './index.js';
-import { parseTime } from './options.js';
-import { openReader } from './shared.js';
+import { parseTime } from './shared/store-options.js';
+import { openReader } from './shared/event-queries.js';
 
 export async function run(input: InputFor<typeof eventsCommands, 'events prune'>, ctx: Context): Promise<number> {
   const beforeText = input.string('before');

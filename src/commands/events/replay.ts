@@ -5,8 +5,8 @@ import { replayDelivery, type ReplayAnswer } from '../../webhooks/replay.js';
 import { writeJson, writeNdjson } from '../../output/render.js';
 import type { InputFor } from '../spec.js';
 import type { eventsCommands } from './index.js';
-import { secretsFromEnv } from '../webhook/inputs.js';
-import { findEvent, openReader, requireId } from './shared.js';
+import { secretsFromEnv } from '../webhook/shared/webhook-inputs.js';
+import { findEvent, openReader, requireId } from './shared/event-queries.js';
 
 export async function run(input: InputFor<typeof eventsCommands, 'events replay'>, ctx: Context): Promise<number> {
   const id = requireId(input);

@@ -4,7 +4,7 @@ import { writeJson, writeNdjson, writeObject, paint } from '../../output/render.
 import { terminalSafe } from '../../webhooks/format.js';
 import type { InputFor } from '../spec.js';
 import type { eventsCommands } from './index.js';
-import { findEvent, openReader, requireId } from './shared.js';
+import { findEvent, openReader, requireId } from './shared/event-queries.js';
 
 export async function run(input: InputFor<typeof eventsCommands, 'events show'>, ctx: Context): Promise<number> {
   const id = requireId(input);

@@ -8,8 +8,8 @@ import { terminalPalette } from '../../output/palette.js';
 import { plainPalette } from '../../webhooks/format.js';
 import type { InputFor } from '../spec.js';
 import type { eventsCommands } from './index.js';
-import { batchedWriter } from './options.js';
-import { openReader } from './shared.js';
+import { batchedWriter } from './shared/store-options.js';
+import { openReader } from './shared/event-queries.js';
 
 /** How often --follow looks for new lines. */
 const FOLLOW_INTERVAL_MS = 200;

@@ -5,7 +5,7 @@ import { UsageError } from '../../errors.js';
 import { uploadMedia, type UploadShape } from '../../api/media.js';
 import { writeObject } from '../../output/render.js';
 import { requireE164 } from '../../input/checks.js';
-import { TENANT_MISSING, tenantOrAsk } from '../tenant/choose.js';
+import { TENANT_MISSING, tenantOrAsk } from '../tenant/shared/choose-tenant.js';
 import { readMediaFile } from '../../input/media-file.js';
 
 export async function run(input: InputFor<typeof mediaCommands, 'media upload'>, ctx: Context): Promise<number> {

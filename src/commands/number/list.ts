@@ -4,7 +4,7 @@ import type { numberCommands } from './index.js';
 import type { Context } from '../../context.js';
 import { listActiveNumbers, type PhoneNumber } from '../../api/numbers.js';
 import { createListPrinter } from '../../output/render.js';
-import { numberColumns } from './view.js';
+import { numberColumns } from './shared/number-view.js';
 
 // `--all` walks pages until one is empty or short, the total is reached or the envelope says
 // there is no more. Each page is printed as it arrives and dropped: ndjson and piped rows never

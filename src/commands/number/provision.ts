@@ -6,7 +6,7 @@ import { requireGuid } from '../../input/checks.js';
 import { readTextFile } from '../../input/files.js';
 import { PROVISION_CLASSES, PROVISION_TYPES } from '../../domain/validate.js';
 import { askChoice, canAsk } from '../../output/ask.js';
-import { explainTenantNotFound, tenantOrAsk } from '../tenant/choose.js';
+import { explainTenantNotFound, tenantOrAsk } from '../tenant/shared/choose-tenant.js';
 import {
   buildProvisionEntries,
   draftsFromArguments,
@@ -17,7 +17,7 @@ import {
   type EntryDraft,
   type EntryTextField,
 } from '../../numbers/provision-entries.js';
-import { submitAndReport, waitSettings } from '../order/submit.js';
+import { submitAndReport, waitSettings } from '../order/shared/order-submit.js';
 
 export async function run(input: InputFor<typeof numberCommands, 'number provision'>, ctx: Context): Promise<number> {
   const numbers = input.argList(0);

@@ -4,8 +4,8 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { requireE164 } from '../../input/checks.js';
 import { confirmAction } from '../../output/ask.js';
-import { explainTenantNotFound, tenantOrAsk } from '../tenant/choose.js';
-import { submitAndReport, waitSettings } from '../order/submit.js';
+import { explainTenantNotFound, tenantOrAsk } from '../tenant/shared/choose-tenant.js';
+import { submitAndReport, waitSettings } from '../order/shared/order-submit.js';
 
 export async function run(input: InputFor<typeof numberCommands, 'number unprovision'>, ctx: Context): Promise<number> {
   const given = input.argList(0);

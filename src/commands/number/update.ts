@@ -9,8 +9,8 @@ import { readTextFile } from '../../input/files.js';
 import { parseJsonText } from '../../input/json.js';
 import { jsonKeyLines, unknownKeyError } from '../../input/known-keys.js';
 import { checkSettingsObject, mergeSettings, parseBooleanWord, parseSetAssignment, SettingError, settingsFromAssignments, type SettingsObject } from '../../numbers/settings.js';
-import { writeNumber } from './view.js';
-import { chooseActiveNumber } from './choose.js';
+import { writeNumber } from './shared/number-view.js';
+import { chooseActiveNumber } from './shared/choose-number.js';
 
 // PUT sends only the fields given: the document's PUT takes "any updatable fields", so a partial
 // body is what it describes, and the sandbox merges it (settings leaf by leaf). No read before the

@@ -4,10 +4,10 @@ import type { ApiClient } from '../../api/http.js';
 import { getOrder } from '../../api/orders.js';
 import { AuthError, CliError, NetworkError, NotFoundError, UsageError, WaitError } from '../../errors.js';
 import { firstInterval, formatSeconds, PollTimeoutError, pollUntil } from '../../poll/poll.js';
-import { describeOrderChanges, failureSummary, orderOutcome, orderStatus, spinnerText, requireOrderId, type Order } from './status.js';
+import { describeOrderChanges, failureSummary, orderOutcome, orderStatus, spinnerText, requireOrderId, type Order } from './shared/order-status.js';
 import type { InputFor, CommandInput } from '../spec.js';
 import type { orderCommands } from './index.js';
-import { writeOrderNumbers } from './view.js';
+import { writeOrderNumbers } from './shared/order-view.js';
 
 // `svc order watch`: following an order to its end, also for `number provision|unprovision --wait`:
 // polling that backs off (src/poll/poll.ts), a spinner on a terminal or one line per change

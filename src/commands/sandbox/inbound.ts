@@ -8,7 +8,7 @@ import { writeObject } from '../../output/render.js';
 import { requireE164 } from '../../input/checks.js';
 import type { InputFor } from '../spec.js';
 import type { sandboxCommands } from './index.js';
-import { overridesFrom } from './trigger-shared.js';
+import { overridesFrom } from './shared/trigger-overrides.js';
 
 /** https://, or http:// on loopback: the sandbox's own media links are plain HTTP on 127.0.0.1. */
 function requireMediaUrl(value: string): string {

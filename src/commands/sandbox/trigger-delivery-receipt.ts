@@ -4,7 +4,8 @@ import { triggerEvent } from '../../api/sandbox.js';
 import { requireGuid } from '../../input/checks.js';
 import type { InputFor } from '../spec.js';
 import type { sandboxCommands } from './index.js';
-import { given, overridesFrom, reportTrigger, sandboxOnly } from './trigger-shared.js';
+import { sandboxOnly } from './shared/sandbox-only.js';
+import { given, overridesFrom, reportTrigger } from './shared/trigger-overrides.js';
 
 export async function run(input: InputFor<typeof sandboxCommands, 'sandbox trigger delivery-receipt'>, ctx: Context): Promise<number> {
   const message = input.string('message');

@@ -3,7 +3,8 @@ import { UsageError } from '../../errors.js';
 import { triggerEvent } from '../../api/sandbox.js';
 import type { InputFor } from '../spec.js';
 import type { sandboxCommands } from './index.js';
-import { given, overridesFrom, reportTrigger, sandboxOnly } from './trigger-shared.js';
+import { sandboxOnly } from './shared/sandbox-only.js';
+import { given, overridesFrom, reportTrigger } from './shared/trigger-overrides.js';
 
 export async function run(input: InputFor<typeof sandboxCommands, 'sandbox trigger order-status'>, ctx: Context): Promise<number> {
   const order = input.string('order');

@@ -2,7 +2,7 @@ import type { Context } from '../../context.js';
 import { CliError, ExitCode, UsageError } from '../../errors.js';
 import { runReport } from '../../send/report/run.js';
 import type { InputFor } from '../spec.js';
-import type { sendReportCommands } from './report-spec.js';
+import type { sendCommands } from './index.js';
 
 // `svc send report`: a thin shell over the report pipeline (src/send/report/run.ts). It reads and
 // checks the options, runs the report, and turns what it could not finish into the exit code: a
@@ -10,7 +10,7 @@ import type { sendReportCommands } from './report-spec.js';
 // contract; statuses a report without --watch could not read make it incomplete, exit 1 (the
 // contract's code for a failed request). The report itself is on stdout either way.
 
-export async function run(input: InputFor<typeof sendReportCommands, 'send report'>, ctx: Context): Promise<number> {
+export async function run(input: InputFor<typeof sendCommands, 'send report'>, ctx: Context): Promise<number> {
   const paths = input.strings('journal');
   if (paths.length === 0) throw new UsageError('give at least one --journal FILE (the journals of svc send, one per shard)');
   const watch = input.flag('watch');

@@ -4,8 +4,8 @@ import type { Context } from '../../context.js';
 import { CliError, ExitCode, stopExitCode } from '../../errors.js';
 import { sendPipeline, type SendResult } from '../../send/pipeline.js';
 import { checkSendFields } from '../../send/results.js';
-import { askSendInputs, fromNumberHints } from './ask.js';
-import { sendRequestOf } from './request.js';
+import { askSendInputs, fromNumberHints } from './shared/ask-send-inputs.js';
+import { sendRequestOf } from './shared/send-request.js';
 
 // `svc send`: a thin shell over the send pipeline (src/send/pipeline.ts). It checks --fields,
 // asks on a terminal for what is missing, reads the command line into the pipeline's request,

@@ -3,7 +3,7 @@ import type { tenantCommands } from './index.js';
 import type { Context } from '../../context.js';
 import { ApiError } from '../../errors.js';
 import { createTenant } from '../../api/tenants.js';
-import { tenantChanges, writeTenant } from './shared.js';
+import { tenantChanges, writeTenant } from './shared/tenant-fields.js';
 import { useTenant } from './use.js';
 import { canAsk } from '../../output/ask.js';
 

@@ -3,7 +3,7 @@ import type { tenantCommands } from './index.js';
 import type { Context } from '../../context.js';
 import { listTenants } from '../../api/tenants.js';
 import { writeList } from '../../output/render.js';
-import { maskTenant, tenantColumns } from './shared.js';
+import { maskTenant, tenantColumns } from './shared/tenant-fields.js';
 
 export async function run(_input: InputFor<typeof tenantCommands, 'tenant list'>, ctx: Context): Promise<number> {
   const tenants = await listTenants(await ctx.api());

@@ -4,8 +4,8 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { getTenant, updateTenant, type TenantWrite } from '../../api/tenants.js';
 import { requireGuid } from '../../input/checks.js';
-import { SECRET_FIELDS, tenantChanges, writeTenant } from './shared.js';
-import { chooseTenant } from './choose.js';
+import { SECRET_FIELDS, tenantChanges, writeTenant } from './shared/tenant-fields.js';
+import { chooseTenant } from './shared/choose-tenant.js';
 
 // PUT may replace the whole tenant, so the update reads the tenant, applies the changes and sends
 // the result, leaving out read-only fields and any secret the read returned hidden.

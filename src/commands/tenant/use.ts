@@ -5,7 +5,7 @@ import { writeJson, writeNdjson } from '../../output/render.js';
 import { UsageError } from '../../errors.js';
 import { getTenant } from '../../api/tenants.js';
 import { requireGuid } from '../../input/checks.js';
-import { chooseTenant } from './choose.js';
+import { chooseTenant } from './shared/choose-tenant.js';
 
 // `svc tenant use ID`: the active profile's default tenant, in one command. The tenant is read
 // first, so that a mistyped GUID is not stored as the default.

@@ -3,8 +3,8 @@ import type { StoredRecord } from '../../events/store/record.js';
 import { paint, projectFields, statusTone, writeJson, writeList } from '../../output/render.js';
 import { terminalSafe } from '../../webhooks/format.js';
 import { parsePayload } from '../../webhooks/payloads.js';
-import { numberArg, openReader, timeRange } from '../events/shared.js';
-import { sendsInJournals, type JournalSend } from './journals.js';
+import { numberArg, openReader, timeRange } from '../events/shared/event-queries.js';
+import { sendsInJournals, type JournalSend } from './shared/journal-sends.js';
 import type { InputFor } from '../spec.js';
 import type { threadCommands } from './index.js';
 

@@ -7,12 +7,12 @@ import type { WebhookListener } from '../../webhooks/listener.js';
 import type { InputFor } from '../spec.js';
 import type { webhookCommands } from './index.js';
 import { DEFAULT_LISTEN_PORT } from '../defaults.js';
-import { basicAuthFromEnv, secretsFromEnv } from './inputs.js';
+import { basicAuthFromEnv, secretsFromEnv } from './shared/webhook-inputs.js';
 import { terminalPalette } from '../../output/palette.js';
 import { EventStoreWriter } from '../../events/store/writer.js';
 import { recentIds } from '../../events/store/reader.js';
 import { compactQuietly } from '../../events/store/compact.js';
-import { batchedWriter, nonBlank, storeDirFrom } from '../events/options.js';
+import { batchedWriter, nonBlank, storeDirFrom } from '../events/shared/store-options.js';
 
 /** Deliveries remembered for deduplication, also across restarts (read back from the store). */
 const DEDUPE_WINDOW = 100_000;

@@ -1,8 +1,8 @@
 import type { Context } from '../../context.js';
-import { signBody } from '../../webhooks/signature.js';
+import { signBody } from '../../domain/signature.js';
 import type { InputFor } from '../spec.js';
 import type { webhookCommands } from './index.js';
-import { readBodyBytes, secretsFromEnv } from './inputs.js';
+import { readBodyBytes, secretsFromEnv } from './shared/webhook-inputs.js';
 
 export async function run(input: InputFor<typeof webhookCommands, 'webhook sign'>, ctx: Context): Promise<number> {
   const [secret] = secretsFromEnv(ctx, input, { single: true }) ?? [];

@@ -1,9 +1,9 @@
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { verifySignature } from '../../webhooks/signature.js';
+import { verifySignature } from '../../domain/signature.js';
 import type { InputFor } from '../spec.js';
 import type { webhookCommands } from './index.js';
-import { readBodyBytes, secretsFromEnv } from './inputs.js';
+import { readBodyBytes, secretsFromEnv } from './shared/webhook-inputs.js';
 
 const REASONS = {
   missing: 'the signature is empty',

@@ -7,7 +7,7 @@ import type { WindowSchedule } from './window.js';
 
 // The pace of a bulk send (cli-contract.md): --rate, --max-stall, --window with --tz,
 // --exclude-file and --shard, all checked before anything is sent (exit 2 naming the value).
-// The command parses the values (src/commands/send/pace-options.ts); the plan checks that they
+// The command parses the values (src/commands/send/shared/pace-flags.ts); the plan checks that they
 // go with a bulk send and reads the exclusion list.
 
 /** The pace a send was asked for, each value parsed and checked on its own. */

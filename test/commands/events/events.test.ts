@@ -8,7 +8,7 @@ import { eventRecord, sentRecord } from '../../../src/events/records.js';
 import { EventStoreReader } from '../../../src/events/store/reader.js';
 import { EventStoreWriter, writeSegment } from '../../../src/events/store/writer.js';
 import type { StoredRecord } from '../../../src/events/store/record.js';
-import { signBody, verifySignature } from '../../../src/webhooks/signature.js';
+import { signBody, verifySignature } from '../../../src/domain/signature.js';
 import { post } from '../../webhooks/helpers.js';
 import { JournalWriter } from '../../../src/send/journal/writer.js';
 import { fakeClock, runCli } from '../../helpers/cli.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startCommand, type LiveCapture } from '../../helpers/live.js';
-import { signBody } from '../../../src/webhooks/signature.js';
+import { signBody } from '../../../src/domain/signature.js';
 import { post, startFakeApp, unusedPort } from '../../webhooks/helpers.js';
 import { deliveryReceipt, incomingMessage, orderStatus } from '../../webhooks/sample-payloads.js';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../helpers/cli.js';
 import { signatureVectors } from '../../helpers/vectors.js';
-import { signBody } from '../../../src/webhooks/signature.js';
+import { signBody } from '../../../src/domain/signature.js';
 
 const vectors = signatureVectors;
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createWebhookDispatcher } from '../../../src/sandbox/webhooks/dispatcher.js';
 import { webhookUriRefusal } from '../../../src/sandbox/webhooks/post-webhook.js';
 import type { WebhookDispatcher, WebhookEventKind, WebhookTarget } from '../../../src/sandbox/webhooks/types.js';
-import { verifySignature } from '../../../src/webhooks/signature.js';
+import { verifySignature } from '../../../src/domain/signature.js';
 import { closedAfterEach, unusedLoopbackUrl } from './receiver.js';
 
 const TENANT = '0b6f0a54-8f3e-4a47-9a57-1c1b9f0f6d11';

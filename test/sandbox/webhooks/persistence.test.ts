@@ -5,7 +5,7 @@ import {
   type PendingDelivery,
 } from '../../../src/sandbox/webhooks/dispatcher.js';
 import type { WebhookDispatcher, WebhookDispatcherState } from '../../../src/sandbox/webhooks/types.js';
-import { verifySignature } from '../../../src/webhooks/signature.js';
+import { verifySignature } from '../../../src/domain/signature.js';
 import { closedAfterEach } from './receiver.js';
 
 const TENANT = 'c3d4e5f6-0000-4000-8000-0000000000aa';

@@ -1,6 +1,6 @@
-import { COMMANDS, GROUPS } from '../tree.js';
-import { GLOBAL_OPTIONS } from '../globals.js';
-import type { ArgSpec, OptionSpec } from '../spec.js';
+import { COMMANDS, GROUPS } from '../../tree.js';
+import { GLOBAL_OPTIONS } from '../../globals.js';
+import type { ArgSpec, OptionSpec } from '../../spec.js';
 
 // Completion scripts generated from the command tree, so that they cannot drift from it.
 // completions/ holds the generated files; a test fails when they are stale, and

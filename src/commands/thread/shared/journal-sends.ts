@@ -1,7 +1,7 @@
-import { CliError, ExitCode, UsageError } from '../../errors.js';
-import { normalizeNumber } from '../../events/store/index-entries.js';
-import { JournalFormatError } from '../../send/journal/format.js';
-import { readJournalRecords } from '../../send/journal/parser.js';
+import { CliError, ExitCode, UsageError } from '../../../errors.js';
+import { normalizeNumber } from '../../../events/store/index-entries.js';
+import { JournalFormatError } from '../../../send/journal/format.js';
+import { readJournalRecords } from '../../../send/journal/parser.js';
 
 // What send journals say was sent to one number: the accepted requests that named it. A journal
 // keeps a digest of the body, not its text, so a send known only from its journal shows without

@@ -1,11 +1,11 @@
-import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
-import { readInputFile } from '../../input/files.js';
-import type { BasicCredentials } from '../../webhooks/types.js';
-import { basicCredentials, webhookSecrets } from '../../webhooks/credentials.js';
-import type { CommandInput } from '../spec.js';
-import { DEFAULT_SECRET_ENV } from '../defaults.js';
-import { nonBlank } from '../events/options.js';
+import type { Context } from '../../../context.js';
+import { UsageError } from '../../../errors.js';
+import { readInputFile } from '../../../input/files.js';
+import type { BasicCredentials } from '../../../webhooks/types.js';
+import { basicCredentials, webhookSecrets } from '../../../webhooks/credentials.js';
+import type { CommandInput } from '../../spec.js';
+import { DEFAULT_SECRET_ENV } from '../../defaults.js';
+import { nonBlank } from '../../events/shared/store-options.js';
 
 // The webhook commands' inputs: the secrets (read by src/webhooks/credentials.ts from the
 // variables the flags name) and the body to sign or verify.

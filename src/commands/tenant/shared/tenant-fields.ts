@@ -1,15 +1,15 @@
-import type { CommandInput } from '../spec.js';
-import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
-import { HIDDEN_SECRET } from '../../domain/webhooks.js';
-import { isHttpsUrl, isLoopbackHost, matchEnum, TENANT_WEBHOOK_FIELDS, WEBHOOK_EVENT_TYPES } from '../../domain/validate.js';
-import { requireGuid } from '../../input/checks.js';
-import { readTextFile } from '../../input/files.js';
-import { parseJsonText } from '../../input/json.js';
-import { readSecretFromStdin, secretFromEnv } from '../shared/input.js';
-import { jsonKeyLines, unknownKeyError } from '../../input/known-keys.js';
-import type { Tenant, TenantWrite } from '../../api/tenants.js';
-import { statusTone, writeObject, type Column } from '../../output/render.js';
+import type { CommandInput } from '../../spec.js';
+import type { Context } from '../../../context.js';
+import { UsageError } from '../../../errors.js';
+import { HIDDEN_SECRET } from '../../../domain/webhooks.js';
+import { isHttpsUrl, isLoopbackHost, matchEnum, TENANT_WEBHOOK_FIELDS, WEBHOOK_EVENT_TYPES } from '../../../domain/validate.js';
+import { requireGuid } from '../../../input/checks.js';
+import { readTextFile } from '../../../input/files.js';
+import { parseJsonText } from '../../../input/json.js';
+import { readSecretFromStdin, secretFromEnv } from '../../shared/secret-input.js';
+import { jsonKeyLines, unknownKeyError } from '../../../input/known-keys.js';
+import type { Tenant, TenantWrite } from '../../../api/tenants.js';
+import { statusTone, writeObject, type Column } from '../../../output/render.js';
 
 const WEBHOOK_FIELDS = TENANT_WEBHOOK_FIELDS;
 export const SECRET_FIELDS = ['webhookSecret', 'webhookBasicAuthPassword'] as const;

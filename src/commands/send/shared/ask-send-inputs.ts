@@ -1,9 +1,9 @@
-import type { InputFor } from '../spec.js';
-import type { sendCommands } from './index.js';
-import type { Context } from '../../context.js';
-import { isE164 } from '../../domain/validate.js';
-import { askText, canAsk } from '../../output/ask.js';
-import { chooseActiveNumber } from '../number/choose.js';
+import type { InputFor } from '../../spec.js';
+import type { sendCommands } from '../index.js';
+import type { Context } from '../../../context.js';
+import { isE164 } from '../../../domain/validate.js';
+import { askText, canAsk } from '../../../output/ask.js';
+import { chooseActiveNumber } from '../../number/shared/choose-number.js';
 
 // What `svc send` asks a person at a terminal: the number to send from (a choice among the
 // account's active numbers), the recipients and the body when they are missing (the questions

@@ -1,8 +1,8 @@
-import type { Context } from '../../context.js';
-import { listTenants } from '../../api/tenants.js';
-import { askChoice, canAsk, missingValueError, whyNotAsked, type MissingValue } from '../../output/ask.js';
-import { requireGuid } from '../../input/checks.js';
-import { CliError, ExitCode, NotFoundError } from '../../errors.js';
+import type { Context } from '../../../context.js';
+import { listTenants } from '../../../api/tenants.js';
+import { askChoice, canAsk, missingValueError, whyNotAsked, type MissingValue } from '../../../output/ask.js';
+import { requireGuid } from '../../../input/checks.js';
+import { CliError, ExitCode, NotFoundError } from '../../../errors.js';
 
 // The tenant a command needs: from --tenant, SVC_TENANT or the profile, else chosen on a terminal
 // among the account's tenants, else an error naming the flag, the variable and `svc tenant use`.

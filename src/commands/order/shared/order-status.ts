@@ -2,9 +2,9 @@
 // the status of each number. The contract: finished on `Completed`, a failure word (Failed,
 // Error, Rejected, Cancelled/Canceled) or a `completionDate`; other statuses are shown as they are.
 
-export type { Order } from '../../domain/provisioning.js';
-import type { Order } from '../../domain/provisioning.js';
-import { UsageError } from '../../errors.js';
+export type { Order } from '../../../domain/provisioning.js';
+import type { Order } from '../../../domain/provisioning.js';
+import { UsageError } from '../../../errors.js';
 
 export type OrderOutcome = 'pending' | 'completed' | 'failed';
 

@@ -1,6 +1,6 @@
-import type { Context } from '../../context.js';
-import type { PhoneNumber } from '../../api/numbers.js';
-import { statusTone, writeObject, type Column } from '../../output/render.js';
+import type { Context } from '../../../context.js';
+import type { PhoneNumber } from '../../../api/numbers.js';
+import { statusTone, writeObject, type Column } from '../../../output/render.js';
 
 // How a phone number is shown: JSON as the server sent it; for people, its fields first and its
 // settings (flattened as settings.group.field) after them.

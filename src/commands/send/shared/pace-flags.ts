@@ -1,8 +1,8 @@
-import type { CommandInput } from '../spec.js';
-import { UsageError } from '../../errors.js';
-import type { PaceOptions } from '../../send/pace/options.js';
-import { parseShard } from '../../send/pace/shard.js';
-import { checkTimeZone, parseWindow, WindowSchedule } from '../../send/pace/window.js';
+import type { CommandInput } from '../../spec.js';
+import { UsageError } from '../../../errors.js';
+import type { PaceOptions } from '../../../send/pace/options.js';
+import { parseShard } from '../../../send/pace/shard.js';
+import { checkTimeZone, parseWindow, WindowSchedule } from '../../../send/pace/window.js';
 
 // The pace flags of `svc send` (cli-contract.md) read from the command line: --rate,
 // --max-stall, --window with --tz, --exclude-file and --shard, each value checked (exit 2 naming

@@ -1,6 +1,6 @@
-import type { Context } from '../../context.js';
-import { listActiveNumbers } from '../../api/numbers.js';
-import { askChoice, type MissingValue } from '../../output/ask.js';
+import type { Context } from '../../../context.js';
+import { listActiveNumbers } from '../../../api/numbers.js';
+import { askChoice, type MissingValue } from '../../../output/ask.js';
 
 // A phone number chosen on a terminal among the account's active numbers.
 

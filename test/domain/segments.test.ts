@@ -6,7 +6,7 @@ import {
   isGsm7ExtensionCharacter,
   toGsmLookalikes,
   type SegmentInfo,
-} from '../../src/sms/segments.js';
+} from '../../src/domain/segments.js';
 
 interface SegmentVector {
   name: string;

@@ -1,13 +1,12 @@
-import type { Context } from '../../context.js';
-import { NotFoundError, UsageError } from '../../errors.js';
-import type { ApiClient } from '../../api/http.js';
-import type { TriggerResult } from '../../api/sandbox.js';
-import { writeObject } from '../../output/render.js';
-import type { CommandInput } from '../spec.js';
+import type { Context } from '../../../context.js';
+import { UsageError } from '../../../errors.js';
+import type { TriggerResult } from '../../../api/sandbox.js';
+import { writeObject } from '../../../output/render.js';
+import type { CommandInput } from '../../spec.js';
 
 // What every `svc sandbox trigger ...` shares: `--set FIELD=VALUE` overrides (the named flags are
-// shorthands for them; both for one field is a usage error), the sandbox-only 404 in the user's
-// terms, and the printing of what was queued.
+// shorthands for them; both for one field is a usage error), and the printing of what was queued.
+// (The sandbox-only 404 in the user's terms is sandbox-only.ts.)
 
 const FIELD = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
@@ -48,23 +47,6 @@ export function overridesFrom(
     if (apply) set[field] = value;
   }
   return set;
-}
-
-/** Runs a call to a sandbox-only endpoint; a 404 there means the profile is not a sandbox. */
-export async function sandboxOnly<T>(api: ApiClient, command: string, call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (error) {
-    // "Message X was not found" is the sandbox answering about a resource; any other 404 means
-    // the endpoint itself is missing.
-    if (error instanceof NotFoundError && !/was not found/.test(error.message)) {
-      throw new NotFoundError(`${api.baseUrl} has no sandbox endpoint (${error.message}): ${command} works only against a sandbox (svc sandbox start)`, {
-        status: 404,
-        ...(error.errorCode !== undefined ? { errorCode: error.errorCode } : {}),
-      });
-    }
-    throw error;
-  }
 }
 
 /** Prints what the trigger queued (all of it with --json), and on stderr whether a webhook went out. */

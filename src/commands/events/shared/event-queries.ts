@@ -1,13 +1,13 @@
 import { existsSync } from 'node:fs';
-import type { Context } from '../../context.js';
-import { isE164 } from '../../domain/validate.js';
-import { requireE164 } from '../../input/checks.js';
-import { NotFoundError, UsageError } from '../../errors.js';
-import { EventStoreReader } from '../../events/store/reader.js';
-import { normalizeNumber } from '../../events/store/index-entries.js';
-import type { StoredRecord } from '../../events/store/record.js';
-import type { CommandInput } from '../spec.js';
-import { parseTime, readStoreDir } from './options.js';
+import type { Context } from '../../../context.js';
+import { isE164 } from '../../../domain/validate.js';
+import { requireE164 } from '../../../input/checks.js';
+import { NotFoundError, UsageError } from '../../../errors.js';
+import { EventStoreReader } from '../../../events/store/reader.js';
+import { normalizeNumber } from '../../../events/store/index-entries.js';
+import type { StoredRecord } from '../../../events/store/record.js';
+import type { CommandInput } from '../../spec.js';
+import { parseTime, readStoreDir } from './store-options.js';
 
 export const EVENT_TYPES = ['MessageReceived', 'DeliveryReceipt', 'OrderStatus', 'unknown'] as const;
 

@@ -1,10 +1,10 @@
 import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { Env } from '../../context.js';
-import { UsageError } from '../../errors.js';
-import { isIsoDateTime } from '../../domain/validate.js';
-import { defaultStoreDir } from '../../events/paths.js';
-import type { CommandInput } from '../spec.js';
+import type { Env } from '../../../context.js';
+import { UsageError } from '../../../errors.js';
+import { isIsoDateTime } from '../../../domain/validate.js';
+import { defaultStoreDir } from '../../../events/paths.js';
+import type { CommandInput } from '../../spec.js';
 
 // What the commands that read or write the event store share: where it is, and how times are given.
 

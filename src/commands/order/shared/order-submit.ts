@@ -1,10 +1,10 @@
-import type { CommandInput } from '../spec.js';
-import type { Context } from '../../context.js';
-import { ApiError, UsageError } from '../../errors.js';
-import { submitNumberOrder, type ProvisionRequest, type UnprovisionRequest } from '../../api/numbers.js';
-import { orderIdOf } from './status.js';
-import { finishOrder, watchOptions, watchOrder, type WatchOptions } from './watch.js';
-import { writeOrder } from './view.js';
+import type { CommandInput } from '../../spec.js';
+import type { Context } from '../../../context.js';
+import { ApiError, UsageError } from '../../../errors.js';
+import { submitNumberOrder, type ProvisionRequest, type UnprovisionRequest } from '../../../api/numbers.js';
+import { orderIdOf } from './order-status.js';
+import { finishOrder, watchOptions, watchOrder, type WatchOptions } from '../watch.js';
+import { writeOrder } from './order-view.js';
 
 // Submitting a provision or unprovision order, then either showing the order or, with --wait,
 // following it to its end.

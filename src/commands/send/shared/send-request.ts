@@ -1,13 +1,13 @@
-import type { InputFor } from '../spec.js';
-import type { sendCommands } from './index.js';
-import type { Context } from '../../context.js';
-import type { UnknownChoice } from '../../send/journal/format.js';
-import type { SendRequest } from '../../send/plan.js';
-import { DEFAULT_CONCURRENCY } from '../defaults.js';
-import { UsageError } from '../../errors.js';
-import { TENANT_MISSING, tenantOrAsk } from '../tenant/choose.js';
-import { readPaceOptions } from './pace-options.js';
-import { checkStoreDir } from '../events/options.js';
+import type { InputFor } from '../../spec.js';
+import type { sendCommands } from '../index.js';
+import type { Context } from '../../../context.js';
+import type { UnknownChoice } from '../../../send/journal/format.js';
+import type { SendRequest } from '../../../send/plan.js';
+import { DEFAULT_CONCURRENCY } from '../../defaults.js';
+import { UsageError } from '../../../errors.js';
+import { TENANT_MISSING, tenantOrAsk } from '../../tenant/shared/choose-tenant.js';
+import { readPaceOptions } from './pace-flags.js';
+import { checkStoreDir } from '../../events/shared/store-options.js';
 
 // The command line of `svc send` as the pipeline's request: every flag read here, once, each
 // number and pace value parsed (exit 2 naming it); what the values mean together is the plan's

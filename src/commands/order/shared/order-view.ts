@@ -1,6 +1,6 @@
-import type { Context } from '../../context.js';
-import { renderTable, statusTone, writeList, writeObject, type Column } from '../../output/render.js';
-import { orderEntries, orderIdOf, type Order, type OrderEntryView } from './status.js';
+import type { Context } from '../../../context.js';
+import { renderTable, statusTone, writeList, writeObject, type Column } from '../../../output/render.js';
+import { orderEntries, orderIdOf, type Order, type OrderEntryView } from './order-status.js';
 
 // How an order is shown: JSON as the server sent it; for people, its fields and then a table with
 // each number and its status.

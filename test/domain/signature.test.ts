@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createHmac } from 'node:crypto';
 import { signatureVectors } from '../helpers/vectors.js';
-import { signBody, verifySignature } from '../../src/webhooks/signature.js';
+import { signBody, verifySignature } from '../../src/domain/signature.js';
 
 const vectors = signatureVectors;
 

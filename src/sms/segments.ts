@@ -1,2 +1,0 @@
-// Segment counting is shared with the sandbox, so it lives in src/domain/segments.ts.
-export * from '../domain/segments.js';
