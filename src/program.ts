@@ -7,6 +7,7 @@ import { CommandContext, type GlobalOptions, type OutputFormat } from './context
 import { CliError, describeError, exitCodeFor, ExitCode, UsageError } from './errors.js';
 import { createIOStreams, type IOStreams, type IOStreamsInit } from './output/io.js';
 import { registerEnvironmentSecrets, SecretRegistry } from './output/secrets.js';
+import { SANDBOX_DEFAULT_USER } from './domain/sandbox-defaults.js';
 import { canAsk, missingValueError, whyNotAsked } from './output/ask.js';
 import { parseFieldList } from './output/fields.js';
 import { VERSION } from './version.js';
@@ -23,7 +24,9 @@ interface RunState {
 }
 
 export async function runMain(argv: readonly string[], resolved: MainDeps): Promise<number> {
-  const secrets = new SecretRegistry();
+  // The sandbox's documented default password is no secret, and it is also a word every sandbox
+  // message uses: only its encoded forms are hidden.
+  const secrets = new SecretRegistry([SANDBOX_DEFAULT_USER.password]);
   registerEnvironmentSecrets(secrets, resolved.env, argv);
   const state: RunState = { exitCode: ExitCode.Ok, ctx: undefined, secrets };
   const wantsJson = argv.includes('--json') || argv.some((a, i) => (a === '-o' || a === '--output') && argv[i + 1] === 'json') || argv.includes('--output=json');

@@ -59,9 +59,6 @@ export interface ApiResponse {
   text: string;
 }
 
-// Clock lives in src/clock.ts; re-exported for the modules that still import it from here.
-export type { Clock } from '../clock.js';
-
 export interface ApiClientOptions {
   root: URL;
   username: string;

@@ -1,5 +1,3 @@
-import { SANDBOX_DEFAULT_USER } from '../domain/sandbox-defaults.js';
-
 // The one registry of the secrets in play in a run, and the one redactor that every byte bound
 // for stdout or stderr passes through (src/output/io.ts wraps both streams with it). A secret is
 // registered the moment it is read: settings (the password, proxy credentials), secret flags
@@ -44,13 +42,18 @@ export class SecretRegistry {
   private pattern: RegExp | undefined;
   private dirty = false;
 
+  /**
+   * `publicWords`: values that are published, not secret (the sandbox's documented default
+   * password, given by the caller), which are also words ordinary messages use: their raw forms are
+   * left alone, their Base64 forms (in an Authorization header) are still hidden.
+   */
+  constructor(private readonly publicWords: readonly string[] = []) {}
+
   /** A secret value (a password, a webhook secret, a proxy password). */
   add(secret: string | undefined | null): void {
     if (secret === undefined || secret === null || secret === '') return;
-    // The sandbox's documented default password is no secret, and it is also a word every
-    // sandbox message uses; its Base64 forms (in an Authorization header) are still hidden.
     const bytes = Buffer.from(secret, 'utf8');
-    if (secret.length >= MIN_RAW && secret !== SANDBOX_DEFAULT_USER.password) {
+    if (secret.length >= MIN_RAW && !this.publicWords.includes(secret)) {
       this.addForm(secret);
       this.addForm(encodeURIComponent(secret));
       this.addForm(encodeURIComponent(secret).replace(/%20/g, '+'));

@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import type { SendContext } from './send-context.js';
 import { confirmAction, DeclinedError } from '../output/ask.js';
 import type { SendPlan } from './plan.js';
 import { recipientFilterOf, toRecipients, type BodyStats, type SkipRecipient } from './stats.js';
@@ -23,7 +23,7 @@ export type CostOf = () => Promise<BodyStats>;
  * skips that, and without a terminal --yes is required. Returns true when the person confirmed
  * (so that the send does not ask again).
  */
-export async function confirmBigSend(plan: SendPlan, ctx: Context, skip: SkipRecipient | undefined, cost: CostOf): Promise<boolean> {
+export async function confirmBigSend(plan: SendPlan, ctx: SendContext, skip: SkipRecipient | undefined, cost: CostOf): Promise<boolean> {
   if (plan.dryRun || plan.yes || ctx.globals.yes) return false;
   // A resumed file send is not scanned again just to count: the question says "at most".
   const atMost = plan.to === undefined && skip !== undefined;
@@ -44,7 +44,7 @@ export async function confirmBigSend(plan: SendPlan, ctx: Context, skip: SkipRec
  * and asks before sending (unless --yes, or confirmBigSend already asked). Elsewhere: a warning
  * where --async is advised. Returns whether to send asynchronously.
  */
-export async function confirmSend(plan: SendPlan, ctx: Context, cost: CostOf, confirmed: boolean): Promise<boolean> {
+export async function confirmSend(plan: SendPlan, ctx: SendContext, cost: CostOf, confirmed: boolean): Promise<boolean> {
   let isAsync = plan.isAsync;
   // The --to numbers this run sends to (the exclude list leaves some out); the file's before its filters.
   const recipients = plan.to !== undefined ? (await cost()).recipients : plan.toFile!.check.recipients;

@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import type { SendContext } from './send-context.js';
 import { confirmBigSend, confirmSend } from './confirm.js';
 import { planSend, type SendRequest } from './plan.js';
 import { resumeFrom } from './resume.js';
@@ -20,7 +20,7 @@ import { writeDryRun } from './summary.js';
 /** A dry run sends nothing; a send says what happened. */
 export type SendResult = { dryRun: true } | ({ dryRun: false; from: string } & SendOutcome);
 
-export async function sendPipeline(request: SendRequest, ctx: Context): Promise<SendResult> {
+export async function sendPipeline(request: SendRequest, ctx: SendContext): Promise<SendResult> {
   const plan = await planSend(request, ctx);
   try {
     const resumed = await resumeFrom(plan, ctx);

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { MAX_MEDIA_PER_MESSAGE } from '../domain/media-formats.js';
-import type { Context } from '../context.js';
+import type { SendContext } from './send-context.js';
 import { UsageError } from '../errors.js';
 import { stripOneTrailingNewline } from '../output/io.js';
 import { decodeText } from '../input/text.js';
@@ -74,7 +74,7 @@ export interface SendPlan extends Pick<SendRequest, CarriedFlags> {
 const PROBLEMS_SHOWN = 10;
 const DUPLICATES_SHOWN = 5;
 
-function inputOptions(ctx: Context, flag: string, maxBytes: number, reread: boolean) {
+function inputOptions(ctx: SendContext, flag: string, maxBytes: number, reread: boolean) {
   return { flag, maxBytes, reread, stdin: ctx.io.stdin, stdinIsTTY: ctx.io.stdinIsTTY };
 }
 
@@ -109,7 +109,7 @@ interface Body {
   file: InputSource | undefined;
 }
 
-async function readBody(request: SendRequest, ctx: Context, stdinTaken: { what: string; flag: string } | undefined): Promise<Body> {
+async function readBody(request: SendRequest, ctx: SendContext, stdinTaken: { what: string; flag: string } | undefined): Promise<Body> {
   const text = request.body;
   const file = request.bodyFile;
   if (text !== undefined && file !== undefined) throw new UsageError('Give the body once: --body or --body-file, not both');
@@ -221,7 +221,7 @@ async function checkJournalPath(journal: string, inputs: readonly NamedFile[]): 
 
 const STDIN_HINT_AFTER_MS = 2_000;
 
-function recipientsFrom(values: readonly string[], ctx: Context): string[] {
+function recipientsFrom(values: readonly string[], ctx: SendContext): string[] {
   const seen = new Set<string>();
   const list: string[] = [];
   for (const value of values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '')) {
@@ -236,7 +236,7 @@ function recipientsFrom(values: readonly string[], ctx: Context): string[] {
   return list;
 }
 
-async function checkFile(source: InputSource, ctx: Context, tally?: CostTally): Promise<RecipientsCheck> {
+async function checkFile(source: InputSource, ctx: SendContext, tally?: CostTally): Promise<RecipientsCheck> {
   let check: RecipientsCheck;
   const path = source.name;
   try {
@@ -259,7 +259,7 @@ async function checkFile(source: InputSource, ctx: Context, tally?: CostTally): 
   return check;
 }
 
-export async function planSend(request: SendRequest, ctx: Context): Promise<SendPlan> {
+export async function planSend(request: SendRequest, ctx: SendContext): Promise<SendPlan> {
   const fromText = request.from;
   if (fromText === undefined) throw new UsageError('--from is needed: the number to send from (E.164)');
   const from = requireE164(fromText, '--from');

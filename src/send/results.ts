@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import type { SendContext } from './send-context.js';
 import type { BulkResult } from './engine.js';
 import { checkFields, selectFields, valueAt } from '../output/fields.js';
 import { jsonStrings } from '../output/json-text.js';
@@ -64,7 +64,7 @@ export interface ResultPrinter {
   beforeTerminalLine?: () => void;
 }
 
-export function createResultPrinter(ctx: Context, options: { bulk: boolean; beforeTerminalLine?: () => void }): ResultPrinter {
+export function createResultPrinter(ctx: SendContext, options: { bulk: boolean; beforeTerminalLine?: () => void }): ResultPrinter {
   const format = ctx.globals.output;
   const out = ctx.io.stdout;
   const fields = ctx.globals.fields !== undefined && ctx.globals.fields.length > 0 ? ctx.globals.fields : undefined;

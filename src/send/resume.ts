@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Context } from '../context.js';
+import type { SendContext } from './send-context.js';
 import { UsageError } from '../errors.js';
 import { cannotRead } from '../input/file-errors.js';
 import { VERSION } from '../version.js';
@@ -111,7 +111,7 @@ export function openJournal(plan: SendPlan, resumed: Resumed, own?: JournalOwnCo
  * --resume, refuses to write over one; with it, skips the accepted recipients and settles what
  * happens to those whose outcome is unknown (--unknown, or a question on a terminal).
  */
-export async function resumeFrom(plan: SendPlan, ctx: Context): Promise<Resumed | undefined> {
+export async function resumeFrom(plan: SendPlan, ctx: SendContext): Promise<Resumed | undefined> {
   if (plan.journal === undefined) return undefined;
   const path = plan.journal;
   const run = runOf(plan);
@@ -245,7 +245,7 @@ function numbersText(count: number): string {
  * the same numbers. Returns the record to write before sending, when this run's list is longer
  * (or the journal has no record yet).
  */
-async function checkExcludeOnResume(state: JournalState, plan: SendPlan, ctx: Context): Promise<ExcludeRecordBinding | undefined> {
+async function checkExcludeOnResume(state: JournalState, plan: SendPlan, ctx: SendContext): Promise<ExcludeRecordBinding | undefined> {
   const path = state.path;
   // The list the run keeps to now: the header's, or the one a resume grew it to (the journal's own
   // record of it: the file beside the journal is checked against it, never trusted instead of it).

@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import type { SendContext } from './send-context.js';
 import { messageOutcome, sendMessage, type SendAnswer, type SendMessageRequest } from '../api/messages.js';
 import { uploadMedia } from '../api/media.js';
 import { openSentRecorder, sentRecorderFor } from '../events/records.js';
@@ -33,7 +33,7 @@ export interface SendOutcome {
 
 export async function runSend(
   plan: SendPlan,
-  ctx: Context,
+  ctx: SendContext,
   options: { isAsync: boolean; resumed: Resumed | undefined; cost: () => Promise<BodyStats> },
 ): Promise<SendOutcome> {
   const { isAsync, resumed, cost } = options;

@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import type { SendContext } from './send-context.js';
 import { writeObject } from '../output/render.js';
 import { describeSize } from '../output/size.js';
 import type { BulkSummary } from './engine.js';
@@ -56,7 +56,7 @@ function describeSkipped(stats: BodyStats, plan: SendPlan, resumed: Resumed | un
   return `${stats.skipped} skipped: ${parts.join('; ')}`;
 }
 
-export async function writeDryRun(ctx: Context, plan: SendPlan, stats: BodyStats, resumed: Resumed | undefined): Promise<void> {
+export async function writeDryRun(ctx: SendContext, plan: SendPlan, stats: BodyStats, resumed: Resumed | undefined): Promise<void> {
   const unknown = resumed?.state.exists === true ? resumed.state.counts.unknown : 0;
   const media = [
     ...plan.mediaUrls.map((url) => ({ url })),
@@ -103,7 +103,7 @@ export async function writeDryRun(ctx: Context, plan: SendPlan, stats: BodyStats
  * go out at once or wait, and until when (an instant in the document, the zone's wall clock in the
  * table).
  */
-function windowNow(ctx: Context, plan: SendPlan): { document: DryRunWindow; line: string } | undefined {
+function windowNow(ctx: SendContext, plan: SendPlan): { document: DryRunWindow; line: string } | undefined {
   const schedule = plan.pace.window;
   if (schedule === undefined) return undefined;
   const now = ctx.clock.now();
@@ -125,7 +125,7 @@ interface DryRunWindow {
   closesAt?: string;
 }
 
-export function writeSummary(ctx: Context, plan: SendPlan, summary: BulkSummary, elapsedMs: number, filter: RecipientFilter): void {
+export function writeSummary(ctx: SendContext, plan: SendPlan, summary: BulkSummary, elapsedMs: number, filter: RecipientFilter): void {
   const rate = elapsedMs > 0 ? Math.round((summary.requests * 1000) / elapsedMs) : summary.requests;
   const parts = [`${summary.accepted} accepted`];
   if (summary.rejected > 0) parts.push(`${summary.rejected} failed`);

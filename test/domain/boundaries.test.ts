@@ -37,6 +37,25 @@ function strayImports(folder: string, allowed: readonly string[]): string[] {
   return stray;
 }
 
+/** Every relative import of the files below `folder`, as [file relative to the root, target relative to src/]. */
+function relativeImports(folder: string): [string, string][] {
+  const found: [string, string][] = [];
+  for (const file of sourceFiles(join(SRC, folder))) {
+    for (const specifier of importedSpecifiers(readFileSync(file, 'utf8'))) {
+      if (!specifier.startsWith('.')) continue;
+      found.push([relative(ROOT, file), relative(SRC, resolve(dirname(file), specifier)).replace(/\.js$/, '.ts')]);
+    }
+  }
+  return found;
+}
+
+/** The imports of the files below `folder` whose target (relative to src/) matches `forbidden`. */
+function importsOf(folder: string, forbidden: (target: string) => boolean): string[] {
+  return relativeImports(folder)
+    .filter(([, target]) => forbidden(target))
+    .map(([file, target]) => `${file} -> ${target}`);
+}
+
 describe('module boundaries', () => {
   it('src/sandbox/ imports only itself, src/domain/, Node and the dependencies', () => {
     expect(strayImports('sandbox', ['sandbox', 'domain'])).toEqual([]);
@@ -48,6 +67,34 @@ describe('module boundaries', () => {
 
   it('src/output/ stands below the Context: it imports only itself, src/domain/, src/errors.ts, Node and the dependencies', () => {
     expect(strayImports('output', ['output', 'domain']).filter((line) => !line.endsWith("-> ../errors.js"))).toEqual([]);
+  });
+
+  it('src/output/ knows nothing of the sandbox: not its code, not its defaults (the caller passes them)', () => {
+    expect(importsOf('output', (target) => /sandbox/.test(target))).toEqual([]);
+  });
+
+  it('src/send/ stands below the commands: it never imports the command Context or src/commands/', () => {
+    expect(importsOf('send', (target) => target === 'context.ts' || target.startsWith(`commands${sep}`))).toEqual([]);
+  });
+
+  it('src/webhooks/ stores into src/events/, so src/events/ never imports src/webhooks/ (no loop)', () => {
+    expect(importsOf('events', (target) => target.startsWith(`webhooks${sep}`))).toEqual([]);
+  });
+
+  it('Clock is declared in src/clock.ts only, and imported from there', () => {
+    const declaring = sourceFiles(SRC)
+      .filter((file) => /^\s*(?:export\s+)?(?:declare\s+)?(?:interface|type|class)\s+Clock\b|^\s*export\s+(?:type\s+)?\{[^}]*\bClock\b[^}]*\}\s*from/m.test(readFileSync(file, 'utf8')))
+      .map((file) => relative(SRC, file));
+    expect(declaring).toEqual(['clock.ts']);
+    const elsewhere: string[] = [];
+    for (const file of sourceFiles(SRC)) {
+      const pattern = /import\s+(?:type\s+)?\{([^}]*)\}\s*from\s*['"]([^'"]+)['"]/g;
+      for (const [, names, specifier] of readFileSync(file, 'utf8').matchAll(pattern)) {
+        if (!/(?:^|[\s,])(?:type\s+)?Clock(?:[\s,]|$)/.test(names!)) continue;
+        if (relative(SRC, resolve(dirname(file), specifier!)) !== 'clock.js') elsewhere.push(`${relative(ROOT, file)} -> ${specifier}`);
+      }
+    }
+    expect(elsewhere).toEqual([]);
   });
 
   it('sees every kind of import it checks', () => {

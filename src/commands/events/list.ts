@@ -1,5 +1,5 @@
 import type { Context } from '../../context.js';
-import { eventJson } from '../../events/view.js';
+import { eventJson } from './shared/event-view.js';
 import { classifyEvent, parsePayload } from '../../webhooks/payloads.js';
 import { statusTone, writeList, type Column } from '../../output/render.js';
 import type { StoredRecord } from '../../events/store/record.js';

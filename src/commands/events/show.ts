@@ -1,5 +1,5 @@
 import type { Context } from '../../context.js';
-import { eventJson } from '../../events/view.js';
+import { eventJson } from './shared/event-view.js';
 import { writeJson, writeNdjson, writeObject, paint } from '../../output/render.js';
 import { terminalSafe } from '../../webhooks/format.js';
 import type { InputFor } from '../spec.js';

@@ -3,7 +3,7 @@ import { ExitCode, InterruptedError } from '../../errors.js';
 import { latestRecords } from '../../events/store/reader.js';
 import { StoreFollower } from '../../events/store/follower.js';
 import type { StoredRecord } from '../../events/store/record.js';
-import { eventJson, eventLine } from '../../events/view.js';
+import { eventJson, eventLine } from './shared/event-view.js';
 import { terminalPalette } from '../../output/palette.js';
 import { plainPalette } from '../../webhooks/format.js';
 import type { InputFor } from '../spec.js';

@@ -1,4 +1,4 @@
-import type { Clock } from '../../api/http.js';
+import type { Clock } from '../../clock.js';
 import { AimdLimiter } from './aimd.js';
 import { PauseGate } from './pause-gate.js';
 import { DEFAULT_MAX_STALL_SECONDS, StallWatch } from './stall.js';

@@ -1,4 +1,4 @@
-import type { Clock } from '../../api/http.js';
+import type { Clock } from '../../clock.js';
 
 // One pause for the whole pipeline: when the service throttles, every launch waits until the
 // same instant (the latest Retry-After given), instead of each request backing off on its own

@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
-import type { Context } from '../../context.js';
+import type { SendContext } from '../send-context.js';
 import { InterruptedError, UsageError, type CliError } from '../../errors.js';
 import { errorCode } from '../../domain/files/reasons.js';
 import { cannotRead } from '../../input/file-errors.js';
@@ -73,7 +73,7 @@ async function sha256File(path: string): Promise<string> {
   return `sha256:${hash.digest('hex')}`;
 }
 
-async function readJournals(options: ReportOptions, ctx: Context): Promise<{ journals: ReportJournal[]; recipients: ReportRecipient[]; exclude: ExcludeList | undefined }> {
+async function readJournals(options: ReportOptions, ctx: SendContext): Promise<{ journals: ReportJournal[]; recipients: ReportRecipient[]; exclude: ExcludeList | undefined }> {
   const recipients: ReportRecipient[] = [];
   const journals: ReportJournal[] = [];
   for (const [index, path] of options.journals.entries()) {
@@ -146,7 +146,7 @@ interface Statuses {
   unread: string[];
 }
 
-async function readAllStatuses(ctx: Context, options: ReportOptions, recipients: readonly ReportRecipient[]): Promise<Statuses> {
+async function readAllStatuses(ctx: SendContext, options: ReportOptions, recipients: readonly ReportRecipient[]): Promise<Statuses> {
   const paths = options.journals;
   const { watch } = options;
   const caches = paths.map((path) => readCache(path));
@@ -307,7 +307,7 @@ async function namedNotYetSent(
  * through a link is one journal (the same device and inode; for a path that cannot be read, the
  * same real path), and would otherwise be counted twice. A duplicate is told on stderr.
  */
-async function distinctJournals(paths: readonly string[], ctx: Context): Promise<string[]> {
+async function distinctJournals(paths: readonly string[], ctx: SendContext): Promise<string[]> {
   const kept: { path: string; key: string }[] = [];
   for (const path of paths) {
     let key: string;
@@ -327,7 +327,7 @@ async function distinctJournals(paths: readonly string[], ctx: Context): Promise
   return kept.map((journal) => journal.path);
 }
 
-export async function runReport(given: ReportOptions, ctx: Context): Promise<ReportOutcome> {
+export async function runReport(given: ReportOptions, ctx: SendContext): Promise<ReportOutcome> {
   const options: ReportOptions = { ...given, journals: await distinctJournals(given.journals, ctx) };
   const paths = options.journals;
   await checkFailedTo(options);

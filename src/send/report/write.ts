@@ -1,4 +1,4 @@
-import type { Context } from '../../context.js';
+import type { SendContext } from '../send-context.js';
 import { checkFields, selectFields } from '../../output/fields.js';
 import { writeObject } from '../../output/render.js';
 import { FUNNEL, type MessageStatus, type OutcomeCounts, type ReportJournal, type ReportRecipient } from './data.js';
@@ -15,7 +15,7 @@ function seconds(ms: number | null): string {
 }
 
 export async function writeReport(
-  ctx: Context,
+  ctx: SendContext,
   document: ReportDocument,
   recipients: readonly ReportRecipient[],
   statuses: ReadonlyMap<string, MessageStatus>,

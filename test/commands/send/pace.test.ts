@@ -1,7 +1,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { MockAgent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Clock } from '../../../src/api/http.js';
+import type { Clock } from '../../../src/clock.js';
 import { fakeClock, runCli } from '../../helpers/cli.js';
 import { MOCK_ENV, MOCK_ORIGIN } from '../../helpers/mock-api.js';
 import { dropResultsFor, numbers, PNG_BYTES, testDir } from './helpers.js';

@@ -2,6 +2,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { redactingStream } from '../../src/output/io.js';
 import { registerEnvironmentSecrets, SecretRegistry } from '../../src/output/secrets.js';
+import { SANDBOX_DEFAULT_USER } from '../../src/domain/sandbox-defaults.js';
 
 // The one registry of secrets and the redactor at the output boundary.
 
@@ -49,7 +50,7 @@ describe('SecretRegistry', () => {
   });
 
   it('leaves short values and the public sandbox password alone as words, not their Base64', () => {
-    const registry = new SecretRegistry();
+    const registry = new SecretRegistry([SANDBOX_DEFAULT_USER.password]);
     registry.addCredentials('sandbox@example.com', 'sandbox');
     registry.add('abc');
     expect(registry.redact('svc sandbox start; abc')).toBe('svc sandbox start; abc');

@@ -1,11 +1,11 @@
 // How stored records look to people and programs. An event's JSON carries its payload as parsed
 // JSON, with the fields a script filters on beside it.
 
-import { formatEventLine, type LineFormatOptions } from '../webhooks/format.js';
-import type { AcceptedWebhookEvent } from '../webhooks/types.js';
-import { classifyEvent, parsePayload } from '../webhooks/payloads.js';
-import type { StoredRecord } from './store/record.js';
-import { WEBHOOK_EVENT_KEY } from '../domain/webhooks.js';
+import { formatEventLine, type LineFormatOptions } from '../../../webhooks/format.js';
+import type { AcceptedWebhookEvent } from '../../../webhooks/types.js';
+import { classifyEvent, parsePayload } from '../../../webhooks/payloads.js';
+import type { StoredRecord } from '../../../events/store/record.js';
+import { WEBHOOK_EVENT_KEY } from '../../../domain/webhooks.js';
 
 export interface EventJson {
   id: string;
