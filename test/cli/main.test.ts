@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { fakeClock, runCli } from '../helpers/cli.js';
 import { createMockApi, MOCK_ENV } from '../helpers/mock-api.js';
 import { COMMANDS } from '../../src/commands/tree.js';
-import { selectedBranch } from '../../src/program.js';
+import { selectedBranch } from '../../src/program/argv-scan.js';
 
 describe('svc', () => {
   it('prints its version', async () => {

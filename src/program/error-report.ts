@@ -1,0 +1,34 @@
+// The one place where an error becomes a message and an exit code (commander's own signals too).
+
+import { describeError, ExitCode } from '../errors.js';
+import type { IOStreams } from '../output/io.js';
+
+/** Commander signals help, version and parse errors by throwing; turn them into exit codes. */
+export function commanderExit(error: unknown): number | undefined {
+  if (typeof error !== 'object' || error === null || !('code' in error) || !('exitCode' in error)) return undefined;
+  const code = (error as { code: unknown }).code;
+  if (typeof code !== 'string' || !code.startsWith('commander.')) return undefined;
+  if (code === 'commander.helpDisplayed' || code === 'commander.version') return ExitCode.Ok;
+  // `svc help` asked for help (exit code 0); a bare `svc` or `svc tenant` lacked a command (1).
+  if (code === 'commander.help') return (error as { exitCode: unknown }).exitCode === 0 ? ExitCode.Ok : ExitCode.Usage;
+  return ExitCode.Usage;
+}
+
+export function reportError(io: IOStreams, error: unknown, json: boolean): void {
+  const described = describeError(error);
+  if (json) {
+    const body = {
+      error: {
+        status: described.status,
+        message: described.message,
+        title: described.title,
+        errorCode: described.errorCode,
+      },
+    };
+    io.stderr.write(`${JSON.stringify(body)}\n`);
+    return;
+  }
+  const red = (text: string): string => (io.colorStderr ? `\u001b[31m${text}\u001b[39m` : text);
+  io.stderr.write(`${red('error:')} ${described.message}\n`);
+  for (const hint of described.hints) io.stderr.write(`  ${hint}\n`);
+}

@@ -1,0 +1,91 @@
+// Running the command a line names, once commander has parsed it: the option values merged
+// along the tree, the Context built, the required arguments checked, the body loaded and run.
+
+import type { Command as CommanderCommand } from 'commander';
+import type { MainDeps } from '../cli.js';
+import { CommandInput, type CommandSpec } from '../commands/spec.js';
+import { CommandContext } from '../context.js';
+import { ExitCode } from '../errors.js';
+import { canAsk } from '../output/ask.js';
+import { createIOStreams, type IOStreamsInit } from '../output/io.js';
+import type { SecretRegistry } from '../output/secrets.js';
+import { refuseBothForms } from './argv-scan.js';
+import { missingArgument } from './commander-parts.js';
+import { globalsFrom } from './global-options.js';
+import { holdOutputForPager } from './paging.js';
+
+export interface RunState {
+  exitCode: number;
+  ctx: CommandContext | undefined;
+  /** The run's secrets: every stream of the run redacts with this one registry. */
+  secrets: SecretRegistry;
+}
+
+export function ioInit(deps: MainDeps, noColorFlag: boolean, secrets: SecretRegistry): Parameters<typeof createIOStreams>[0] {
+  return {
+    secrets,
+    stdin: deps.stdin as IOStreamsInit['stdin'],
+    stdout: deps.stdout,
+    stderr: deps.stderr,
+    ...(deps.tty?.stdin !== undefined ? { stdinIsTTY: deps.tty.stdin } : {}),
+    ...(deps.tty?.stdout !== undefined ? { stdoutIsTTY: deps.tty.stdout } : {}),
+    ...(deps.tty?.stderr !== undefined ? { stderrIsTTY: deps.tty.stderr } : {}),
+    ...(deps.tty?.columns !== undefined ? { columns: deps.tty.columns } : {}),
+    env: deps.env,
+    noColorFlag,
+  };
+}
+
+/**
+ * `command`: the leaf commander parsed; `ownAttributes`: the options the command declares under
+ * the name of a global one (its own meaning after its name).
+ */
+export async function runCommand(spec: CommandSpec, command: CommanderCommand, ownAttributes: ReadonlySet<string>, argv: readonly string[], deps: MainDeps, state: RunState): Promise<void> {
+  // Options given later on the line (the leaf's copies of the globals) win over earlier ones;
+  // defaults never override a value given anywhere. A flag the command declares itself (like
+  // `order watch --timeout`) means the command's own thing after its name, and the global
+  // one only before it.
+  const chain: CommanderCommand[] = [];
+  for (let cmd: CommanderCommand | null = command; cmd; cmd = cmd.parent) chain.unshift(cmd);
+  const values: Record<string, unknown> = {};
+  const globalValues: Record<string, unknown> = {};
+  const given = new Set<string>();
+  const merge = (into: Record<string, unknown>, key: string, value: unknown, explicit: boolean): void => {
+    if (explicit || !(key in into)) into[key] = value;
+  };
+  for (const cmd of chain) {
+    const isLeaf = cmd === command;
+    for (const [key, value] of Object.entries(cmd.opts())) {
+      const source = cmd.getOptionValueSource(key);
+      const explicit = source === 'cli' || source === 'env';
+      const commandsOwn = ownAttributes.has(key);
+      if (!commandsOwn || isLeaf) merge(values, key, value, explicit);
+      if (!commandsOwn || !isLeaf) merge(globalValues, key, value, explicit);
+      if (explicit && (!commandsOwn || isLeaf)) given.add(key);
+    }
+  }
+  refuseBothForms(spec, argv);
+  const globals = globalsFrom(globalValues);
+  let ctxIo = createIOStreams(ioInit(deps, globalValues['color'] === false, state.secrets));
+  const [{ resolveSettings }, { requireProfileName }] = await Promise.all([import('../config/settings.js'), import('../config/store.js')]);
+  if (globals.profile !== undefined) requireProfileName(globals.profile, '--profile');
+  else if (deps.env['SVC_PROFILE']) requireProfileName(deps.env['SVC_PROFILE'], 'SVC_PROFILE');
+  const held = await holdOutputForPager(spec, ctxIo, globals, deps);
+  if (held) ctxIo = { ...ctxIo, stdout: held.stream };
+  const ctx = new CommandContext({ ...deps, io: ctxIo }, globals, resolveSettings);
+  state.ctx = ctx;
+  const processed = command.processedArgs as (string | string[] | undefined)[];
+  (spec.args ?? []).forEach((arg, i) => {
+    const value = processed[i];
+    const absent = value === undefined || (Array.isArray(value) && value.length === 0);
+    if (arg.required && absent && !(arg.ask && canAsk(ctx))) throw missingArgument(spec, arg, ctx);
+  });
+  const input = new CommandInput(processed, values, given);
+  try {
+    const module = await spec.load();
+    const code = await module.run(input, ctx);
+    state.exitCode = typeof code === 'number' ? code : ExitCode.Ok;
+  } finally {
+    await held?.finish();
+  }
+}
