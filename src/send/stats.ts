@@ -1,5 +1,6 @@
 import { countSegments, type SmsEncoding } from '../domain/segments.js';
-import { readRecipients, type RecipientRow } from './recipients.js';
+import { readRecipients } from './recipients.js';
+import type { RecipientRow } from './recipient-rows.js';
 import type { CompiledTemplate } from './template.js';
 import type { SendPlan } from './plan.js';
 import { RecipientFilter, type SkipRecipient } from './pace/filter.js';

@@ -3,14 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  checkRecipientsFile,
-  readRecipients,
-  RecipientsFileError,
-  type DuplicateRecipient,
-  type ReadRecipientsOptions,
-  type RecipientRow,
-} from '../../src/send/recipients.js';
+import { checkRecipientsFile, readRecipients, RecipientsFileError, type ReadRecipientsOptions } from '../../src/send/recipients.js';
+import type { DuplicateRecipient, RecipientRow } from '../../src/send/recipient-rows.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-recipients-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
