@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildProvisionEntries, draftsFromArguments, draftsFromCsv, draftsFromFileText, draftsFromJson } from '../../src/numbers/provision-entries.js';
+import { buildProvisionEntries } from '../../src/numbers/provision-entries.js';
+import { draftsFromArguments, draftsFromCsv, draftsFromFileText, draftsFromJson } from '../../src/numbers/provision-drafts.js';
 import { UsageError } from '../../src/errors.js';
 
 const P2P_SMS = { provisionType: 'SMS', provisionClass: 'P2P' };

@@ -7,16 +7,8 @@ import { readTextFile } from '../../input/files.js';
 import { PROVISION_CLASSES, PROVISION_TYPES } from '../../domain/validate.js';
 import { askChoice, canAsk } from '../../output/ask.js';
 import { explainTenantNotFound, tenantOrAsk } from '../tenant/shared/choose-tenant.js';
-import {
-  buildProvisionEntries,
-  draftsFromArguments,
-  draftsFromFileText,
-  entriesError,
-  ENTRY_TEXT_FIELDS,
-  type EntryDefaults,
-  type EntryDraft,
-  type EntryTextField,
-} from '../../numbers/provision-entries.js';
+import { buildProvisionEntries, entriesError, ENTRY_TEXT_FIELDS, type EntryDefaults, type EntryDraft, type EntryTextField } from '../../numbers/provision-entries.js';
+import { draftsFromArguments, draftsFromFileText } from '../../numbers/provision-drafts.js';
 import { submitAndReport, waitSettings } from '../order/shared/order-submit.js';
 
 export async function run(input: InputFor<typeof numberCommands, 'number provision'>, ctx: Context): Promise<number> {
