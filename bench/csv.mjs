@@ -1,6 +1,6 @@
 // CSV reading on the bulk-send path (`npm run bench:csv`), over one 100,000-row file read in
 // 64 KiB chunks, alternated, medians of five:
-//   recipients  src/send/recipients.ts's checkRecipientsFile (the shared reader below since issue 12, with E.164 and duplicates)
+//   recipients  src/send/recipients.ts's checkRecipientsFile (the shared reader below, with E.164 and duplicates)
 //   shared      the shared reader src/input/csv.ts, with the same per-row work (E.164, a Set)
 //   csv-parse   csv-parse (a dev dependency, kept for this comparison) fed the same chunks
 //               synchronously through its Parser's chunk API, with the same per-row work

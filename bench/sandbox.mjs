@@ -1,4 +1,4 @@
-// Sandbox benchmark (issue 14): throughput as a ratio to a bare node:http handler measured in the
+// Sandbox benchmark: throughput as a ratio to a bare node:http handler measured in the
 // same run with the same load generator, flatness past the retention cap and after 1,000,000
 // messages, and p99 latency with --state under a steady load at 1,000 and 100,000 stored messages.
 //

@@ -1,7 +1,7 @@
 // Bulk send benchmark (`npm run bench:send`): the built CLI sends to 10,000 recipients of a CSV
 // file through a loopback server, and a bare undici loop posts the same requests at the same
 // concurrency to the same server, in the same run, alternated so that a noisy machine hurts both
-// alike. Prints (issue 10): the throughput ratio to the bare loop at 10,000 and 100,000 recipients
+// alike. Prints: the throughput ratio to the bare loop at 10,000 and 100,000 recipients
 // (target >= 0.9 at both), the CLI's peak RSS at 10,000, 100,000 and 1,000,000 recipients (target:
 // 1,000,000 within 1.2x of 10,000), the time from spawn to the first request at 1,000,000 rows,
 // the cost of the write-ahead journal at 10,000 (the same send without --journal), and, when the

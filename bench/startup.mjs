@@ -1,7 +1,7 @@
 // Start-up benchmark: `svc --version`, `svc --help` and `svc tenant list --json` against a loopback
 // server, and the floor for the last one (a bare script making one GET with node:http), each
 // alternated with a bare `node -e 0` in the same run, so that the ratios hold on a noisy
-// machine. Prints medians and ratios against the targets of issue 12 (item 7). Also lists what
+// machine. Prints medians and ratios against their targets. Also lists what
 // the API command loaded: the dist chunks, and whether node:http2, node:tls or undici came in.
 import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:http';

@@ -21,7 +21,7 @@ const IMPORT_PACKAGE = 'import-package.js';
 
 // Two passes. esbuild compiles TypeScript and splits the program into chunks, one per set of
 // entry points that share code; with a lazily loaded body per command that is about a hundred
-// files, and an API command read 26 of them one after another through the ESM loader (issue 12).
+// files, and an API command read 26 of them one after another through the ESM loader.
 // Rollup then regroups esbuild's output into a few chunks along the path every command takes:
 //   boot  what cli.js needs before it knows the command (`svc --version` loads cli.js and boot);
 //   core  the program (commander's tree, parsing, errors, output) and all it imports: every

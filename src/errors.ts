@@ -83,7 +83,7 @@ export class NetworkError extends ApiError {
 }
 
 /**
- * A 1xx/2xx/3xx answer that is not what the endpoint promises (issue 9): a redirect (never
+ * A 1xx/2xx/3xx answer that is not what the endpoint promises: a redirect (never
  * followed), a 204 or empty body where a body is due, an HTML page, JSON of the wrong kind or
  * cut short. The request reached something that answered, so it may have been acted on.
  */

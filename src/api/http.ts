@@ -18,7 +18,7 @@ export { firstLine } from './answers.js';
 export { errorFromResponse, parseRetryAfter } from './error-answers.js';
 
 // The HTTP layer. It knows the base URL, Basic auth, JSON in and out, the whole-exchange
-// deadline (--timeout, deadlines.ts), retries (decisions.md, "CLI behaviour"), what a good answer
+// deadline (--timeout, deadlines.ts), retries (docs/decisions.md#retries), what a good answer
 // is for each endpoint (the contract in domain/api/endpoints.ts, checked by answers.ts), the error
 // bodies of the document, and the --debug trace (trace.ts). The transport rules live in
 // transport.ts and proxy.ts, under it. It never prints for people; callers render what it returns.
@@ -39,7 +39,7 @@ export interface ApiRequest {
   signal?: AbortSignal | undefined;
   /** Overrides the per-request timeout. */
   timeoutMs?: number | undefined;
-  /** Overrides whether failures are retried (default: by method, see decisions.md). */
+  /** Overrides whether failures are retried (default: by method, see docs/decisions.md#retries). */
   retry?: boolean | undefined;
   /** Error statuses returned as answers instead of thrown; the contract's by default (a health check's 503). */
   accept?: readonly number[] | undefined;
@@ -285,7 +285,7 @@ export function objectOf<T extends Record<string, unknown> = Record<string, unkn
 
 // The typed calls, imported here only so that the bundler puts the whole API layer in one chunk:
 // every command that reaches one call reaches this module and so all of them, and a command
-// that talks to the API loads one file for it instead of three or four (start-up, issue 12).
+// that talks to the API loads one file for it instead of three or four (start-up time, bench/startup.mjs).
 // (media.ts stays out: `send --media-file` imports it on demand.)
 import './tenants.js';
 import './numbers.js';

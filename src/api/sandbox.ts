@@ -4,7 +4,7 @@ import type { TriggerKind } from '../domain/api/enums.js';
 import type { CalledEndpointName } from '../domain/api/endpoints.js';
 import type { DeliveryAttemptWire, FailedEventWire, Received, ReplayAnswerWire, TriggerAnswerWire } from '../domain/api/wire.js';
 
-// Typed calls for the endpoints that exist only in the sandbox (decisions.md), under
+// Typed calls for the endpoints that exist only in the sandbox (docs/decisions.md#sandbox-only-endpoints), under
 // /api/v1/sandbox/. They return what the sandbox said and never print.
 
 export type { TriggerKind } from '../domain/api/enums.js';

@@ -2,7 +2,7 @@ import type { Dispatcher } from 'undici';
 import { isIP, type LookupFunction } from 'node:net';
 import { isLoopbackAddress } from './loopback.js';
 
-// The transport rules, held at the socket (issue 9, item 6), for both ways a request leaves:
+// The transport rules, held at the socket, for both ways a request leaves:
 //   - node:http, for plain http:// to loopback (the sandbox): no HTTP/2, TLS or WebAssembly
 //     parser to load, so a command against the sandbox starts as fast as one GET can;
 //   - undici, for https://, proxies, bulk sends (its pipelined parser is faster once warm) and

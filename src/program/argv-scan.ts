@@ -36,7 +36,7 @@ export function selectedBranch(argv: readonly string[]): string | undefined {
 
 /**
  * Starts loading the body of the command the line names while commander loads, so that reading
- * their files overlaps (start-up, issue 12). The load is the one the action awaits later (an
+ * their files overlaps (start-up time, bench/startup.mjs). The load is the one the action awaits later (an
  * import is done once); a failure shows there, not here.
  */
 export function prefetchCommand(argv: readonly string[]): void {

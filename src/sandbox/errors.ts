@@ -1,5 +1,5 @@
 // Every error the sandbox answers has the document's 401 shape, {message, title, errorCode},
-// with the codes decisions.md picks.
+// with the codes docs/decisions.md#errors picks.
 
 import type { ErrorCode } from '../domain/api/enums.js';
 

@@ -1,5 +1,5 @@
 // The sandbox's OpenAPI 3.1 document: the API as the document gives it and as the sandbox
-// implements it (with the picks of decisions.md where the document says "not shown"), its error
+// implements it (with the picks of docs/decisions.md where the document says "not shown"), its error
 // shapes, the sandbox-only endpoints, and the webhook payloads under `webhooks`. Served at
 // GET /api/v1/openapi.json (no authentication: it describes, it holds nothing) and printed by
 // `svc sandbox openapi`. Its paths come from the contract (domain/api/endpoints.ts), its

@@ -1,4 +1,4 @@
-// Throttling like a service (decisions.md "Orders and numbers"): each number's
+// Throttling like a service (docs/decisions.md#throttling): each number's
 // `settings.rateLimit` and the sandbox's account-wide `--rate-limit` cap sends per second, each a
 // token bucket holding one second's worth of burst. A send of k recipients takes k tokens from
 // both buckets, or none. A bucket refills continuously on the injected clock. A request larger

@@ -62,7 +62,7 @@ export interface SendPlan extends Pick<SendRequest, CarriedFlags> {
   mediaUrls: string[];
   mediaFiles: MediaFile[];
   tenant: string | undefined;
-  /** --rate, --max-stall, --window/--tz, --exclude-file, --shard (issue 10). */
+  /** --rate, --max-stall, --window/--tz, --exclude-file, --shard. */
   pace: PaceFlags;
   /** See SendRequest's store. */
   store: string | false | undefined;

@@ -1,7 +1,7 @@
 import type { Writable } from 'node:stream';
 import type { PaceEvent } from './pace/pacer.js';
 
-// Progress that tells the truth (issue 10): done out of total, the rate now (over the last few
+// Progress that tells the truth: done out of total, the rate now (over the last few
 // seconds, not since the start, so that a throttled or paused run does not promise the time it
 // had before), the time left at that rate, and what the run is waiting for. On a terminal, one
 // line redrawn in place at most every 100 ms; elsewhere (CI logs, a file) a plain line every

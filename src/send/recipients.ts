@@ -1,4 +1,4 @@
-// Reading the recipients of a bulk send (`svc send --to-file FILE`), as decisions.md describes:
+// Reading the recipients of a bulk send (`svc send --to-file FILE`), as docs/decisions.md#recipients-files describes:
 // a text file with one number a line, or a CSV file (RFC 4180, read by the CLI's one CSV reader,
 // src/input/csv.ts) with a header row whose number column is named phone, number, to or recipient
 // (any case), else the first column.

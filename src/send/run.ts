@@ -74,7 +74,7 @@ export async function runSend(
 
   // What was sent, for svc thread and svc events: into --store DIR, none with --no-store, else the default store.
   const recorder = plan.store === false ? undefined : plan.store !== undefined ? openSentRecorder(plan.store, (message) => ctx.warn(message)) : sentRecorderFor(ctx);
-  // Read once before sending: the number's own cap, per second (decisions.md).
+  // Read once before sending: the number's own cap, per second (docs/decisions.md#throttling).
   const numberRate = bulk && !nothingToSend ? await readNumberRateLimit(api, plan.from, (line) => ctx.debug(line)) : undefined;
   const started = ctx.clock.now();
   const progress: SendProgress | undefined = bulk
@@ -115,7 +115,7 @@ export async function runSend(
       return;
     }
     // The check read the same bytes: when it found no number listed twice, the send does not
-    // build the duplicate index again (memory at a million recipients, issue 10).
+    // build the duplicate index again (memory at a million recipients).
     const findDuplicates = plan.toFile!.check.duplicateCount > 0;
     // Small batches: a batch's rows and payloads live until its last request leaves, and a
     // 64 KB batch (some 2,500 requests) lived long enough for V8 to move it to the old

@@ -5,7 +5,7 @@ import { UsageError } from '../../src/errors.js';
 import { isLoopbackAddress } from '../../src/api/loopback.js';
 import { checkLoopbackSocket, NotLoopbackError, pinnedLookup } from '../../src/api/transport.js';
 
-// Transport rules at the socket (issue 9, item 6): names under localhost never go to DNS and
+// Transport rules at the socket: names under localhost never go to DNS and
 // resolve only to loopback; plain http:// needs a loopback peer; NO_PROXY in curl's forms.
 
 type Answer = { error: Error | null; address?: unknown; family?: number };

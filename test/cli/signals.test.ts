@@ -7,7 +7,7 @@ import { BIN } from '../helpers/spawn.js';
 import { testDataDir } from '../helpers/spawn.js';
 import { ExchangeLogFiles } from '../sandbox/openapi-check.js';
 
-// Every termination signal is a Ctrl-C (cli-contract.md, exit codes): the long-running commands
+// Every termination signal is a Ctrl-C (exit 128 + the signal number): the long-running commands
 // stop cleanly on SIGINT, SIGTERM and SIGHUP and exit 130, 143 and 129. The signal is sent once
 // the command has said it is running, never after a sleep.
 

@@ -8,7 +8,7 @@ import { fakeClock, runCli } from '../helpers/cli.js';
 import { createMockApi, MOCK_ENV, type MockApi } from '../helpers/mock-api.js';
 import { accepted, mockSends, type SendMock } from './send/helpers.js';
 
-// --fields for the commands that write their documents themselves (issue 11, item 4): send
+// --fields for the commands that write their documents themselves: send
 // results and --dry-run, `svc api`, events list/show, thread, send report. An unknown field is
 // exit 2 listing those there are; for send, before anything is sent.
 

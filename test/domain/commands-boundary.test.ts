@@ -5,15 +5,16 @@ import { describe, expect, it } from 'vitest';
 import { importedSpecifiers, sourceFiles } from '../helpers/imports.js';
 
 // Imports point down: the command layer (src/commands/, the program that reads the command words,
-// the entry) stands on everything else, and nothing else stands on it. A module below the
-// commands that needed a command's helper would tie the pipeline, the API client or the sandbox
-// to the command line; such a helper belongs below (src/input/, src/output/, src/domain/ ...).
+// src/program.ts with its parts in src/program/, the entry) stands on everything else, and nothing
+// else stands on it. A module below the commands that needed a command's helper would tie the
+// pipeline, the API client or the sandbox to the command line; such a helper belongs below
+// (src/input/, src/output/, src/domain/ ...).
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SRC = join(ROOT, 'src');
 
 /** The command layer, as paths below src/: a folder ends with the separator. */
-const COMMAND_LAYER = [`commands${sep}`, 'program.ts', 'cli.ts'];
+const COMMAND_LAYER = [`commands${sep}`, 'program.ts', `program${sep}`, 'cli.ts'];
 
 function inCommandLayer(pathBelowSrc: string): boolean {
   return COMMAND_LAYER.some((part) => (part.endsWith(sep) ? pathBelowSrc.startsWith(part) : pathBelowSrc === part));

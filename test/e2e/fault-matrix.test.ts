@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeClock, runCli } from '../helpers/cli.js';
 
-// The fault-server matrix (issue 9): every API call the CLI makes, against a live server on
+// The fault-server matrix: every API call the CLI makes, against a live server on
 // 127.0.0.1 that answers that one call with each fault nobody named: redirects with and without
 // a Location, a 204, an HTML page, JSON of the wrong kind, JSON cut short, a connection reset
 // before and after the body began, and a body trickled past --timeout. Every run must end with

@@ -3,7 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 
-// `--base-url https://` pointed at a port that speaks plain HTTP (issue 11, item 9): OpenSSL's
+// `--base-url https://` pointed at a port that speaks plain HTTP: OpenSSL's
 // "wrong version number" becomes a message that suggests the http:// URL.
 
 let server: Server;

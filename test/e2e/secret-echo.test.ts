@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeClock, runCli } from '../helpers/cli.js';
 
-// The secret-echo server (issue 9): a server that repeats everything it was sent (headers, body,
+// The secret-echo server: a server that repeats everything it was sent (headers, body,
 // the decoded Authorization, and all of that again in Base64) in its error messages, its HTML
 // error pages, its answer headers and its successful answers. Every command, with and without
 // --debug and --json, must print none of the secrets in play in any form.

@@ -10,7 +10,7 @@ import { checkLoopbackSocket, nodeHttpTransport, NotLoopbackError, TransportFail
 import { runCli } from '../helpers/cli.js';
 import { spawnCli } from '../helpers/spawn.js';
 
-// Transport failures named by their real cause (issue 9, item 6): TLS (expired, wrong host,
+// Transport failures named by their real cause: TLS (expired, wrong host,
 // self-signed), an unreachable or refusing proxy, and plain http:// to a name under localhost.
 // Certificates are made with openssl at test time, under a CA that only these runs trust.
 

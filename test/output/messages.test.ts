@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { createMockApi, MOCK_ENV, MOCK_ORIGIN, type MockApi } from '../helpers/mock-api.js';
 
-// Messages that point the right way (issue 11, first section).
+// Messages that point the right way: each names what went wrong and what to do next.
 
 const TENANT = '3f2504e0-4f89-11d3-9a0c-0305e82c3301';
 let mock: MockApi | undefined;

@@ -8,10 +8,10 @@ import { json, startTestServer, type TestServer } from '../helpers/http-server.j
 import { BIN } from '../helpers/spawn.js';
 import { startPty } from './pty.js';
 
-// Finished documents go through the pager when taller than the terminal (issue 11, item 3):
+// Finished documents go through the pager when taller than the terminal:
 // order get, message get, events list/show, thread and sandbox webhooks list, on a real
 // pseudo-terminal with SVC_PAGER a filter that marks every line it pages. And the tenant of a
-// media upload, asked for there (issue 11, item 1).
+// media upload, asked for there.
 
 const TENANT = '3f2504e0-4f89-11d3-9a0c-0305e82c3301';
 const OTHER_TENANT = '7c9e6679-7425-40de-944b-e07fc1f90ae7';

@@ -55,7 +55,7 @@ describe('authentication', () => {
 });
 
 describe('health and routing', () => {
-  it('answers the health shape of decisions.md', async () => {
+  it('answers the health shape of docs/decisions.md#lists', async () => {
     const answer = await h.api('GET', '/health');
     expect(answer.status).toBe(200);
     const body = obj(answer);

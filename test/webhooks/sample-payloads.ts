@@ -1,4 +1,4 @@
-// Payloads shaped as the API document's webhook tables (and decisions.md for order status).
+// Payloads shaped as the API document's webhook tables (and docs/decisions.md#orders-and-numbers for order status).
 
 export const incomingMessage = {
   messageId: '6f1c2a9e-3b7d-4c2e-9a51-0d8e7f6a5b4c',

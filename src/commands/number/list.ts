@@ -58,7 +58,7 @@ export async function run(input: InputFor<typeof numberCommands, 'number list'>,
     await printer.add(items as PhoneNumber[]);
     seen += items.length;
     // Without a page size in the envelope, the first page's length is the size: a server may
-    // clamp --limit (decisions.md: larger is clamped), and taking --limit would end the walk
+    // clamp --limit (docs/decisions.md#lists: larger is clamped), and taking --limit would end the walk
     // after one "short" page. At worst this costs one request for an empty page.
     pageSize ??= metaNumber(meta, 'limit', 'pageSize', 'perPage', 'size') ?? items.length;
     const total = metaNumber(meta, 'total', 'totalCount', 'totalItems', 'totalRecords');

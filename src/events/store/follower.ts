@@ -28,7 +28,7 @@ export class StoreFollower {
   private readonly before: readonly SegmentIndex[];
   /**
    * The ids the polls found, with when each was stored, oldest first. A sender retries an event
-   * for at most 24 h from its first attempt (decisions.md), so a second copy comes within that of
+   * for at most 24 h from its first attempt (docs/decisions.md#webhook-retries), so a second copy comes within that of
    * the first: ids stored longer ago than FORGET_AFTER_MS before the newest are forgotten, and a
    * follower running for weeks holds a day's ids, not every id it ever printed.
    */

@@ -62,7 +62,7 @@ export function resourceSchemas(): Json {
   return {
     Error: {
       type: 'object',
-      description: 'Every error answer (the document gives it for 401; decisions.md for all).',
+      description: 'Every error answer (the document gives it for 401; the sandbox answers every error with it).',
       required: ['message', 'title', 'errorCode'],
       properties: {
         message: str(),

@@ -1,4 +1,4 @@
-// GET /health in the shape decisions.md picks: status, a .NET-style time span, and entries.
+// GET /health in the shape docs/decisions.md#lists picks: status, a .NET-style time span, and entries.
 
 import type { ApiCall } from '../call.js';
 import { sendJson } from '../http-io.js';

@@ -1,4 +1,4 @@
-// Endpoints that exist only in the sandbox (decisions.md): simulate an inbound message, and look
+// Endpoints that exist only in the sandbox (docs/decisions.md#sandbox-only-endpoints): simulate an inbound message, and look
 // at and replay webhook deliveries. Each shows only the caller's own tenants.
 
 import { createHash } from 'node:crypto';

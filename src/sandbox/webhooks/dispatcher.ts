@@ -32,7 +32,7 @@ export interface DispatcherTuning {
   maxConcurrentAttempts?: number;
 }
 
-/** True when the tenant's filter lets this event through (decisions.md "Webhooks"). */
+/** True when the tenant's filter lets this event through (docs/decisions.md#webhooks). */
 export function eventPassesFilter(target: WebhookTarget, event: WebhookEventKind): boolean {
   const filter = target.eventType ?? 'All';
   return filter === 'All' || filter === event;

@@ -1,4 +1,4 @@
-// The retry rules of decisions.md "Webhooks", as pure functions so that they can be checked on
+// The retry rules of docs/decisions.md#webhook-retries, as pure functions so that they can be checked on
 // their own: retry n waits min(cap, 5 s x 2^(n-1)); the cap is 30 min after a 4xx-like answer and
 // 1 min after a 5xx, a timeout or a connection error; Retry-After raises the wait to at least
 // its value; nothing is scheduled past 24 h from the first attempt. Every duration is divided

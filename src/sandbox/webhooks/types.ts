@@ -1,5 +1,5 @@
 // The contract between the sandbox's API (which decides that an event happened) and its webhook
-// dispatcher (which delivers it as decisions.md says: filter, signature, Basic auth, primary then
+// dispatcher (which delivers it as docs/decisions.md#webhooks says: filter, signature, Basic auth, primary then
 // secondary URI, retries with caps and Retry-After, the 24 h window and the failure queue).
 
 import type { WebhookEventType } from '../../domain/validate.js';

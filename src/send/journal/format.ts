@@ -1,4 +1,4 @@
-// The bulk send journal (`svc send --journal FILE`, decisions.md "CLI behaviour"): a write-ahead
+// The bulk send journal (`svc send --journal FILE`, docs/decisions.md#bulk-send-journal): a write-ahead
 // log that proves itself. Format 2, JSON Lines (UTF-8, one record a line, LF):
 //
 //   line 1   {"journal":"svc-send","version":2,"run":{...},"created":"ISO","svc":"x.y.z","crc":"…"}
@@ -14,7 +14,7 @@
 //             since): from then on they stand for the header's, so that the journal itself says
 //             which list a later --resume must keep to, whatever happens to its JOURNAL.exclude.
 //   throttled {"type":"throttled","seq":N,"to":[…],"status":429|503,"at":"ISO","crc":"…"}    the request
-//             was refused unprocessed (issue 10): its launch is closed, no outcome; sent again later
+//             was refused unprocessed (throttled): its launch is closed, no outcome; sent again later
 //   pause    {"type":"pause","reason":"window","window":"…","until":"ISO","at":"ISO","crc":"…"}
 //             the run waits for its send window (--window); nothing of it is in flight
 // The header has `"shard":{"k":K,"n":N}` when the run was started with --shard K/N.
@@ -68,7 +68,7 @@ export interface JournalHeader {
   run: JournalRun;
   created: string;
   svc: string;
-  /** --shard K/N of the run (issue 10); `--resume` must give the same. */
+  /** --shard K/N of the run; `--resume` must give the same. */
   shard?: { k: number; n: number };
   /** This run's own recipients (its shard, less --exclude-file) and those --exclude-file left out; absent in older journals. */
   own?: JournalOwnCounts;
@@ -172,7 +172,7 @@ export function checksumHolds(line: Buffer): boolean {
 
 /**
  * Each recipient's message id from the answer to a request to several recipients: its
- * `messages: [{messageId, to, status}, ...]` (decisions.md), matched by number (an entry without
+ * `messages: [{messageId, to, status}, ...]` (docs/decisions.md#messages), matched by number (an entry without
  * `to` by its position, when there is one entry per recipient). Undefined for one recipient (the
  * answer's `messageId` is its id) and when the answer names no ids per recipient.
  */

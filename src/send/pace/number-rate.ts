@@ -1,7 +1,7 @@
 import type { ApiClient } from '../../api/http.js';
 import { getPhoneNumber } from '../../api/numbers.js';
 
-// The from-number's own cap (`settings.rateLimit`, messages per second as decisions.md picks),
+// The from-number's own cap (`settings.rateLimit`, messages per second as docs/decisions.md#throttling picks),
 // read once before a bulk send. A service that does not show it, or a number the account cannot
 // read, leaves the send uncapped: this is a courtesy to the service, not a check of the number.
 

@@ -5,7 +5,7 @@ import type { Shard } from './shard.js';
 import { DEFAULT_MAX_STALL_SECONDS } from './stall.js';
 import type { WindowSchedule } from './window.js';
 
-// The pace of a bulk send (cli-contract.md): --rate, --max-stall, --window with --tz,
+// The pace of a bulk send: --rate, --max-stall, --window with --tz,
 // --exclude-file and --shard, all checked before anything is sent (exit 2 naming the value).
 // The command parses the values (src/commands/send/shared/pace-flags.ts); the plan checks that they
 // go with a bulk send and reads the exclusion list.

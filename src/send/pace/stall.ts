@@ -1,4 +1,4 @@
-// The run gives up on throttling only when it stops making progress (decisions.md: nothing
+// The run gives up on throttling only when it stops making progress (docs/decisions.md#retries: nothing
 // accepted for --max-stall seconds, default 600): a service that lets a trickle through is slow,
 // not failing, and a campaign should finish. Time spent outside the send window is not a stall.
 

@@ -1,7 +1,7 @@
 import { parseRetryAfter } from '../../api/http.js';
 import { CliError } from '../../errors.js';
 
-// Throttling is not failure (decisions.md, "CLI behaviour"): a 429, or a 503 that says when to
+// Throttling is not failure (docs/decisions.md#retries): a 429, or a 503 that says when to
 // come back (Retry-After), means the service refused the request without processing it. A bulk
 // send pauses and sends the same recipient again; nothing is journaled as rejected for it.
 // A 503 without Retry-After is an ordinary failure: nothing says the request was not acted on.

@@ -1,9 +1,9 @@
 // A token bucket for --rate N (messages per second) and the from-number's settings.rateLimit
-// (per second, as decisions.md picks). The refill counts real elapsed time, so a timer that fires
+// (per second, as docs/decisions.md#throttling picks). The refill counts real elapsed time, so a timer that fires
 // late loses no tokens and the long-run rate is exactly the limit whatever the timer resolution.
 //
 // The client's bucket holds half a second's worth. The service's holds a whole second
-// (decisions.md), so a client bucket half as deep always conforms to it: in any span of t
+// (docs/decisions.md#throttling), so a client bucket half as deep always conforms to it: in any span of t
 // seconds the client sends at most N/2 + N*t, the service admits N + N*t, and the other half
 // second absorbs the jitter between the two clocks. It has to be that deep to reach the limit
 // at all: the service's answers stall now and then (a collection, a disk write), every request

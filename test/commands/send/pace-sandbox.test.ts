@@ -3,7 +3,7 @@ import { runCli } from '../../helpers/cli.js';
 import { createTenant, enc, obj, provisionAndWait, startHarness, type Harness } from '../../sandbox/helpers.js';
 import { numbers, tempDir } from './helpers.js';
 
-// A bulk send against the sandbox throttling like a service (issue 10): an account-wide
+// A bulk send against the sandbox throttling like a service: an account-wide
 // --rate-limit below the number's own settings.rateLimit, so that the CLI, pacing itself at the
 // number's rate it read, meets the account's limit (when the machine is fast enough to) and must
 // pause and send again. Count

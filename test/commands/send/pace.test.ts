@@ -6,7 +6,7 @@ import { fakeClock, runCli } from '../../helpers/cli.js';
 import { MOCK_ENV, MOCK_ORIGIN } from '../../helpers/mock-api.js';
 import { dropResultsFor, numbers, PNG_BYTES, testDir } from './helpers.js';
 
-// Bulk sends at the service's pace (issue 10): throttling, --max-stall, --rate and the number's
+// Bulk sends at the service's pace: throttling, --max-stall, --rate and the number's
 // rateLimit, --window with --tz, --exclude-file and --shard. In-process against an undici
 // MockAgent whose answers are computed per request, with the injected clock: every wait is the
 // clock's, so the tests never sleep and never time anything.

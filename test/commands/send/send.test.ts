@@ -447,7 +447,7 @@ describe('svc send --media-file with a journal that cannot be opened', () => {
 });
 
 describe('svc send --journal and --resume', () => {
-  it('--help describes the journal as the write-ahead log it is (decisions.md), not as written after each answer', async () => {
+  it('--help describes the journal as the write-ahead log it is (docs/decisions.md#bulk-send-journal), not as written after each answer', async () => {
     const help = await run(['send', '--help']);
     expect(help.code).toBe(0);
     const text = help.stdout.replace(/\s+/g, ' ');

@@ -156,7 +156,7 @@ describe('JournalWriter and readJournal', () => {
 
   it('journals each recipient\'s message id of a request to several, from the answer\'s messages; the first only without them', async () => {
     const to = [number(1), number(2), number(3)];
-    // The decisions.md answer for several recipients: the first's fields, and messages[] one per recipient (any order).
+    // The answer for several recipients (docs/decisions.md#messages): the first's fields, and messages[] one per recipient (any order).
     const answer = {
       messageId: 'm-1',
       status: 'queued',

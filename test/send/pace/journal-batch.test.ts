@@ -6,7 +6,7 @@ import { JournalWriter } from '../../../src/send/journal/writer.js';
 import { readJournal } from '../../../src/send/journal/replay.js';
 import type { JournalRun } from '../../../src/send/journal/format.js';
 
-// The bulk send's journal writes the results of one event-loop turn together (issue 10, item 8):
+// The bulk send's journal writes the results of one event-loop turn together:
 // a launch is still in the file before its request leaves, and results reach the file before
 // the next launches and by the end of the turn. Throttled and pause records read back as such.
 

@@ -4,7 +4,7 @@ import type { PaceOptions } from '../../../send/pace/options.js';
 import { parseShard } from '../../../send/pace/shard.js';
 import { checkTimeZone, parseWindow, WindowSchedule } from '../../../send/pace/window.js';
 
-// The pace flags of `svc send` (cli-contract.md) read from the command line: --rate,
+// The pace flags of `svc send` read from the command line: --rate,
 // --max-stall, --window with --tz, --exclude-file and --shard, each value checked (exit 2 naming
 // it). Whether they go with the send (a bulk send) is the plan's check (src/send/pace/options.ts).
 
