@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeOrderChanges, failureSummary, orderEntries, orderIdOf, orderOutcome } from '../../../src/commands/order/shared/order-status.js';
+import { describeOrderChanges, failureSummary, orderEntries, orderIdOf, orderOutcome } from '../../../../src/commands/order/shared/order-status.js';
 
 describe('orderOutcome', () => {
   const cases: [Record<string, unknown>, string][] = [
