@@ -17,8 +17,8 @@ import { readRecord, recordPath, RecordWriter } from '../../fleet/record.js';
 import { planLines, planSummary } from '../../fleet/render.js';
 import { planMoves, readSavedPlan } from '../../fleet/saved-plan.js';
 import { fleetJsonSchemaText } from '../../fleet/schema.js';
-import { orderEntries, orderIdOf, orderOutcome } from '../order/status.js';
-import { concurrencyOf, printPlan } from './print-plan.js';
+import { orderEntries, orderIdOf, orderOutcome } from '../order/shared/order-status.js';
+import { concurrencyOf, printPlan } from './shared/print-plan.js';
 
 export async function run(input: InputFor<typeof fleetCommands, 'apply'>, ctx: Context): Promise<number> {
   if (input.flag('schema')) {

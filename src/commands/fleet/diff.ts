@@ -6,7 +6,7 @@ import { loadFleetFile } from '../../fleet/load.js';
 import { buildPlan } from '../../fleet/plan.js';
 import { readLiveState } from '../../fleet/read-live.js';
 import { savedPlanOf, writeSavedPlan } from '../../fleet/saved-plan.js';
-import { concurrencyOf, printPlan } from './print-plan.js';
+import { concurrencyOf, printPlan } from './shared/print-plan.js';
 
 /** `svc diff --exit-code`: the command worked and found differences. */
 export const DIFFERENCES_FOUND = 7;

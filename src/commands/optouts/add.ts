@@ -3,8 +3,8 @@ import { recordConsentChanges } from '../../optouts/change.js';
 import type { ConsentChange } from '../../optouts/log.js';
 import type { InputFor } from '../spec.js';
 import type { optoutsCommands } from './index.js';
-import { numbersFrom, reasonFrom, reportChanges } from './write.js';
-import { actingUser, optOutsDir, sendingNumber } from './shared.js';
+import { numbersFrom, reasonFrom, reportChanges } from './shared/opt-out-changes.js';
+import { actingUser, optOutsDir, sendingNumber } from './shared/opt-out-list.js';
 
 export async function run(input: InputFor<typeof optoutsCommands, 'optouts add'>, ctx: Context): Promise<number> {
   const numbers = numbersFrom(input.argList(0));

@@ -3,8 +3,8 @@ import { UsageError } from '../../errors.js';
 import { optOutsCsv } from '../../optouts/csv.js';
 import type { InputFor } from '../spec.js';
 import type { optoutsCommands } from './index.js';
-import { optOutsDir, readList } from './shared.js';
-import { numberArg } from '../events/shared.js';
+import { optOutsDir, readList } from './shared/opt-out-list.js';
+import { numberArg } from '../events/shared/event-queries.js';
 
 export async function run(input: InputFor<typeof optoutsCommands, 'optouts export'>, ctx: Context): Promise<number> {
   const path = input.arg(0);

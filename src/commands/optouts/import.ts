@@ -6,8 +6,8 @@ import { ImportError, parseOptOutImport } from '../../optouts/csv.js';
 import type { ConsentChange } from '../../optouts/log.js';
 import type { InputFor } from '../spec.js';
 import type { optoutsCommands } from './index.js';
-import { reportChanges } from './write.js';
-import { actingUser, optOutsDir, sendingNumber } from './shared.js';
+import { reportChanges } from './shared/opt-out-changes.js';
+import { actingUser, optOutsDir, sendingNumber } from './shared/opt-out-list.js';
 
 const PROBLEMS_SHOWN = 10;
 

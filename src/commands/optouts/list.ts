@@ -4,8 +4,8 @@ import { optOutsPath } from '../../optouts/log.js';
 import { writeList } from '../../output/render.js';
 import type { InputFor } from '../spec.js';
 import type { optoutsCommands } from './index.js';
-import { ENTRY_COLUMNS, entryJson, optOutsDir, readList } from './shared.js';
-import { numberArg } from '../events/shared.js';
+import { ENTRY_COLUMNS, entryJson, optOutsDir, readList } from './shared/opt-out-list.js';
+import { numberArg } from '../events/shared/event-queries.js';
 
 export async function run(input: InputFor<typeof optoutsCommands, 'optouts list'>, ctx: Context): Promise<number> {
   const fromText = input.string('number');

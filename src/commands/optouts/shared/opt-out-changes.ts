@@ -1,10 +1,10 @@
-import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
-import type { Recorded } from '../../optouts/change.js';
-import { MAX_TEXT, type ConsentChange } from '../../optouts/log.js';
-import { writeJson, writeNdjson } from '../../output/render.js';
-import { numberArg } from '../events/shared.js';
-import { describeSender } from './shared.js';
+import type { Context } from '../../../context.js';
+import { UsageError } from '../../../errors.js';
+import type { Recorded } from '../../../optouts/change.js';
+import { MAX_TEXT, type ConsentChange } from '../../../optouts/log.js';
+import { writeJson, writeNdjson } from '../../../output/render.js';
+import { numberArg } from '../../events/shared/event-queries.js';
+import { describeSender } from './opt-out-list.js';
 
 // What the verbs that change the list share: their numbers, the reason, and the report of what changed.
 

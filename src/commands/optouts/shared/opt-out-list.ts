@@ -1,11 +1,11 @@
 import { hostname, userInfo } from 'node:os';
-import type { Context } from '../../context.js';
-import { EVERY_NUMBER, type ConsentChange } from '../../optouts/log.js';
-import { OptOutList, type OptOutEntry } from '../../optouts/list.js';
-import type { Column } from '../../output/render.js';
-import type { CommandInput } from '../spec.js';
-import { readStoreDir } from '../events/options.js';
-import { numberArg } from '../events/shared.js';
+import type { Context } from '../../../context.js';
+import { EVERY_NUMBER, type ConsentChange } from '../../../optouts/log.js';
+import { OptOutList, type OptOutEntry } from '../../../optouts/list.js';
+import type { Column } from '../../../output/render.js';
+import type { CommandInput } from '../../spec.js';
+import { readStoreDir } from '../../events/shared/store-options.js';
+import { numberArg } from '../../events/shared/event-queries.js';
 
 // What the optouts verbs share: the store, the sending number, who is acting, the table.
 
