@@ -390,6 +390,7 @@ export class FleetApplier {
           this.failed.push({ number, orderId: '-', reason: 'it is gone (404) after its order' });
         }
       });
+      if (total() === 0) continue;
       const elapsed = Math.round((this.deps.clock.now() - started) / 1000);
       const parts = [...progress.values()];
       if (this.waitingNumbers.size > 0) parts.push(`${this.waitingNumbers.size} number${this.waitingNumbers.size === 1 ? '' : 's'} from an earlier run`);

@@ -229,6 +229,29 @@ describe('svc apply against the sandbox', () => {
     expect(outcome.changes).toEqual([expect.objectContaining({ action: 'provision', target: '+15550100042', outcome: 'failed', retry: 'it is Failed' })]);
   });
 
+  it('secrets go to an existing tenant only with --update-secrets, and never into any output', async () => {
+    const tenant = 'dddddddd-2222-4333-8444-555555555555';
+    const file = join(dir, 'fleet.yaml');
+    writeFileSync(file, `version: 1\ntenants:\n  - tenantId: ${tenant}\n    settings:\n      webhookPrimaryUri: https://hooks.example.com/x\n      webhookSecret: {env: SUPPORT_WEBHOOK_SECRET}\n`);
+    const created = await requestsDuring(() => runCli(['apply', '-f', file, '--debug'], { env: env() }));
+    expect(created.result.code, created.result.stderr).toBe(0);
+    const create = exchanges.filter((x) => x.method === 'POST' && x.url === '/api/v1/tenants').at(-1)!;
+    expect(JSON.parse(create.requestBody!.toString('utf8'))).toMatchObject({ tenantId: tenant, settings: { webhookSecret: SECRET } });
+    expect(`${created.result.stdout}${created.result.stderr}`).not.toContain(SECRET);
+
+    const plain = await requestsDuring(() => runCli(['apply', '-f', file], { env: env({ SUPPORT_WEBHOOK_SECRET: 'rotated-secret-value' }) }));
+    expect(plain.result.code).toBe(0);
+    expect(plain.requests.every((r) => r.startsWith('GET '))).toBe(true);
+
+    const rotated = await requestsDuring(() => runCli(['apply', '-f', file, '--update-secrets', '--debug'], { env: env({ SUPPORT_WEBHOOK_SECRET: 'rotated-secret-value' }) }));
+    expect(rotated.result.code, rotated.result.stderr).toBe(0);
+    expect(rotated.requests.filter((r) => !r.startsWith('GET '))).toEqual([`PUT /api/v1/tenants/${tenant}`]);
+    const put = exchanges.filter((x) => x.method === 'PUT').at(-1)!;
+    expect(JSON.parse(put.requestBody!.toString('utf8'))).toEqual({ settings: { webhookSecret: 'rotated-secret-value' } });
+    expect(`${rotated.result.stdout}${rotated.result.stderr}`).not.toContain('rotated-secret-value');
+    expect(rotated.result.stderr).toContain(`Updated tenant ${tenant}: webhookSecret`);
+  });
+
   it('--dry-run and --schema change nothing', async () => {
     const file = join(dir, 'fleet.yaml');
     writeFileSync(file, FLEET.replace('rateLimit: 10', 'rateLimit: 11'));

@@ -109,7 +109,7 @@ export async function run(input: InputFor<typeof fleetCommands, 'apply'>, ctx: C
       events: {
         say,
         progress: (text) => {
-          if (spinner !== undefined && text !== undefined) spinner.text = text;
+          if (spinner !== undefined) spinner.text = text ?? 'Applying';
         },
       },
     },
