@@ -53,7 +53,8 @@ async function bareLoop(apiUrl, concurrency) {
   async function worker() {
     while (next <= pages) {
       const page = next++;
-      numbers += (await get(`/phone-numbers/active?page=${page}&limit=100`)).items.length;
+      const { items } = await get(`/phone-numbers/active?page=${page}&limit=100`);
+      numbers += items.length;
     }
   }
   await Promise.all(Array.from({ length: concurrency }, worker));
@@ -134,7 +135,8 @@ async function startSandbox(dir) {
   const child = spawn(process.execPath, [bin, 'sandbox', 'start', '--port', '0', '--order-delay', '50'], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH, HOME: process.env.HOME, SVC_CONFIG_DIR: dir } });
   const url = await new Promise((resolve, reject) => {
     let text = '';
-    child.stdout.on('data', (c) => {
+    // The banner goes to stderr (stdout is for data).
+    child.stderr.on('data', (c) => {
       text += c;
       const m = /running at (http:\/\/127\.0\.0\.1:\d+)/.exec(text);
       if (m) resolve(m[1]);

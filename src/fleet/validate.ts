@@ -318,9 +318,3 @@ function checkSettings(value: unknown, path: readonly PathSegment[], group: Sett
   }
   return ok;
 }
-
-/** Tenants the numbers name that the file does not hold (account tenants, left as they are). */
-export function tenantsOutsideFile(fleet: DesiredFleet): string[] {
-  const own = new Set(fleet.tenants.map((t) => t.tenantId));
-  return [...new Set(fleet.numbers.map((n) => n.tenant).filter((t) => !own.has(t)))];
-}
