@@ -3,6 +3,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { fleetFromText } from '../../src/fleet/load.js';
+import { parseFleetText } from '../../src/fleet/file.js';
+import { validateFleet } from '../../src/fleet/validate.js';
 import { fleetJsonSchema, fleetJsonSchemaText } from '../../src/fleet/schema.js';
 import { UsageError } from '../../src/errors.js';
 
@@ -77,6 +79,12 @@ describe('a good fleet file', () => {
       settings: { autoResponse: { enabled: true, message: 'We answer within the hour.' }, rateLimit: 10 },
     });
     expect(fleet.numbers[1]!.fields).toEqual({ campaignId: 'C1', brandId: 'B1' });
+  });
+
+  it('reads a good file to the same fleet by the quick reader and by the one that keeps positions', async () => {
+    const slow = validateFleet(await parseFleetText(GOOD, 'fleet.yaml'));
+    expect(slow.problems).toEqual([]);
+    expect(await fleetFromText(GOOD, 'fleet.yaml')).toEqual(slow.fleet);
   });
 
   it('reads the same fleet from JSON with a .json name', async () => {
