@@ -142,19 +142,22 @@ export class CommandContext implements Context {
         const password = await readKeychainPassword(await this.secretStore(), settings.profileName, settings.profile.baseUrl, settings.username);
         settings = { ...settings, password, passwordSource: 'profile' };
       }
+      // requireConnection has checked the base URL and made it the API root: it is not done again.
       const { root } = requireConnection(settings);
-      return this.buildClient({ baseUrl: root.href, username: settings.username ?? '', password: settings.password ?? '' });
+      return this.buildClient({ root, username: settings.username ?? '', password: settings.password ?? '' });
     })();
     return this.clientPromise;
   }
 
-  private async buildClient(connection: { baseUrl: string; username: string; password: string }): Promise<ApiClient> {
-    const [{ ApiClient }, { apiRoot }] = await Promise.all([import('./api/http.js'), import('./config/settings.js')]);
+  /** `connection.root` is the API root already made from a base URL; a `baseUrl` is made into one here. */
+  private async buildClient(connection: ({ baseUrl: string } | { root: URL }) & { username: string; password: string }): Promise<ApiClient> {
+    const { ApiClient } = await import('./api/http.js');
     if (!connection.username || !connection.password) {
       throw new AuthError('A username and a password are needed');
     }
+    const root = 'root' in connection ? connection.root : (await import('./config/settings.js')).apiRoot(connection.baseUrl);
     const client = new ApiClient({
-      root: apiRoot(connection.baseUrl),
+      root,
       username: connection.username,
       password: connection.password,
       timeoutMs: this.globals.timeoutMs,

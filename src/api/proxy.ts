@@ -1,7 +1,6 @@
 import { BlockList, isIP } from 'node:net';
 import { UsageError } from '../errors.js';
-import { isLoopbackAddress } from './loopback.js';
-import { isLocalhostName } from './transport.js';
+import { isLoopbackHost } from '../domain/urls.js';
 
 // Which proxy, if any, a request to the API goes through: HTTPS_PROXY / HTTP_PROXY / ALL_PROXY
 // (either case), minus NO_PROXY in the forms curl accepts. Loopback is always direct: that is
@@ -29,7 +28,7 @@ function envFirst(env: Readonly<Record<string, string | undefined>>, names: read
 
 export function chooseProxy(target: URL, env: Readonly<Record<string, string | undefined>>): ProxyChoice | undefined {
   const hostname = target.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (isLocalhostName(hostname) || (isIP(hostname) !== 0 && isLoopbackAddress(hostname))) return undefined;
+  if (isLoopbackHost(hostname)) return undefined;
   const names = target.protocol === 'https:' ? ['HTTPS_PROXY', 'https_proxy', 'ALL_PROXY', 'all_proxy'] : ['http_proxy', 'HTTP_PROXY', 'ALL_PROXY', 'all_proxy'];
   const chosen = envFirst(env, names);
   if (chosen === undefined) return undefined;

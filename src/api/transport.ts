@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { isIP, type LookupFunction } from 'node:net';
-import { isLoopbackAddress } from './loopback.js';
+import { isLocalhostName, isLoopbackAddress } from '../domain/urls.js';
 
 // The transport rules, held at the socket, for both ways a request leaves:
 //   - node:http, for plain http:// to loopback (the sandbox): no HTTP/2, TLS or WebAssembly
@@ -63,11 +63,6 @@ export class NotLoopbackError extends Error {
     super(`plain http:// is allowed only to loopback, and ${host} connected to ${address ?? 'an unknown address'}`);
   }
 }
-
-export const isLocalhostName = (hostname: string): boolean => {
-  const name = hostname.toLowerCase().replace(/\.$/, '');
-  return name === 'localhost' || name.endsWith('.localhost');
-};
 
 /**
  * `localhost` and every name under it are loopback (RFC 6761): they are looked up as

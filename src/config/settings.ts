@@ -1,5 +1,5 @@
 import { AuthError, UsageError } from '../errors.js';
-import { isLoopbackHost } from '../domain/validate.js';
+import { isHttpsOrLoopbackUrl, isLoopbackHost } from '../domain/urls.js';
 import { configDir, readStore, storeReadProblem, type Profile, type StoreData } from './store.js';
 
 // Where each setting comes from, highest first: command-line flag, environment, profile.
@@ -86,13 +86,11 @@ export function apiRoot(baseUrl: string): URL {
     const shown = baseUrl.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^/@]*@/i, '$1[REDACTED]@');
     throw new UsageError(`"${shown}" is not a valid base URL`, [schemeAdvice(shown)]);
   }
-  if (url.protocol === 'http:') {
-    if (!isLoopbackHost(url.hostname)) {
-      throw new UsageError(`Refusing to send credentials over plain HTTP to ${url.host}: use https://`, [
-        'http:// is accepted only for loopback hosts (localhost, 127.0.0.0/8, [::1]), such as the local sandbox.',
-      ]);
-    }
-  } else if (url.protocol !== 'https:') {
+  if (url.protocol === 'http:' && !isHttpsOrLoopbackUrl(url)) {
+    throw new UsageError(`Refusing to send credentials over plain HTTP to ${url.host}: use https://`, [
+      'http:// is accepted only for loopback hosts (localhost, 127.0.0.0/8, [::1]), such as the local sandbox.',
+    ]);
+  } else if (!isHttpsOrLoopbackUrl(url)) {
     // `localhost:4010` parses as the scheme "localhost:".
     throw new UsageError(`"${baseUrl}" is not an http(s) URL`, /^[a-z0-9.-]+:\d+(\/|$)/i.test(baseUrl) ? [schemeAdvice(baseUrl)] : []);
   }

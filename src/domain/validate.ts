@@ -1,8 +1,9 @@
 // Field rules shared by the CLI (checked before a request) and the sandbox (checked on receipt),
 // so that both sides agree on what a valid value is.
 
-// The enumerations and patterns live in the contract (domain/api); re-exported here for the
-// commands that read them with the validators.
+// The enumerations and patterns live in the contract (domain/api), the URL rule in urls.ts;
+// re-exported here for the commands that read them with the validators.
+export { isHttpsUrl, isLoopbackHost } from './urls.js';
 export { isE164, isGuid, E164_PATTERN } from './api/patterns.js';
 export {
   PROVISION_TYPES,
@@ -27,28 +28,6 @@ export {
 export function matchEnum<T extends string>(values: readonly T[], input: string): T | undefined {
   const lowered = input.trim().toLowerCase();
   return values.find((v) => v.toLowerCase() === lowered);
-}
-
-/** True for an absolute https:// URL with a host. */
-export function isHttpsUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'https:' && url.hostname !== '';
-  } catch {
-    return false;
-  }
-}
-
-/** Hosts that may be reached over plain http: localhost, 127.0.0.0/8 and [::1]. */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
-  if (host === '::1' || host === '0:0:0:0:0:0:0:1') return true;
-  const octets = host.split('.');
-  if (octets.length === 4 && octets[0] === '127') {
-    return octets.every((o) => /^\d{1,3}$/.test(o) && Number(o) <= 255);
-  }
-  return false;
 }
 
 /** ISO 8601 date-time (date alone accepted too), parseable by Date. */

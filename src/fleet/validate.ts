@@ -4,7 +4,8 @@
 
 import { schemaChild, settingLeafProblem } from '../domain/settings-check.js';
 import { NUMBER_SETTINGS_SCHEMA, type SettingsGroup, type SettingsObject } from '../domain/settings-schema.js';
-import { isE164, isEmailAddress, isGuid, isHttpsUrl, isLoopbackHost, matchEnum, type ProvisionClass, type ProvisionType } from '../domain/validate.js';
+import { isE164, isEmailAddress, isGuid, matchEnum, type ProvisionClass, type ProvisionType } from '../domain/validate.js';
+import { isHttpsOrLoopbackUrl } from '../domain/urls.js';
 import { closestKey } from '../input/known-keys.js';
 import { closeSettingPaths } from '../numbers/settings.js';
 import {
@@ -209,7 +210,7 @@ function checkValue(value: unknown, definition: KeyDefinition, path: readonly Pa
       }
       return value;
     case 'link':
-      if (!isAcceptedLink(value)) {
+      if (!isHttpsOrLoopbackUrl(value)) {
         report(path, `${label} ${shown(value)} must be an https:// URL (http:// only to localhost)`);
         return undefined;
       }
@@ -227,15 +228,6 @@ function checkValue(value: unknown, definition: KeyDefinition, path: readonly Pa
   }
 }
 
-function isAcceptedLink(value: string): boolean {
-  if (isHttpsUrl(value)) return true;
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' && isLoopbackHost(url.hostname);
-  } catch {
-    return false;
-  }
-}
 
 const NUMBER_FIELD_KEYS = Object.keys(NUMBER_KEYS).filter((k) => !['number', 'tenant', 'type', 'class', 'settings'].includes(k));
 

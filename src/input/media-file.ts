@@ -10,7 +10,7 @@ import {
   sniffContentType,
   unsupportedMediaTypeText,
 } from '../domain/media-formats.js';
-import { isHttpsUrl, isLoopbackHost } from '../domain/validate.js';
+import { isHttpsOrLoopbackUrl } from '../domain/urls.js';
 import { describeSize } from '../output/size.js';
 import { readInputFile } from './files.js';
 
@@ -89,19 +89,6 @@ export async function readMediaFile(path: string, what = '--media-file'): Promis
   return { path, fileName, contentType: declared, bytes };
 }
 
-/**
- * The local sandbox's own media links are http:// on a loopback host (the way `svc media upload`
- * prints them there), so those pass too, as they do for the base URL and `sandbox inbound --media`.
- */
-function isLoopbackHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' && isLoopbackHost(url.hostname);
-  } catch {
-    return false;
-  }
-}
-
 /** The rules for all media of one message: count, links, total size. */
 export function checkMessageMedia(urls: readonly string[], files: readonly MediaFile[]): void {
   const count = urls.length + files.length;
@@ -109,7 +96,9 @@ export function checkMessageMedia(urls: readonly string[], files: readonly Media
     throw new UsageError(`A message holds at most ${MAX_MEDIA_PER_MESSAGE} media (--media and --media-file together), not ${count}`);
   }
   for (const url of urls) {
-    if (!isHttpsUrl(url) && !isLoopbackHttpUrl(url)) throw new UsageError(`--media takes https:// links only, not "${url}"`);
+    // The local sandbox's own media links are http:// on a loopback host (the way `svc media
+    // upload` prints them there), so those pass too, as they do for the base URL.
+    if (!isHttpsOrLoopbackUrl(url)) throw new UsageError(`--media takes https:// links only, not "${url}"`);
   }
   const total = files.reduce((sum, file) => sum + file.bytes.length, 0);
   if (total > MAX_MEDIA_TOTAL_BYTES) {

@@ -1,6 +1,7 @@
 // Field readers for request bodies: each names the field in its 400 message.
 
-import { isE164, isGuid, isLoopbackHost } from '../domain/validate.js';
+import { isE164, isGuid } from '../domain/validate.js';
+import { isHttpsOrLoopbackUrl } from '../domain/urls.js';
 import { validationError } from './errors.js';
 
 export type JsonObject = Record<string, unknown>;
@@ -62,18 +63,6 @@ export function requiredEnum<T extends string>(body: JsonObject, field: string, 
   return value;
 }
 
-/** https:// links, and http:// only to a loopback host (the sandbox's own links, local listeners). */
-export function isSandboxAcceptedUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    if (url.hostname === '') return false;
-    if (url.protocol === 'https:') return true;
-    return url.protocol === 'http:' && isLoopbackHost(url.hostname);
-  } catch {
-    return false;
-  }
-}
-
 /** Media links of a message or an inbound simulation: at most 10, each https (or loopback http). */
 export function optionalMediaUrls(body: JsonObject, field = 'mediaUrls'): string[] {
   const value = body[field];
@@ -81,7 +70,7 @@ export function optionalMediaUrls(body: JsonObject, field = 'mediaUrls'): string
   if (!Array.isArray(value)) throw validationError(`${field} must be an array of links`);
   if (value.length > 10) throw validationError(`${field} holds at most 10 links, got ${value.length}`);
   return value.map((item, index) => {
-    if (typeof item !== 'string' || !isSandboxAcceptedUrl(item)) {
+    if (typeof item !== 'string' || !isHttpsOrLoopbackUrl(item)) {
       throw validationError(`${field}[${index}] must be an https:// link, got ${JSON.stringify(item)}`);
     }
     return item;

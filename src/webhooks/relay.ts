@@ -6,7 +6,7 @@ import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import type { ClientRequest, IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { performance } from 'node:perf_hooks';
-import { isLoopbackHost } from '../domain/validate.js';
+import { isHttpsOrLoopbackUrl } from '../domain/urls.js';
 import { describeError, headerText } from './receive.js';
 import type { ForwardResult } from './types.js';
 
@@ -35,8 +35,7 @@ export function checkForwardUrl(value: string): URL {
   } catch {
     throw new TypeError(`forward URL ${JSON.stringify(value)} is not a URL`);
   }
-  if (url.protocol === 'https:') return url;
-  if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return url;
+  if (isHttpsOrLoopbackUrl(url)) return url;
   throw new TypeError(
     `forward URL ${JSON.stringify(value)} must be https://, or http:// on a loopback host (localhost, 127.0.0.0/8, [::1])`,
   );

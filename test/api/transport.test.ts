@@ -2,7 +2,7 @@ import type { LookupFunction } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { chooseProxy, matchesNoProxy } from '../../src/api/proxy.js';
 import { UsageError } from '../../src/errors.js';
-import { isLoopbackAddress } from '../../src/api/loopback.js';
+import { isLoopbackAddress } from '../../src/domain/urls.js';
 import { checkLoopbackSocket, NotLoopbackError, pinnedLookup } from '../../src/api/transport.js';
 
 // Transport rules at the socket: names under localhost never go to DNS and

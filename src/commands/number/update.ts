@@ -3,7 +3,8 @@ import type { numberCommands } from './index.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { getPhoneNumber, updatePhoneNumber, type PhoneNumberUpdate } from '../../api/numbers.js';
-import { BILLING_PLAN_NAMES, isHttpsUrl, isLoopbackHost, matchEnum, PLATFORM_TYPES } from '../../domain/validate.js';
+import { BILLING_PLAN_NAMES, matchEnum, PLATFORM_TYPES } from '../../domain/validate.js';
+import { isHttpsOrLoopbackUrl } from '../../domain/urls.js';
 import { requireE164 } from '../../input/checks.js';
 import { readTextFile } from '../../input/files.js';
 import { parseJsonText } from '../../input/json.js';
@@ -22,14 +23,7 @@ const BOOLEAN_FIELDS = ['isActivated', 'isMMSEnabled'] as const;
 const UPDATABLE = [...STRING_FIELDS, 'platformType', ...BOOLEAN_FIELDS, 'billingPlanName', 'settings'];
 
 function checkLink(value: string, where: string): string {
-  let loopbackHttp = false;
-  try {
-    const url = new URL(value);
-    loopbackHttp = url.protocol === 'http:' && isLoopbackHost(url.hostname);
-  } catch {
-    // reported below
-  }
-  if (!isHttpsUrl(value) && !loopbackHttp) throw new UsageError(`${where} must be an https:// URL, not "${value}"`);
+  if (!isHttpsOrLoopbackUrl(value)) throw new UsageError(`${where} must be an https:// URL, not "${value}"`);
   return value;
 }
 

@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import { CliError, ExitCode, UsageError } from '../../errors.js';
-import { isLoopbackHost } from '../../domain/validate.js';
+import { isLoopbackHost } from '../../domain/urls.js';
 import { SANDBOX_DEFAULT_URL } from '../../domain/sandbox-defaults.js';
 import {
   DEFAULT_MESSAGE_STEP_MS,

@@ -1,6 +1,6 @@
 import type { Context } from '../../context.js';
 import { CliError, ExitCode, UsageError } from '../../errors.js';
-import { isLoopbackHost } from '../../domain/validate.js';
+import { isLoopbackHost } from '../../domain/urls.js';
 import { formatEventJsonLine, formatEventLine, formatRejectionLine, plainPalette } from '../../webhooks/format.js';
 import { checkForwardUrl, startWebhookListener } from '../../webhooks/listener.js';
 import type { WebhookListener } from '../../webhooks/listener.js';

@@ -14,7 +14,6 @@ import type { ApiCall } from '../call.js';
 import { conflict, notFound, validationError } from '../errors.js';
 import {
   isObject,
-  isSandboxAcceptedUrl,
   optionalBoolean,
   optionalEnum,
   optionalString,
@@ -28,6 +27,7 @@ import { mergeNumberSettings } from '../number-settings.js';
 import type { NumberRecord, OrderEntry, OrderRecord } from '../state/records.js';
 import { numberView, orderView } from '../views.js';
 import { API_PREFIX, endpointPath } from '../../domain/api/endpoints.js';
+import { isHttpsOrLoopbackUrl } from '../../domain/urls.js';
 
 /** Entries per order: the document sets no limit; this keeps one request's work bounded. */
 export { MAX_ORDER_ENTRIES } from '../../domain/provisioning.js';
@@ -58,7 +58,7 @@ interface ProvisionEntry {
 function optionalLink(body: JsonObject, field: string, label: string): string | null {
   const value = optionalString(body, field, label);
   if (value === undefined || value === '') return null;
-  if (!isSandboxAcceptedUrl(value)) throw validationError(`${label} must be an https:// URL, got "${value}"`);
+  if (!isHttpsOrLoopbackUrl(value)) throw validationError(`${label} must be an https:// URL, got "${value}"`);
   return value;
 }
 

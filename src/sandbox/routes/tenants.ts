@@ -7,7 +7,8 @@ import { isGuid } from '../../domain/api/patterns.js';
 import type { ApiCall } from '../call.js';
 import { conflict, validationError } from '../errors.js';
 import { HIDDEN_SECRET } from '../engine.js';
-import { isObject, isSandboxAcceptedUrl, optionalString, type JsonObject } from '../fields.js';
+import { isObject, optionalString, type JsonObject } from '../fields.js';
+import { isHttpsOrLoopbackUrl } from '../../domain/urls.js';
 import { sendEmpty, sendJson } from '../http-io.js';
 import type { TenantRecord, TenantSettings } from '../state/records.js';
 import { tenantView } from '../views.js';
@@ -78,7 +79,7 @@ function checkSetting(key: SettingKey, value: unknown, label: string): void {
   switch (key) {
     case 'webhookPrimaryUri':
     case 'webhookSecondaryUri':
-      if (!isSandboxAcceptedUrl(value)) {
+      if (!isHttpsOrLoopbackUrl(value)) {
         throw validationError(`${label} must be an https:// URL (http:// is accepted only for a loopback host), got "${value}"`);
       }
       break;

@@ -5,7 +5,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { OutgoingHttpHeaders } from 'node:http';
-import { isLoopbackHost } from '../../domain/validate.js';
+import { isHttpsOrLoopbackUrl } from '../../domain/urls.js';
 
 export interface AttemptOutcome {
   /** HTTP status, or null when the connection failed or timed out. */
@@ -56,8 +56,7 @@ export function webhookUriRefusal(uri: string): string | null {
     return 'refused webhook URI: not an absolute URL';
   }
   if (url.hostname === '') return `refused webhook URI ${describeUri(url)}: no host`;
-  if (url.protocol === 'https:') return null;
-  if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return null;
+  if (isHttpsOrLoopbackUrl(url)) return null;
   return `refused webhook URI ${describeUri(url)}: only https:// URIs, or http:// URIs on a loopback host, are called`;
 }
 
