@@ -1,6 +1,7 @@
 import { defineCommands, defineOption, defineOptions, type GroupSpec } from '../spec.js';
 import { SANDBOX_DEFAULT_PORT } from '../../domain/sandbox-defaults.js';
 import { MAX_MEDIA_PER_MESSAGE } from '../../domain/media-formats.js';
+import { MESSAGE_STATUSES, ORDER_STATUSES } from '../../domain/api/enums.js';
 
 export const sandboxGroup: GroupSpec = { name: 'sandbox', summary: 'run a local emulator of the service, trigger its webhooks, read its OpenAPI document' };
 export const sandboxTriggerGroup: GroupSpec = { name: 'sandbox trigger', summary: 'send a webhook event of your choice to your tenant, like stripe trigger' };
@@ -97,7 +98,7 @@ export const sandboxCommands = defineCommands([
     ].join('\n'),
     options: [
       { flags: '--message <id>', description: 'the message id (GUID)' },
-      { flags: '--status <status>', description: 'shorthand for --set status=', choices: ['queued', 'sending', 'sent', 'delivered', 'failed'] },
+      { flags: '--status <status>', description: 'shorthand for --set status=', choices: MESSAGE_STATUSES },
       { flags: '--status-reason <text>', description: 'shorthand for --set statusReason=' },
       { flags: '--error-code <code>', description: 'shorthand for --set errorCode=' },
       { flags: '--error-message <text>', description: 'shorthand for --set errorMessage=' },
@@ -116,7 +117,7 @@ export const sandboxCommands = defineCommands([
     description: "The payload is the order as it is, with your overrides; the stored order does not change.",
     options: [
       { flags: '--order <id>', description: 'the order id' },
-      { flags: '--status <status>', description: 'shorthand for --set status=', choices: ['Pending', 'Processing', 'Completed', 'Failed'] },
+      { flags: '--status <status>', description: 'shorthand for --set status=', choices: ORDER_STATUSES },
       setOption,
     ],
     examples: ['svc sandbox trigger order-status --order 1001', 'svc sandbox trigger order-status --order 1001 --status Failed'],
