@@ -121,10 +121,13 @@ async function cli(args, env, expectCode = 0) {
 
 async function bare(apiUrl) {
   const started = performance.now();
-  const result = await run(process.execPath, [self, '--bare', apiUrl, String(CONCURRENCY)]);
+  const args = [self, '--bare', apiUrl, String(CONCURRENCY)];
+  const result = existsSync('/usr/bin/time')
+    ? await run('/usr/bin/time', ['-f', 'PEAK_RSS_KB=%M CPU_S=%U+%S', process.execPath, ...args])
+    : await run(process.execPath, args);
   const ms = performance.now() - started;
   if (result.code !== 0) throw new Error(`the bare loop exited ${result.code}: ${result.stderr.slice(-2000)}`);
-  return { ms, ...JSON.parse(result.stdout) };
+  return { ...JSON.parse(result.stdout), ms, ...cpuAndRss(result.stderr) };
 }
 
 function median(values) {
@@ -176,13 +179,16 @@ async function main() {
     }
     const rate = (ms) => (NUMBERS * 1000) / ms;
     const bareRate = median(rows.bare.map((r) => rate(r.ms)));
+    const bareCpu = rows.bare[0].cpu === null ? null : median(rows.bare.map((x) => x.cpu));
     const line = (name, list) => {
       const r = median(list.map((x) => rate(x.ms)));
-      const cpu = list[0].cpu === null ? '' : `, CPU ${median(list.map((x) => x.cpu)).toFixed(2)} s`;
+      const own = list[0].cpu === null ? null : median(list.map((x) => x.cpu));
+      // CPU time (user + system) is steadier than wall time on a loaded machine: its ratio too.
+      const cpu = own === null ? '' : `, CPU ${own.toFixed(2)} s${bareCpu === null ? '' : ` (the loop's ${(bareCpu / own).toFixed(2)}x)`}`;
       return `${name.padEnd(26)} ${Math.round(r).toString().padStart(7)} numbers/s  ${(r / bareRate).toFixed(2)}x the bare loop${cpu}`;
     };
     console.log(`\n${NUMBERS} numbers in one ${FORMAT.toUpperCase()} file, concurrency ${CONCURRENCY}, median of ${ROUNDS} rounds (whole processes, from spawn):`);
-    console.log(`${'bare undici loop'.padEnd(26)} ${Math.round(bareRate).toString().padStart(7)} numbers/s  (the same ${Math.ceil((NUMBERS + SMALL) / 100) + 1} reads)`);
+    console.log(`${'bare undici loop'.padEnd(26)} ${Math.round(bareRate).toString().padStart(7)} numbers/s  (the same ${Math.ceil((NUMBERS + SMALL) / 100) + 1} reads${bareCpu === null ? '' : `, CPU ${bareCpu.toFixed(2)} s`})`);
     console.log(`${line('svc diff', rows.diff)}   (target >= 0.8x)`);
     console.log(`${line('svc apply (no change)', rows.apply)}   (target >= 0.8x)`);
     const rssBig = median(rows.diff.map((r) => r.rssKb ?? 0));
