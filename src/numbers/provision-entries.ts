@@ -94,7 +94,6 @@ export function buildProvisionEntries(drafts: readonly EntryDraft[], defaults: E
     };
     for (const problem of draft.problems) report(problem);
     if (draft.problems.length > 0) continue;
-    const before = problems.length;
 
     const number = draft.number?.trim();
     if (number === undefined || number === '') {
@@ -112,64 +111,86 @@ export function buildProvisionEntries(drafts: readonly EntryDraft[], defaults: E
     }
     firstSeen.set(number, draft.where ?? 'on the command line');
 
-    // Enumerations are matched without case, so "sms" in a file and --type SMS agree.
-    const pick = (own: string | undefined, fromFlag: string | undefined, flag: string, name: string, anyCase = false): string | undefined => {
-      const differ = own !== undefined && fromFlag !== undefined && (anyCase ? own.trim().toLowerCase() !== fromFlag.trim().toLowerCase() : own !== fromFlag);
-      if (differ) {
-        report(`${name} is ${JSON.stringify(own)} for ${number} but ${flag} says ${JSON.stringify(fromFlag)}; give one or the other`);
-      }
-      return own ?? fromFlag;
-    };
-    const fields: Partial<Record<EntryTextField, string>> = {};
-    for (const field of TEXT_FIELD_NAMES) {
-      const value = pick(draft.fields[field], defaults.fields[field], ENTRY_TEXT_FIELDS[field], field, field === 'platformType');
-      if (value !== undefined) fields[field] = value;
-    }
-    const typeText = pick(draft.provisionType, defaults.provisionType, '--type', 'the provision type', true);
-    const classText = pick(draft.provisionClass, defaults.provisionClass, '--class', 'the provision class', true);
-    let provisionType: ProvisionType | undefined;
-    let provisionClass: ProvisionClass | undefined;
-    if (typeText === undefined) report(`no provision type for ${number}: give --type ${PROVISION_TYPES.join('|')}${draft.where ? ' or a type in the file' : ''}`);
-    else if (!(provisionType = matchEnum(PROVISION_TYPES, typeText))) report(`provision type "${typeText}" is not one of ${PROVISION_TYPES.join(', ')}`);
-    if (classText === undefined) report(`no provision class for ${number}: give --class ${PROVISION_CLASSES.join('|')}${draft.where ? ' or a class in the file' : ''}`);
-    else if (!(provisionClass = matchEnum(PROVISION_CLASSES, classText))) report(`provision class "${classText}" is not one of ${PROVISION_CLASSES.join(', ')}`);
-
-    if (fields.platformType !== undefined) {
-      const platform = matchEnum(PLATFORM_TYPES, fields.platformType);
-      if (platform === undefined) report(`platform type "${fields.platformType}" is not one of ${PLATFORM_TYPES.join(', ')}`);
-      else fields.platformType = platform;
-    }
-    if (provisionClass === 'A2P') {
-      const missing = [
-        fields.campaignId === undefined ? `a campaign (${draft.where ? 'campaignId or ' : ''}--campaign-id)` : undefined,
-        fields.brandId === undefined ? `a brand (${draft.where ? 'brandId or ' : ''}--brand-id)` : undefined,
-      ].filter((m): m is string => m !== undefined);
-      if (missing.length > 0) report(`${number} is A2P and needs ${missing.join(' and ')}`);
-    }
-    if (fields.email !== undefined && !isEmailAddress(fields.email)) report(`"${fields.email}" is not an email address`);
-    if (fields.loaUrl !== undefined && !isAcceptedLink(fields.loaUrl)) {
-      report(`the LOA link "${fields.loaUrl}" must be an https:// URL (the one \`svc number loa upload\` prints)`);
-    }
-    if (problems.length > before || provisionType === undefined || provisionClass === undefined) continue;
-    entries.push({
-      number,
-      ...fields,
-      messagingFeature: { provisionType, provisionClass },
-      ...(draft.settings !== undefined ? { settings: draft.settings } : {}),
-    });
+    const entry = entryFromDraft(draft, defaults, number, report);
+    if (entry !== undefined) entries.push(entry);
   }
-  if (problems.length === 0 && entries.length > 1) {
-    const first = entries[0]!.messagingFeature;
-    const other = entries.find((e) => e.messagingFeature.provisionType !== first.provisionType || e.messagingFeature.provisionClass !== first.provisionClass);
-    if (other !== undefined) {
-      const where = drafts.find((d) => d.number?.trim() === other.number)?.where;
-      problems.push(
-        `${where ? `${where}: ` : ''}${other.number} is ${other.messagingFeature.provisionType}/${other.messagingFeature.provisionClass} but ${entries[0]!.number} is ${first.provisionType}/${first.provisionClass}; ` +
-          'an order has one provision type and class, so provision them in separate orders',
-      );
-    }
+  if (problems.length === 0) {
+    const mixed = mixedFeatureProblem(drafts, entries);
+    if (mixed !== undefined) problems.push(mixed);
   }
   return { entries, problems };
+}
+
+/**
+ * The entry of one draft whose number is checked: the flags' values fill what it leaves empty,
+ * each field is checked; undefined when anything was reported.
+ */
+function entryFromDraft(draft: EntryDraft, defaults: EntryDefaults, number: string, report: (message: string) => void): ProvisionEntry | undefined {
+  let reported = false;
+  const problem = (message: string): void => {
+    reported = true;
+    report(message);
+  };
+  // Enumerations are matched without case, so "sms" in a file and --type SMS agree.
+  const pick = (own: string | undefined, fromFlag: string | undefined, flag: string, name: string, anyCase = false): string | undefined => {
+    const differ = own !== undefined && fromFlag !== undefined && (anyCase ? own.trim().toLowerCase() !== fromFlag.trim().toLowerCase() : own !== fromFlag);
+    if (differ) {
+      problem(`${name} is ${JSON.stringify(own)} for ${number} but ${flag} says ${JSON.stringify(fromFlag)}; give one or the other`);
+    }
+    return own ?? fromFlag;
+  };
+  const fields: Partial<Record<EntryTextField, string>> = {};
+  for (const field of TEXT_FIELD_NAMES) {
+    const value = pick(draft.fields[field], defaults.fields[field], ENTRY_TEXT_FIELDS[field], field, field === 'platformType');
+    if (value !== undefined) fields[field] = value;
+  }
+  const typeText = pick(draft.provisionType, defaults.provisionType, '--type', 'the provision type', true);
+  const classText = pick(draft.provisionClass, defaults.provisionClass, '--class', 'the provision class', true);
+  let provisionType: ProvisionType | undefined;
+  let provisionClass: ProvisionClass | undefined;
+  if (typeText === undefined) problem(`no provision type for ${number}: give --type ${PROVISION_TYPES.join('|')}${draft.where ? ' or a type in the file' : ''}`);
+  else if (!(provisionType = matchEnum(PROVISION_TYPES, typeText))) problem(`provision type "${typeText}" is not one of ${PROVISION_TYPES.join(', ')}`);
+  if (classText === undefined) problem(`no provision class for ${number}: give --class ${PROVISION_CLASSES.join('|')}${draft.where ? ' or a class in the file' : ''}`);
+  else if (!(provisionClass = matchEnum(PROVISION_CLASSES, classText))) problem(`provision class "${classText}" is not one of ${PROVISION_CLASSES.join(', ')}`);
+
+  if (fields.platformType !== undefined) {
+    const platform = matchEnum(PLATFORM_TYPES, fields.platformType);
+    if (platform === undefined) problem(`platform type "${fields.platformType}" is not one of ${PLATFORM_TYPES.join(', ')}`);
+    else fields.platformType = platform;
+  }
+  if (provisionClass === 'A2P') {
+    const missing = [
+      fields.campaignId === undefined ? `a campaign (${draft.where ? 'campaignId or ' : ''}--campaign-id)` : undefined,
+      fields.brandId === undefined ? `a brand (${draft.where ? 'brandId or ' : ''}--brand-id)` : undefined,
+    ].filter((m): m is string => m !== undefined);
+    if (missing.length > 0) problem(`${number} is A2P and needs ${missing.join(' and ')}`);
+  }
+  if (fields.email !== undefined && !isEmailAddress(fields.email)) problem(`"${fields.email}" is not an email address`);
+  if (fields.loaUrl !== undefined && !isAcceptedLink(fields.loaUrl)) {
+    problem(`the LOA link "${fields.loaUrl}" must be an https:// URL (the one \`svc number loa upload\` prints)`);
+  }
+  if (reported || provisionType === undefined || provisionClass === undefined) return undefined;
+  return {
+    number,
+    ...fields,
+    messagingFeature: { provisionType, provisionClass },
+    ...(draft.settings !== undefined ? { settings: draft.settings } : {}),
+  };
+}
+
+/** An order has one provision type and class: the first entry that differs from the first, in words. */
+function mixedFeatureProblem(drafts: readonly EntryDraft[], entries: readonly ProvisionEntry[]): string | undefined {
+  if (entries.length <= 1) return undefined;
+  const first = entries[0]!.messagingFeature;
+  const other = entries.find((e) => e.messagingFeature.provisionType !== first.provisionType || e.messagingFeature.provisionClass !== first.provisionClass);
+  if (other !== undefined) {
+    const where = drafts.find((d) => d.number?.trim() === other.number)?.where;
+    return (
+      `${where ? `${where}: ` : ''}${other.number} is ${other.messagingFeature.provisionType}/${other.messagingFeature.provisionClass} but ${entries[0]!.number} is ${first.provisionType}/${first.provisionClass}; ` +
+        'an order has one provision type and class, so provision them in separate orders'
+    );
+  }
+  return undefined;
 }
 
 /** The problems as one usage error: the first few in the message, so that --json shows them too. */

@@ -111,6 +111,12 @@ function isSeq(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
 }
 
+/** A record's members by name. */
+type Member = (name: string) => unknown;
+/** The error for a record that is not one of the journal's, saying what is wrong with it. */
+type Bad = (what: string) => JournalFormatError;
+
+/** One line of the journal, checked: its checksum, its JSON, then its members by its type. */
 function parseLine(path: string, bytes: Buffer, line: number): JournalLine {
   if (!checksumHolds(bytes)) {
     if (line === 1) throw notAJournal(path, bytes);
@@ -122,49 +128,11 @@ function parseLine(path: string, bytes: Buffer, line: number): JournalLine {
   } catch {
     throw new JournalFormatError(path, line, 'a damaged record (not JSON)');
   }
-  const bad = (what: string): JournalFormatError => new JournalFormatError(path, line, `not a journal record: ${what}`);
+  const bad: Bad = (what) => new JournalFormatError(path, line, `not a journal record: ${what}`);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw bad('not an object');
-  const get = (name: string): unknown => Reflect.get(value, name);
+  const get: Member = (name) => Reflect.get(value, name);
 
-  if (get('journal') === 'svc-send') {
-    const version = get('version');
-    if (version !== JOURNAL_VERSION) {
-      throw new JournalFormatError(path, line, `a journal of format ${String(version)}, which this svc cannot read (it reads format ${JOURNAL_VERSION}); use the svc that wrote it`);
-    }
-    const run = get('run');
-    if (typeof run !== 'object' || run === null) throw bad('a header without its run');
-    const field = (name: string): unknown => Reflect.get(run, name);
-    const from = field('from');
-    const body = field('body');
-    const recipients = field('recipients');
-    const recipientCount = field('recipientCount');
-    const media = field('media');
-    if (typeof from !== 'string' || typeof body !== 'string' || typeof recipients !== 'string' || typeof recipientCount !== 'number' || !isStringArray(media)) {
-      throw bad('a header whose run is incomplete');
-    }
-    const created = get('created');
-    const svc = get('svc');
-    const shard = get('shard');
-    const k = member(shard, 'k');
-    const n = member(shard, 'n');
-    if (shard !== undefined && (typeof k !== 'number' || typeof n !== 'number')) throw bad('a header whose shard is not {"k", "n"}');
-    const own = ownCountsOf(get('own'), () => bad('a header whose own counts are not {"recipients", "excluded"}'));
-    const exclude = excludeOf(get('exclude'), () => bad('a header whose exclude is not {"digest", "numbers"}'));
-    return {
-      type: 'header',
-      line,
-      header: {
-        version,
-        run: { from, body, recipients, recipientCount, media },
-        created: typeof created === 'string' ? created : '',
-        svc: typeof svc === 'string' ? svc : '',
-        ...(typeof k === 'number' && typeof n === 'number' ? { shard: { k, n } } : {}),
-        ...(own !== undefined ? { own } : {}),
-        ...(exclude !== undefined ? { exclude } : {}),
-      },
-    };
-  }
-
+  if (get('journal') === 'svc-send') return headerLine(path, line, get, bad);
   const type = get('type');
   if (type === 'launch') {
     const seq = get('seq');
@@ -172,46 +140,8 @@ function parseLine(path: string, bytes: Buffer, line: number): JournalLine {
     if (!isSeq(seq) || !isStringArray(to)) throw bad('a launch without its seq or recipients');
     return { type, line, seq, to };
   }
-  if (type === 'result') {
-    const seq = get('seq');
-    const to = get('to');
-    const outcome = get('outcome');
-    const at = get('at');
-    if (!isSeq(seq) || !isStringArray(to)) throw bad('a result without its seq or recipients');
-    if (typeof outcome !== 'string' || !(JOURNAL_OUTCOMES as readonly string[]).includes(outcome)) throw bad(`an unknown outcome ${JSON.stringify(outcome)}`);
-    const messageId = get('messageId');
-    const messageIds = get('messageIds');
-    const status = get('status');
-    const error = get('error');
-    return {
-      type,
-      line,
-      seq,
-      to,
-      outcome: outcome as JournalOutcome,
-      at: typeof at === 'string' ? at : '',
-      ...(typeof messageId === 'string' ? { messageId } : {}),
-      ...(isMessageIds(messageIds, to.length) ? { messageIds } : {}),
-      ...(typeof status === 'string' ? { status } : {}),
-      ...(typeof error === 'object' && error !== null ? { error: error as JournalError } : {}),
-    };
-  }
-  if (type === 'resume') {
-    const at = get('at');
-    const unknown = get('unknown');
-    const torn = get('torn');
-    const own = ownCountsOf(get('own'), () => bad('a resume record whose own counts are not {"recipients", "excluded"}'));
-    const exclude = excludeOf(get('exclude'), () => bad('a resume record whose exclude is not {"digest", "numbers"}'));
-    return {
-      type,
-      line,
-      at: typeof at === 'string' ? at : '',
-      unknown: unknown === 'resend' || unknown === 'skip' ? unknown : 'none',
-      ...(typeof torn === 'object' && torn !== null ? { torn: torn as { line: number; bytes: string } } : {}),
-      ...(exclude !== undefined ? { exclude } : {}),
-      ...(own !== undefined ? { own } : {}),
-    };
-  }
+  if (type === 'result') return resultLine(line, get, bad);
+  if (type === 'resume') return resumeLine(line, get, bad);
   if (type === 'throttled') {
     const seq = get('seq');
     const to = get('to');
@@ -229,6 +159,89 @@ function parseLine(path: string, bytes: Buffer, line: number): JournalLine {
   throw bad(`an unknown record type ${JSON.stringify(type)}`);
 }
 
+/** The header (line 1): the format, the run it binds the journal to, and what the run began with. */
+function headerLine(path: string, line: number, get: Member, bad: Bad): JournalLine {
+  const version = get('version');
+  if (version !== JOURNAL_VERSION) {
+    throw new JournalFormatError(path, line, `a journal of format ${String(version)}, which this svc cannot read (it reads format ${JOURNAL_VERSION}); use the svc that wrote it`);
+  }
+  const run = get('run');
+  if (typeof run !== 'object' || run === null) throw bad('a header without its run');
+  const field = (name: string): unknown => Reflect.get(run, name);
+  const from = field('from');
+  const body = field('body');
+  const recipients = field('recipients');
+  const recipientCount = field('recipientCount');
+  const media = field('media');
+  if (typeof from !== 'string' || typeof body !== 'string' || typeof recipients !== 'string' || typeof recipientCount !== 'number' || !isStringArray(media)) {
+    throw bad('a header whose run is incomplete');
+  }
+  const created = get('created');
+  const svc = get('svc');
+  const shard = get('shard');
+  const k = member(shard, 'k');
+  const n = member(shard, 'n');
+  if (shard !== undefined && (typeof k !== 'number' || typeof n !== 'number')) throw bad('a header whose shard is not {"k", "n"}');
+  const own = ownCountsOf(get('own'), () => bad('a header whose own counts are not {"recipients", "excluded"}'));
+  const exclude = excludeOf(get('exclude'), () => bad('a header whose exclude is not {"digest", "numbers"}'));
+  return {
+    type: 'header',
+    line,
+    header: {
+      version,
+      run: { from, body, recipients, recipientCount, media },
+      created: typeof created === 'string' ? created : '',
+      svc: typeof svc === 'string' ? svc : '',
+      ...(typeof k === 'number' && typeof n === 'number' ? { shard: { k, n } } : {}),
+      ...(own !== undefined ? { own } : {}),
+      ...(exclude !== undefined ? { exclude } : {}),
+    },
+  };
+}
+
+function resultLine(line: number, get: Member, bad: Bad): JournalLine {
+  const type = 'result';
+  const seq = get('seq');
+  const to = get('to');
+  const outcome = get('outcome');
+  const at = get('at');
+  if (!isSeq(seq) || !isStringArray(to)) throw bad('a result without its seq or recipients');
+  if (typeof outcome !== 'string' || !(JOURNAL_OUTCOMES as readonly string[]).includes(outcome)) throw bad(`an unknown outcome ${JSON.stringify(outcome)}`);
+  const messageId = get('messageId');
+  const messageIds = get('messageIds');
+  const status = get('status');
+  const error = get('error');
+  return {
+    type,
+    line,
+    seq,
+    to,
+    outcome: outcome as JournalOutcome,
+    at: typeof at === 'string' ? at : '',
+    ...(typeof messageId === 'string' ? { messageId } : {}),
+    ...(isMessageIds(messageIds, to.length) ? { messageIds } : {}),
+    ...(typeof status === 'string' ? { status } : {}),
+    ...(typeof error === 'object' && error !== null ? { error: error as JournalError } : {}),
+  };
+}
+
+function resumeLine(line: number, get: Member, bad: Bad): JournalLine {
+  const type = 'resume';
+  const at = get('at');
+  const unknown = get('unknown');
+  const torn = get('torn');
+  const own = ownCountsOf(get('own'), () => bad('a resume record whose own counts are not {"recipients", "excluded"}'));
+  const exclude = excludeOf(get('exclude'), () => bad('a resume record whose exclude is not {"digest", "numbers"}'));
+  return {
+    type,
+    line,
+    at: typeof at === 'string' ? at : '',
+    unknown: unknown === 'resend' || unknown === 'skip' ? unknown : 'none',
+    ...(typeof torn === 'object' && torn !== null ? { torn: torn as { line: number; bytes: string } } : {}),
+    ...(exclude !== undefined ? { exclude } : {}),
+    ...(own !== undefined ? { own } : {}),
+  };
+}
 
 /** A record's `own` counts, or undefined when it has none; `bad` when they are not two numbers. */
 function ownCountsOf(value: unknown, bad: () => Error): JournalOwnCounts | undefined {
