@@ -6,7 +6,7 @@
 import { MAX_ORDER_ENTRIES } from '../domain/provisioning.js';
 import { NUMBER_KEYS, TENANT_SETTING_KEYS } from './definition.js';
 import { isSecretRef, type DesiredFleet, type DesiredNumber, type DesiredTenant } from './model.js';
-import type { LiveNumber, LiveState } from './read-live.js';
+import type { LiveState } from './read-live.js';
 
 export type ChangeAction = 'create-tenant' | 'update-tenant' | 'provision' | 'update-number' | 'unprovision' | 'blocked';
 
@@ -73,15 +73,6 @@ export function settingLeaves(settings: Record<string, unknown>, prefix = 'setti
   return leaves;
 }
 
-function valueAt(root: Record<string, unknown> | undefined, dotted: string): unknown {
-  let node: unknown = root;
-  for (const part of dotted.split('.')) {
-    if (!isRecord(node)) return undefined;
-    node = node[part];
-  }
-  return node;
-}
-
 function tenantFields(tenant: DesiredTenant): [string, unknown][] {
   const fields: [string, unknown][] = [];
   if (tenant.domain !== undefined) fields.push(['domain', tenant.domain]);
@@ -103,9 +94,15 @@ export function numberFields(n: DesiredNumber, all: boolean): [string, unknown][
   return fields;
 }
 
-function liveValue(live: LiveNumber, path: string): unknown {
-  if (path.startsWith('settings.')) return valueAt(live.settings, path.slice('settings.'.length));
-  return live.values[path];
+/** Each leaf of `desired` that differs from `live`, as `settings.a.b` -> {from, to}, in the file's order. */
+function compareSettings(desired: Record<string, unknown>, live: unknown, prefix: string, out: Record<string, FieldChange>): void {
+  const current = isRecord(live) ? live : undefined;
+  for (const key in desired) {
+    const value = desired[key];
+    const now = current?.[key];
+    if (isRecord(value)) compareSettings(value, now, `${prefix}.${key}`, out);
+    else if (!same(now ?? null, value)) out[`${prefix}.${key}`] = { from: now ?? null, to: value };
+  }
 }
 
 const LIVE_STATUSES_IN_FLIGHT = /^(pending|processing|inprogress|in progress|submitted|queued)$/i;
@@ -178,11 +175,16 @@ export function buildPlan(fleet: DesiredFleet, live: LiveState, options: PlanOpt
       });
       continue;
     }
+    // The same comparison as numberFields() would give, without building a path for each leaf
+    // that matches: a fleet in sync is ten thousand numbers of nothing to say.
     const fields: Record<string, FieldChange> = {};
-    for (const [path, value] of numberFields(n, false)) {
-      const now = liveValue(current, path);
-      if (!same(now ?? null, value)) fields[path] = { from: now ?? null, to: value };
+    for (const key in n.fields) {
+      if (NUMBER_KEYS[key]?.treatment !== 'compared') continue;
+      const value = n.fields[key];
+      const now = current.values[key];
+      if (!same(now ?? null, value)) fields[key] = { from: now ?? null, to: value };
     }
+    if (n.settings !== undefined) compareSettings(n.settings, current.settings, 'settings', fields);
     if (Object.keys(fields).length > 0) changes.push({ action: 'update-number', target: n.number, tenant: n.tenant, fields });
   }
 

@@ -288,7 +288,8 @@ function checkSettings(value: unknown, path: readonly PathSegment[], group: Sett
     return false;
   }
   let ok = true;
-  for (const [key, inner] of Object.entries(value)) {
+  for (const key in value) {
+    const inner = value[key];
     const dotted = prefix === '' ? key : `${prefix}.${key}`;
     const child = schemaChild(group, key);
     if (child === undefined) {
