@@ -2,7 +2,8 @@
 // request and the order the service answers with. The API layer and the commands both use them.
 
 import type { SettingsObject } from './settings-schema.js';
-import type { ProvisionClass, ProvisionType } from './validate.js';
+import type { ProvisionClass, ProvisionType } from './api/enums.js';
+import type { OrderWire, Received } from './api/wire.js';
 
 /** One number of a provision request (POST /phone-numbers/provision). */
 export interface ProvisionEntry {
@@ -20,7 +21,7 @@ export interface ProvisionEntry {
 }
 
 /** An order as the service answers it; its fields are read leniently (commands/order/shared/order-status.ts). */
-export type Order = Record<string, unknown>;
+export type Order = Received<OrderWire>;
 
 /**
  * The most numbers one order holds. The document sets no limit; the sandbox enforces this one and

@@ -1,26 +1,6 @@
 // Field rules shared by the CLI (checked before a request) and the sandbox (checked on receipt),
 // so that both sides agree on what a valid value is.
 
-// The enumerations and patterns live in the contract (domain/api), the URL rule in urls.ts;
-// re-exported here for the commands that read them with the validators.
-export { isHttpsUrl, isLoopbackHost } from './urls.js';
-export { isE164, isGuid, E164_PATTERN } from './api/patterns.js';
-export {
-  PROVISION_TYPES,
-  PROVISION_CLASSES,
-  PLATFORM_TYPES,
-  WEBHOOK_EVENT_TYPES,
-  TENANT_WEBHOOK_FIELDS,
-  ORDER_ACTIONS,
-  BILLING_PLAN_NAMES,
-  type ProvisionType,
-  type ProvisionClass,
-  type PlatformType,
-  type WebhookEventType,
-  type TenantWebhookField,
-  type OrderAction,
-} from './api/enums.js';
-
 /**
  * Matches an input case-insensitively against an enumeration and returns the document's
  * spelling, or undefined when it is not one of the values.

@@ -3,13 +3,7 @@
 // (plan.ts) and `export` all read these tables, so that a key is described once.
 
 import { NUMBER_SETTINGS_SCHEMA } from '../domain/settings-schema.js';
-import {
-  BILLING_PLAN_NAMES,
-  PLATFORM_TYPES,
-  PROVISION_CLASSES,
-  PROVISION_TYPES,
-  WEBHOOK_EVENT_TYPES,
-} from '../domain/validate.js';
+import { BILLING_PLAN_NAMES, PLATFORM_TYPES, PROVISION_CLASSES, PROVISION_TYPES, WEBHOOK_EVENT_TYPES } from '../domain/api/enums.js';
 
 export const FLEET_FILE_VERSION = 1;
 

@@ -1,7 +1,7 @@
 // The desired state a fleet file describes, once checked: plain JSON (a saved plan carries it).
 
 import type { SettingsObject } from '../domain/settings-schema.js';
-import type { ProvisionClass, ProvisionType } from '../domain/validate.js';
+import type { ProvisionClass, ProvisionType } from '../domain/api/enums.js';
 
 /** A secret is never in the file: only the name of the environment variable that holds it. */
 export interface SecretRef {

@@ -4,7 +4,9 @@
 
 import { schemaChild, settingLeafProblem } from '../domain/settings-check.js';
 import { NUMBER_SETTINGS_SCHEMA, type SettingsGroup, type SettingsObject } from '../domain/settings-schema.js';
-import { isE164, isEmailAddress, isGuid, matchEnum, type ProvisionClass, type ProvisionType } from '../domain/validate.js';
+import { isEmailAddress, matchEnum } from '../domain/validate.js';
+import type { ProvisionClass, ProvisionType } from '../domain/api/enums.js';
+import { isE164, isGuid } from '../domain/api/patterns.js';
 import { isHttpsOrLoopbackUrl } from '../domain/urls.js';
 import { closestKey } from '../input/known-keys.js';
 import { closeSettingPaths } from '../numbers/settings.js';

@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js';
-import { isE164, isGuid } from '../domain/validate.js';
+import { isE164, isGuid } from '../domain/api/patterns.js';
 
 // A value given for a flag, checked: the value itself, or a usage error (exit 2) naming the flag
 // (`what`) and the bad value. Shared by the commands and the send pipeline.

@@ -7,7 +7,7 @@ import { arrayElementLines, jsonKeyLines, parseJsonText } from '../input/json.js
 import { readCsv } from '../input/csv.js';
 import { closestKey } from '../input/known-keys.js';
 import { UsageError } from '../errors.js';
-import { isE164 } from '../domain/validate.js';
+import { isE164 } from '../domain/api/patterns.js';
 import { checkSettingsObject, requireSettingLeaf, SettingError, settingsFromAssignments, typeSettingValue, type SettingAssignment, type SettingsObject } from './settings.js';
 import { TEXT_FIELD_NAMES, type EntryDraft, type EntryTextField, type ProvisionFile } from './provision-entries.js';
 

@@ -5,18 +5,10 @@
 
 import { UsageError } from '../errors.js';
 import type { ProvisionEntry } from '../domain/provisioning.js';
-import {
-  isE164,
-  isEmailAddress,
-  isHttpsUrl,
-  isLoopbackHost,
-  matchEnum,
-  PLATFORM_TYPES,
-  PROVISION_CLASSES,
-  PROVISION_TYPES,
-  type ProvisionClass,
-  type ProvisionType,
-} from '../domain/validate.js';
+import { isEmailAddress, matchEnum } from '../domain/validate.js';
+import { PLATFORM_TYPES, PROVISION_CLASSES, PROVISION_TYPES, type ProvisionClass, type ProvisionType } from '../domain/api/enums.js';
+import { isE164 } from '../domain/api/patterns.js';
+import { isHttpsOrLoopbackUrl } from '../domain/urls.js';
 import type { SettingsObject } from './settings.js';
 
 /** Text fields of an entry, with the flag that sets each for every entry. */
@@ -60,17 +52,6 @@ export interface ProvisionFile {
   /** From a whole request in a JSON file. */
   tenantId?: string | undefined;
   action?: string | undefined;
-}
-
-
-function isAcceptedLink(value: string): boolean {
-  if (isHttpsUrl(value)) return true;
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' && isLoopbackHost(url.hostname);
-  } catch {
-    return false;
-  }
 }
 
 export interface BuiltEntries {
@@ -166,7 +147,7 @@ function entryFromDraft(draft: EntryDraft, defaults: EntryDefaults, number: stri
     if (missing.length > 0) problem(`${number} is A2P and needs ${missing.join(' and ')}`);
   }
   if (fields.email !== undefined && !isEmailAddress(fields.email)) problem(`"${fields.email}" is not an email address`);
-  if (fields.loaUrl !== undefined && !isAcceptedLink(fields.loaUrl)) {
+  if (fields.loaUrl !== undefined && !isHttpsOrLoopbackUrl(fields.loaUrl)) {
     problem(`the LOA link "${fields.loaUrl}" must be an https:// URL (the one \`svc number loa upload\` prints)`);
   }
   if (reported || provisionType === undefined || provisionClass === undefined) return undefined;

@@ -1,4 +1,4 @@
-import { isE164 } from '../domain/validate.js';
+import { isE164 } from '../domain/api/patterns.js';
 import { readCsv } from '../input/csv.js';
 import { normalizeExcludedNumber } from '../send/pace/exclude.js';
 import { EVERY_NUMBER } from './log.js';

@@ -1,6 +1,6 @@
 // Field readers for request bodies: each names the field in its 400 message.
 
-import { isE164, isGuid } from '../domain/validate.js';
+import { isE164, isGuid } from '../domain/api/patterns.js';
 import { isHttpsOrLoopbackUrl } from '../domain/urls.js';
 import { validationError } from './errors.js';
 

@@ -9,7 +9,7 @@
 // 32 bytes per entry at the load factors we keep (at most three quarters full). Strings that are not E.164 (which the callers
 // reject anyway, but the journal may hold anything) go to an ordinary Map.
 
-import { isE164 } from '../domain/validate.js';
+import { isE164 } from '../domain/api/patterns.js';
 
 /**
  * The table is split in SHARDS tables by the top bits of the hash, each grown on its own: a

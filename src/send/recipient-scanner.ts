@@ -2,7 +2,7 @@
 // CSV), the header and its number column, validation, duplicates. Used by both passes of
 // recipients.ts (the check and the stream).
 
-import { isE164 } from '../domain/validate.js';
+import { isE164 } from '../domain/api/patterns.js';
 import { createCsvReader } from '../input/csv.js';
 import { PhoneNumberMap } from './phone-number-map.js';
 import { NUMBER_COLUMN_NAMES, type DuplicateRecipient, type RecipientProblem, type RecipientRow, type RecipientsFormat } from './recipient-rows.js';

@@ -205,10 +205,7 @@ export async function* readRecipientBatches(
   if (failure !== undefined) throw new RecipientsFileError(file, [failure]);
 }
 
-/**
- * The file as text chunks. Decoded as UTF-8 unless it starts with a UTF-16 byte-order mark
- * (spreadsheets save "Unicode text" that way); the mark itself is dropped by TextDecoder.
- */
+/** The size of a regular file (to estimate how many records it holds); undefined for a pipe or a device. */
 function fileSize(path: string): number | undefined {
   try {
     const stats = statSync(path);
@@ -222,6 +219,10 @@ function nameOf(path: string | InputSource): string {
   return typeof path === 'string' ? path : path.name;
 }
 
+/**
+ * The file as text chunks. Decoded as UTF-8 unless it starts with a UTF-16 byte-order mark
+ * (spreadsheets save "Unicode text" that way); the mark itself is dropped by TextDecoder.
+ */
 async function* decodeFile(
   path: string | InputSource,
   file: string,

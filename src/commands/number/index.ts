@@ -1,5 +1,5 @@
 import { defineCommands, defineOption, defineOptions, type GroupSpec } from '../spec.js';
-import { BILLING_PLAN_NAMES, PLATFORM_TYPES, PROVISION_CLASSES, PROVISION_TYPES } from '../../domain/validate.js';
+import { BILLING_PLAN_NAMES, PLATFORM_TYPES, PROVISION_CLASSES, PROVISION_TYPES } from '../../domain/api/enums.js';
 
 export const numberGroup: GroupSpec = { name: 'number', summary: 'phone numbers: provision, list, read, update, LOA upload' };
 export const numberLoaGroup: GroupSpec = { name: 'number loa', summary: 'letters of authorization for provisioning' };

@@ -4,7 +4,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { requireGuid } from '../../input/checks.js';
 import { readTextFile } from '../../input/files.js';
-import { PROVISION_CLASSES, PROVISION_TYPES } from '../../domain/validate.js';
+import { PROVISION_CLASSES, PROVISION_TYPES } from '../../domain/api/enums.js';
 import { askChoice, canAsk } from '../../output/ask.js';
 import { explainTenantNotFound, tenantOrAsk } from '../tenant/shared/choose-tenant.js';
 import { buildProvisionEntries, entriesError, ENTRY_TEXT_FIELDS, type EntryDefaults, type EntryDraft, type EntryTextField } from '../../numbers/provision-entries.js';

@@ -1,7 +1,7 @@
 import type { Context } from '../../context.js';
 import { NotFoundError, UsageError } from '../../errors.js';
 import { MAX_MEDIA_PER_MESSAGE } from '../../domain/media-formats.js';
-import { isHttpsUrl, isLoopbackHost } from '../../domain/validate.js';
+import { isHttpsOrLoopbackUrl } from '../../domain/urls.js';
 import { getTenant } from '../../api/tenants.js';
 import { simulateInbound, type InboundMessage } from '../../api/sandbox.js';
 import { writeObject } from '../../output/render.js';
@@ -13,14 +13,7 @@ import { overridesFrom } from './shared/trigger-overrides.js';
 /** https://, or http:// on loopback: the sandbox's own media links are plain HTTP on 127.0.0.1. */
 function requireMediaUrl(value: string): string {
   const text = value.trim();
-  if (isHttpsUrl(text)) return text;
-  let url: URL | undefined;
-  try {
-    url = new URL(text);
-  } catch {
-    url = undefined;
-  }
-  if (url?.protocol === 'http:' && isLoopbackHost(url.hostname)) return text;
+  if (isHttpsOrLoopbackUrl(text)) return text;
   throw new UsageError(`--media "${value}" must be an https:// link (or http:// on a loopback host, like the sandbox's own media links)`);
 }
 

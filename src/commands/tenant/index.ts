@@ -1,5 +1,5 @@
 import { defineCommands, defineOptions, type GroupSpec } from '../spec.js';
-import { WEBHOOK_EVENT_TYPES } from '../../domain/validate.js';
+import { WEBHOOK_EVENT_TYPES } from '../../domain/api/enums.js';
 
 export const tenantGroup: GroupSpec = { name: 'tenant', summary: 'tenants and their webhook settings' };
 

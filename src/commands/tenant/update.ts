@@ -4,7 +4,8 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { getTenant, updateTenant, type TenantWrite } from '../../api/tenants.js';
 import { requireGuid } from '../../input/checks.js';
-import { SECRET_FIELDS, tenantChanges, writeTenant } from './shared/tenant-fields.js';
+import { tenantChanges, writeTenant } from './shared/tenant-fields.js';
+import { TENANT_SECRET_FIELDS } from '../../domain/api/enums.js';
 import { chooseTenant } from './shared/choose-tenant.js';
 
 // PUT may replace the whole tenant, so the update reads the tenant, applies the changes and sends
@@ -26,7 +27,7 @@ export async function run(input: InputFor<typeof tenantCommands, 'tenant update'
   for (const secret of secrets) api.addSecret(secret);
   const current = await getTenant(api, id);
   const currentSettings = typeof current.settings === 'object' && current.settings !== null ? { ...current.settings } : {};
-  for (const key of SECRET_FIELDS) delete currentSettings[key];
+  for (const key of TENANT_SECRET_FIELDS) delete currentSettings[key];
   const { tenantId: _ignored, settings: changedSettings, ...changedFields } = changes;
   const body: TenantWrite = {
     domain: typeof current.domain === 'string' ? current.domain : undefined,

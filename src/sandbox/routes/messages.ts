@@ -1,7 +1,7 @@
 // Sending (one message per recipient, sync or async) and reading messages.
 
 import { MAX_MEDIA_TOTAL_BYTES, MEDIA_TOO_LARGE_TEXT } from '../../domain/media-formats.js';
-import { isE164, isGuid } from '../../domain/validate.js';
+import { isE164, isGuid } from '../../domain/api/patterns.js';
 import type { ApiCall } from '../call.js';
 import { ApiError, notFound, validationError } from '../errors.js';
 import { optionalMediaUrls, requiredE164 } from '../fields.js';

@@ -1,15 +1,7 @@
 // Phone numbers: provisioning orders, the active list, read and update by number.
 
-import {
-  BILLING_PLAN_NAMES,
-  ORDER_ACTIONS,
-  PLATFORM_TYPES,
-  PROVISION_CLASSES,
-  PROVISION_TYPES,
-  isE164,
-  type ProvisionClass,
-  type ProvisionType,
-} from '../../domain/validate.js';
+import { BILLING_PLAN_NAMES, ORDER_ACTIONS, PLATFORM_TYPES, PROVISION_CLASSES, PROVISION_TYPES, type ProvisionClass, type ProvisionType } from '../../domain/api/enums.js';
+import { isE164 } from '../../domain/api/patterns.js';
 import type { ApiCall } from '../call.js';
 import { conflict, notFound, validationError } from '../errors.js';
 import {

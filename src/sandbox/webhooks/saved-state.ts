@@ -2,7 +2,7 @@
 // damaged or hand-edited state file holds, an entry that does not have its shape is dropped
 // rather than crashing the dispatcher later. Each shape is one table of field checks.
 
-import { WEBHOOK_EVENT_TYPES } from '../../domain/validate.js';
+import { WEBHOOK_EVENT_TYPES } from '../../domain/api/enums.js';
 import { isWebhookEventKind } from '../../domain/webhooks.js';
 import type { DeliveryAttempt, FailedEvent, WebhookEventKind, WebhookTarget } from './types.js';
 

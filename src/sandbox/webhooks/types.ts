@@ -2,7 +2,7 @@
 // dispatcher (which delivers it as docs/decisions.md#webhooks says: filter, signature, Basic auth, primary then
 // secondary URI, retries with caps and Retry-After, the 24 h window and the failure queue).
 
-import type { WebhookEventType } from '../../domain/validate.js';
+import type { WebhookEventType } from '../../domain/api/enums.js';
 import type { WebhookEventKind } from '../../domain/webhooks.js';
 import type { DeliveryAttemptWire, FailedEventWire } from '../../domain/api/wire.js';
 

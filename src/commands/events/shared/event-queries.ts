@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { Context } from '../../../context.js';
-import { isE164 } from '../../../domain/validate.js';
+import { isE164 } from '../../../domain/api/patterns.js';
+import { WEBHOOK_EVENT_KINDS } from '../../../domain/api/enums.js';
 import { requireE164 } from '../../../input/checks.js';
 import { NotFoundError, UsageError } from '../../../errors.js';
 import { EventStoreReader } from '../../../events/store/reader.js';
@@ -9,7 +10,8 @@ import type { StoredRecord } from '../../../events/store/record.js';
 import type { CommandInput } from '../../spec.js';
 import { parseTime, readStoreDir } from './store-options.js';
 
-export const EVENT_TYPES = ['MessageReceived', 'DeliveryReceipt', 'OrderStatus', 'unknown'] as const;
+/** The kinds a stored event may have: the service's, or unknown when it named none we know. */
+export const EVENT_TYPES = [...WEBHOOK_EVENT_KINDS, 'unknown'] as const;
 
 export function eventType(text: string): string {
   const match = EVENT_TYPES.find((type) => type.toLowerCase() === text.trim().toLowerCase());

@@ -1,7 +1,7 @@
 import type { InputFor } from '../../spec.js';
 import type { sendCommands } from '../index.js';
 import type { Context } from '../../../context.js';
-import { isE164 } from '../../../domain/validate.js';
+import { isE164 } from '../../../domain/api/patterns.js';
 import { askText, canAsk } from '../../../output/ask.js';
 import { chooseActiveNumber } from '../../number/shared/choose-number.js';
 

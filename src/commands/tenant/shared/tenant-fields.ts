@@ -2,7 +2,9 @@ import type { CommandInput } from '../../spec.js';
 import type { Context } from '../../../context.js';
 import { UsageError } from '../../../errors.js';
 import { HIDDEN_SECRET } from '../../../domain/webhooks.js';
-import { isHttpsUrl, isLoopbackHost, matchEnum, TENANT_WEBHOOK_FIELDS, WEBHOOK_EVENT_TYPES } from '../../../domain/validate.js';
+import { matchEnum } from '../../../domain/validate.js';
+import { TENANT_SECRET_FIELDS, TENANT_WEBHOOK_FIELDS, WEBHOOK_EVENT_TYPES } from '../../../domain/api/enums.js';
+import { isHttpsOrLoopbackUrl } from '../../../domain/urls.js';
 import { requireGuid } from '../../../input/checks.js';
 import { readTextFile } from '../../../input/files.js';
 import { parseJsonText } from '../../../input/json.js';
@@ -12,7 +14,6 @@ import type { Tenant, TenantWrite } from '../../../api/tenants.js';
 import { statusTone, writeObject, type Column } from '../../../output/render.js';
 
 const WEBHOOK_FIELDS = TENANT_WEBHOOK_FIELDS;
-export const SECRET_FIELDS = ['webhookSecret', 'webhookBasicAuthPassword'] as const;
 const READ_ONLY_FIELDS = ['owner', 'billableOwner', 'createdDate'];
 /** What a tenant file may hold at its top level: the webhook fields too, as the document shows once. */
 const TOP_LEVEL_KEYS = ['tenantId', 'domain', 'settings', ...WEBHOOK_FIELDS];
@@ -29,14 +30,7 @@ export interface TenantChanges {
 }
 
 function checkWebhookUri(value: string, where: string): void {
-  let loopbackHttp = false;
-  try {
-    const url = new URL(value);
-    loopbackHttp = url.protocol === 'http:' && isLoopbackHost(url.hostname);
-  } catch {
-    // reported below
-  }
-  if (!isHttpsUrl(value) && !loopbackHttp) {
+  if (!isHttpsOrLoopbackUrl(value)) {
     throw new UsageError(`${where} must be an https:// URL (http:// only for a loopback listener), not "${value}"`);
   }
 }
@@ -96,7 +90,7 @@ export async function tenantChanges(input: TenantInput, ctx: Context, tenantId?:
       if (typeof settings[key] === 'string') checkWebhookUri(settings[key], `${file}: settings.${key}`);
     }
     if (typeof body.tenantId === 'string') requireGuid(body.tenantId, `${file}: tenantId`);
-    for (const key of SECRET_FIELDS) {
+    for (const key of TENANT_SECRET_FIELDS) {
       const value = settings[key];
       if (typeof value !== 'string') continue;
       // A file saved from `tenant get --json` holds the hidden marker, not the secret: sending it
@@ -135,7 +129,7 @@ export async function tenantChanges(input: TenantInput, ctx: Context, tenantId?:
   if (input.flag('webhookBasicAuthPasswordStdin')) {
     settings['webhookBasicAuthPassword'] = await readSecretFromStdin(ctx, '--webhook-basic-auth-password-stdin');
   }
-  for (const key of SECRET_FIELDS) if (typeof settings[key] === 'string' && !secrets.includes(settings[key])) secrets.push(settings[key]);
+  for (const key of TENANT_SECRET_FIELDS) if (typeof settings[key] === 'string' && !secrets.includes(settings[key])) secrets.push(settings[key]);
   if (Object.keys(settings).length > 0) body.settings = settings;
   return { body, secrets };
 }
@@ -147,7 +141,7 @@ export async function tenantChanges(input: TenantInput, ctx: Context, tenantId?:
 export function maskTenant(tenant: Tenant, secrets: readonly string[] = []): Tenant {
   const copy: Tenant = { ...tenant };
   const mask = (holder: Record<string, unknown>): void => {
-    for (const key of SECRET_FIELDS) {
+    for (const key of TENANT_SECRET_FIELDS) {
       const value = holder[key];
       if (typeof value === 'string' && value !== '' && (secrets.includes(value) || !isHiddenValue(value))) holder[key] = HIDDEN_SECRET;
     }
