@@ -1,15 +1,15 @@
 import type { Command as CommanderCommand } from 'commander';
 import type { MainDeps } from './cli.js';
-import type { CommandSpec, GroupSpec } from './commands/spec.js';
+import { usageArguments, type CommandSpec, type GroupSpec } from './commands/spec.js';
 import { GLOBAL_OPTIONS } from './commands/globals.js';
-import { COMMANDS, GROUPS } from './commands/tree.js';
+import { COMMANDS, GROUPS, PROGRAM } from './commands/tree.js';
 import { CliError, exitCodeFor, ExitCode, UsageError } from './errors.js';
 import { createIOStreams } from './output/io.js';
 import { registerEnvironmentSecrets, SecretRegistry } from './output/secrets.js';
 import { SANDBOX_DEFAULT_USER } from './domain/sandbox-defaults.js';
 import { VERSION } from './version.js';
 import { longFlag, prefetchCommand, selectedBranch } from './program/argv-scan.js';
-import { commandUsage, makeOption } from './program/commander-parts.js';
+import { makeOption } from './program/commander-parts.js';
 import { commanderExit, reportError } from './program/error-report.js';
 import { ioInit, runCommand, type RunState } from './program/run-command.js';
 
@@ -81,14 +81,11 @@ async function buildProgram(argv: readonly string[], deps: MainDeps, state: RunS
       .showSuggestionAfterError(true)
       .configureHelp({ sortSubcommands: false, showGlobalOptions: false });
   configure(program)
-    .description('Phone numbers, tenants, SMS/MMS, media and webhooks of the messaging service, and a local sandbox of it.')
+    .description(PROGRAM.summary)
     .version(VERSION, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
     .enablePositionalOptions()
-    .addHelpText(
-      'after',
-      '\nStart here:\n  svc demo                      a tour of the whole tool against a local sandbox\n  svc auth login                store credentials in a profile\n  svc <command> --help          flags and examples of a command\n',
-    );
+    .addHelpText('after', `\nStart here:\n${PROGRAM.startHere.map(([line, what]) => `  ${line.padEnd(30)}${what}\n`).join('')}`);
   const addGlobals = (cmd: CommanderCommand, own: ReadonlySet<string>): void => {
     for (const spec of GLOBAL_OPTIONS) {
       if (own.has(longFlag(spec.flags))) continue;
@@ -136,7 +133,7 @@ async function buildProgram(argv: readonly string[], deps: MainDeps, state: RunS
       const name = `${arg.name}${arg.variadic ? '...' : ''}`;
       outline.argument(`[${name}]`, arg.description);
     }
-    outline.usage(commandUsage(spec));
+    outline.usage(usageArguments(spec));
     parentFor(spec.path).addCommand(outline, spec.hidden ? { hidden: true } : {});
   }
 
@@ -147,7 +144,7 @@ async function buildProgram(argv: readonly string[], deps: MainDeps, state: RunS
       const name = `${arg.name}${arg.variadic ? '...' : ''}`;
       leaf.argument(`[${name}]`, arg.description);
     }
-    leaf.usage(commandUsage(spec));
+    leaf.usage(usageArguments(spec));
     const own = new Set<string>();
     const ownAttributes = new Set<string>();
     for (const option of spec.options ?? []) {

@@ -63,7 +63,11 @@ export interface CommandSpec {
   load(): Promise<CommandModule>;
 }
 
-/** What follows the command's words in its usage line: `[options] <ID> [NUMBER...]`. */
+/**
+ * What follows the command's words in its usage line: `[options] <ID> [NUMBER...]`, for --help and
+ * the manual. Commander itself is told every positional is optional, so that a missing one gets
+ * our message (which can ask for it); this line still says which are required.
+ */
 export function usageArguments(spec: Pick<CommandSpec, 'args'>): string {
   const args = (spec.args ?? []).map((a) => {
     const name = `${a.name}${a.variadic ? '...' : ''}`;

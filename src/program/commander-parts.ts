@@ -1,5 +1,6 @@
-// The pieces of a commander command made from a spec: its usage line, its options (choices
-// matched case-insensitively), and the message for a missing argument.
+// The pieces of a commander command made from a spec: its options (choices matched
+// case-insensitively) and the message for a missing argument. Its usage line is the spec's own
+// (`usageArguments`), which the manual prints too.
 
 import type { Option as CommanderOption } from 'commander';
 import type { ArgSpec, CommandSpec, OptionSpec } from '../commands/spec.js';
@@ -7,15 +8,6 @@ import type { CommandContext } from '../context.js';
 import { UsageError } from '../errors.js';
 import { missingValueError, whyNotAsked } from '../output/ask.js';
 import { longFlag } from './argv-scan.js';
-
-/** Commander is told every positional is optional, so that a missing one gets this message. */
-export function commandUsage(spec: CommandSpec): string {
-  const args = (spec.args ?? []).map((a) => {
-    const name = `${a.name}${a.variadic ? '...' : ''}`;
-    return a.required ? `<${name}>` : `[${name}]`;
-  });
-  return ['[options]', ...args].join(' ');
-}
 
 export function missingArgument(spec: CommandSpec, arg: ArgSpec, ctx: CommandContext): UsageError {
   const example = spec.examples.find((e) => e.split(' ').length > spec.path.length + 1) ?? spec.examples[0];

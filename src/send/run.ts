@@ -83,7 +83,7 @@ export async function runSend(
   const onPaceEvent = (event: PaceEvent): void => {
     // Journaled, so that the journal shows why the run went quiet; nothing is in flight across
     // the pause but what was launched before it, and that is journaled as it ends.
-    // The record's window is `09:00-20:00 America/New_York`, as the README's journal format shows it.
+    // The record's window is `09:00-20:00 America/New_York`, as the journal format in docs/sending.md shows it.
     if (event.type === 'window-closed' && plan.pace.window !== undefined) {
       const { text, timeZone } = plan.pace.window.window;
       journal?.pause('window', { window: `${text} ${timeZone}`, until: new Date(event.opensAt) });

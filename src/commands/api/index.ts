@@ -21,6 +21,7 @@ export const apiCommands = defineCommands([
       'svc api GET /phone-numbers/active --query page=2 --query limit=50',
       'svc api PUT /tenants/3f2504e0-4f89-11d3-9a0c-0305e82c3301 --data @tenant.json',
     ],
+    exitCodes: [[1, 'the request failed, or the answer was another status that is not 2xx'], [3, 'the answer was 401 or 403'], [4, 'the answer was 404']],
     load: () => import('./api.js'),
   },
 ]);

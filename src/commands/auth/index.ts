@@ -28,6 +28,7 @@ export const authCommands = defineCommands([
       'svc auth login --profile staging --base-url https://staging.example.com',
       'echo "$PASSWORD" | svc auth login --base-url https://api.example.com --username me@example.com --password-stdin',
     ],
+    exitCodes: [1, 3, 4],
     load: () => import('./login.js'),
   },
   {
@@ -35,12 +36,14 @@ export const authCommands = defineCommands([
     summary: 'show the profile, base URL, username and tenant in use (never the password)',
     options: [{ flags: '--check', description: 'also check the credentials with one request' }],
     examples: ['svc auth status', 'svc auth status --check --json'],
+    exitCodes: [[1, 'with --check: the request failed'], [3, 'not logged in, or with --check the service refused the credentials'], [4, 'with --check: not found (404), which usually means a wrong base URL']],
     load: () => import('./status.js'),
   },
   {
     path: ['auth', 'logout'],
     summary: 'remove the stored credentials of a profile',
     examples: ['svc auth logout', 'svc auth logout --profile staging'],
+    exitCodes: [[1, 'the profile store could not be read or written']],
     load: () => import('./logout.js'),
   },
 ]);

@@ -12,6 +12,7 @@ export const completionCommands = defineCommands([
       'svc completion zsh > "${fpath[1]}/_svc"',
       'svc completion fish > ~/.config/fish/completions/svc.fish',
     ],
+    exitCodes: [],
     load: () => import('./completion.js'),
   },
   {

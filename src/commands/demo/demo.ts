@@ -21,7 +21,7 @@ export async function run(input: InputFor<typeof demoCommands, 'demo'>, ctx: Con
       palette: await terminalPalette(ctx.io.colorStdout),
       signal: ctx.signal,
       timeScale,
-      // Test-only, as for `svc sandbox start` (README, sandbox section).
+      // Test-only, as for `svc sandbox start` (docs/sandbox.md, "The OpenAPI document").
       ...(ctx.env[EXCHANGE_LOG_ENV] ? { observe: exchangeLogWriter(ctx.env[EXCHANGE_LOG_ENV]) } : {}),
     });
   } catch (error) {

@@ -13,6 +13,7 @@ export const demoCommands = defineCommands([
     ].join('\n'),
     options: [{ flags: '--time-scale <x>', description: 'run the sandbox X times faster (default 1)' }],
     examples: ['svc demo', 'npm run demo'],
+    exitCodes: [[1, 'a step of the tour failed; the message names it']],
     load: () => import('./demo.js'),
   },
 ]);

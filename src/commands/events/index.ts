@@ -33,6 +33,7 @@ export const eventsCommands = defineCommands([
       'svc events list --message 0b0a6c8e-2f7a-4a55-9b1e-3d7c2a1f9e10 -o ndjson',
     ],
     paged: true,
+    exitCodes: [[1, 'the event store could not be read']],
     load: () => import('./list.js'),
   },
   {
@@ -42,6 +43,7 @@ export const eventsCommands = defineCommands([
     options: [storeOption],
     examples: ['svc events show dlv-8f14e45f', 'svc events show dlv-8f14e45f --json | jq .payload'],
     paged: true,
+    exitCodes: [[1, 'the event store could not be read'], [4, 'no stored event has that id']],
     load: () => import('./show.js'),
   },
   {
@@ -53,6 +55,7 @@ export const eventsCommands = defineCommands([
       storeOption,
     ],
     examples: ['svc events tail', 'svc events tail --follow --json'],
+    exitCodes: [[1, 'the event store could not be read']],
     load: () => import('./tail.js'),
   },
   {
@@ -71,6 +74,7 @@ export const eventsCommands = defineCommands([
       storeOption,
     ],
     examples: ['svc events replay dlv-8f14e45f --to http://localhost:3000/webhooks --secret-env MY_APP_SECRET'],
+    exitCodes: [[1, 'the target answered other than 2xx, or could not be reached'], [4, 'no stored event has that id']],
     load: () => import('./replay.js'),
   },
   {
@@ -79,6 +83,7 @@ export const eventsCommands = defineCommands([
     description: TIMES,
     options: [{ flags: '--before <T>', description: 'delete what was stored before T' }, storeOption],
     examples: ['svc events prune --before 30d', 'svc events prune --before 2026-01-01T00:00:00Z --json'],
+    exitCodes: [[1, 'the event store could not be read or written']],
     load: () => import('./prune.js'),
   },
 ]);

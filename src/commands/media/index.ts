@@ -18,12 +18,14 @@ export const mediaCommands = defineCommands([
       { flags: '--shape <shape>', description: 'request shape', choices: UPLOAD_SHAPES, defaultValue: 'auto' },
     ],
     examples: ['svc media upload photo.jpg --number +15551230000 --tenant 3f2504e0-4f89-11d3-9a0c-0305e82c3301', 'svc media upload card.vcf --number +15551230000 --shape b --json'],
+    exitCodes: [1, 3, 4],
     load: () => import('./upload.js'),
   },
   {
     path: ['media', 'types'],
     summary: 'list the supported media formats and the size limits',
     examples: ['svc media types', 'svc media types --json | jq -r ".[].contentType"'],
+    exitCodes: [],
     load: () => import('./types.js'),
   },
 ]);

@@ -9,6 +9,7 @@ export const messageCommands = defineCommands([
     args: [{ name: 'MESSAGE_ID', description: 'the messageId a send returned', required: true }],
     examples: ['svc message get 0b0a6c8e-2f7a-4a55-9b1e-3d7c2a1f9e10', 'svc message get 0b0a6c8e-2f7a-4a55-9b1e-3d7c2a1f9e10 --json | jq -r .status'],
     paged: true,
+    exitCodes: [1, 3, 4],
     load: () => import('./get.js'),
   },
   {
@@ -23,6 +24,7 @@ export const messageCommands = defineCommands([
       'svc message watch 0b0a6c8e-2f7a-4a55-9b1e-3d7c2a1f9e10',
       'svc message watch 0b0a6c8e-2f7a-4a55-9b1e-3d7c2a1f9e10 --interval 0.5 --timeout 60 --json',
     ],
+    exitCodes: [[1, 'the message failed (its errorCode and errorMessage are shown), or a request failed'], 3, 4, [5, '--timeout passed before it was delivered or failed']],
     load: () => import('./watch.js'),
   },
 ]);

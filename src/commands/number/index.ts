@@ -43,6 +43,7 @@ export const numberCommands = defineCommands([
       'svc number provision +15551234567 --type SMSMMS --class A2P --campaign-id C1234 --brand-id B5678 --wait',
       'svc number provision --file numbers.csv --tenant 3f2504e0-4f89-11d3-9a0c-0305e82c3301 --type SMS --class P2P --wait --json',
     ],
+    exitCodes: [1, 3, 4, [5, 'with --wait: the order failed, or --wait-timeout passed']],
     load: () => import('./provision.js'),
   },
   {
@@ -51,6 +52,7 @@ export const numberCommands = defineCommands([
     args: [{ name: 'NUMBER', description: 'E.164 numbers', required: true, variadic: true }],
     options: [tenantOption, ...waitOptions],
     examples: ['svc number unprovision +15551234567 --wait'],
+    exitCodes: [1, 3, 4, [5, 'with --wait: the order failed, or --wait-timeout passed']],
     load: () => import('./unprovision.js'),
   },
   {
@@ -63,6 +65,7 @@ export const numberCommands = defineCommands([
     ],
     examples: ['svc number list', 'svc number list --all -o ndjson | jq -r .phoneNumber', 'svc number list --page 2 --limit 50', 'svc number list --fields phoneNumber,status,settings.rateLimit'],
     paged: true,
+    exitCodes: [1, 3, 4],
     load: () => import('./list.js'),
   },
   {
@@ -71,6 +74,7 @@ export const numberCommands = defineCommands([
     args: [{ name: 'NUMBER', description: 'E.164 number', required: true, ask: true }],
     examples: ['svc number get +15551234567', 'svc number get +15551234567 --json | jq .settings'],
     paged: true,
+    exitCodes: [1, 3, 4],
     load: () => import('./get.js'),
   },
   {
@@ -102,6 +106,7 @@ export const numberCommands = defineCommands([
       'svc number update +15551234567 --set settings.autoForward.emailAddresses=a@example.com,b@example.com',
       'svc number update +15551234567 --set "settings.optOut.periodicCron=0 9 * * 1" --set settings.rateLimit=10',
     ],
+    exitCodes: [1, 3, 4],
     load: () => import('./update.js'),
   },
   {
@@ -109,6 +114,7 @@ export const numberCommands = defineCommands([
     summary: 'upload a letter of authorization (PDF, at most 5 MB) and print its link for --loa-url',
     args: [{ name: 'FILE', description: 'the PDF file', required: true }],
     examples: ['svc number loa upload loa.pdf', 'svc number provision +15551234567 --type SMS --class P2P --loa-url "$(svc number loa upload loa.pdf)"'],
+    exitCodes: [1, 3, 4],
     load: () => import('./loa-upload.js'),
   },
 ]);

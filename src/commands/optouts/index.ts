@@ -29,6 +29,7 @@ export const optoutsCommands = defineCommands([
     options: [{ flags: '--number <from>', description: 'only the opt-outs a send from this number honours (its own and every number\'s)' }, storeOption],
     examples: ['svc optouts list', 'svc optouts list --number +15555550100 --json'],
     paged: true,
+    exitCodes: [[1, 'the opt-out list could not be read']],
     load: () => import('./list.js'),
   },
   {
@@ -38,6 +39,7 @@ export const optoutsCommands = defineCommands([
     args: [{ name: 'NUMBER', description: 'E.164 numbers of the people who opted out', required: true, variadic: true }],
     options: [numberOption, { flags: '--reason <text>', description: 'why (kept with the entry; default "added by hand")' }, storeOption],
     examples: ['svc optouts add +14155551001 --reason "asked on the phone"', 'svc optouts add +14155551001 +14155551002 --number +15555550100'],
+    exitCodes: [[1, 'the opt-out list could not be read or written']],
     load: () => import('./add.js'),
   },
   {
@@ -51,6 +53,7 @@ export const optoutsCommands = defineCommands([
     args: [{ name: 'NUMBER', description: 'E.164 numbers', required: true, variadic: true }],
     options: [numberOption, { flags: '--reason <text>', description: 'why (kept in the log)' }, storeOption],
     examples: ['svc optouts remove +14155551001', 'svc optouts remove +14155551001 --number +15555550100'],
+    exitCodes: [[1, 'the opt-out list could not be read or written']],
     load: () => import('./remove.js'),
   },
   {
@@ -64,6 +67,7 @@ export const optoutsCommands = defineCommands([
     args: [{ name: 'FILE', description: 'the CSV or text file', required: true, complete: 'file' }],
     options: [numberOption, storeOption],
     examples: ['svc optouts import unsubscribed.csv', 'svc optouts import stops.txt --number +15555550100'],
+    exitCodes: [[1, 'the opt-out list could not be read or written']],
     load: () => import('./import.js'),
   },
   {
@@ -72,6 +76,7 @@ export const optoutsCommands = defineCommands([
     args: [{ name: 'FILE', description: 'where to write (default: standard output)', complete: 'file' }],
     options: [{ flags: '--number <from>', description: 'only the opt-outs a send from this number honours' }, storeOption],
     examples: ['svc optouts export optouts.csv', 'svc optouts export | head'],
+    exitCodes: [[1, 'the opt-out list could not be read']],
     load: () => import('./export.js'),
   },
 ]);

@@ -9,6 +9,7 @@ export const orderCommands = defineCommands([
     args: [{ name: 'ORDER_ID', description: 'the orderId a provision or unprovision answered with', required: true }],
     examples: ['svc order get 1042', 'svc order get 1042 --json | jq -r .status'],
     paged: true,
+    exitCodes: [1, 3, 4],
     load: () => import('./get.js'),
   },
   {
@@ -25,6 +26,7 @@ export const orderCommands = defineCommands([
       { flags: '--timeout <seconds>', description: 'stop waiting after this many seconds (exit 5); default: no limit' },
     ],
     examples: ['svc order watch 1042', 'svc order watch 1042 --timeout 600 --json > order.json || echo "order not completed: $?"'],
+    exitCodes: [1, 3, 4, [5, 'the order failed, or --timeout passed']],
     load: () => import('./watch.js'),
   },
 ]);

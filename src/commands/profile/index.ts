@@ -8,6 +8,7 @@ export const profileCommands = defineCommands([
     summary: 'list the stored profiles (the active one marked)',
     examples: ['svc profile list', 'svc profile list --json'],
     paged: true,
+    exitCodes: [[1, 'the profile store could not be read']],
     load: () => import('./list.js'),
   },
   {
@@ -15,6 +16,7 @@ export const profileCommands = defineCommands([
     summary: 'make a profile the active one',
     args: [{ name: 'NAME', description: 'profile name', required: true, complete: 'profile' }],
     examples: ['svc profile use staging'],
+    exitCodes: [[1, 'the profile store could not be read or written']],
     load: () => import('./use.js'),
   },
   {
@@ -22,6 +24,7 @@ export const profileCommands = defineCommands([
     summary: 'delete a profile and its credentials',
     args: [{ name: 'NAME', description: 'profile name', required: true, complete: 'profile' }],
     examples: ['svc profile remove old-account', 'svc profile remove old-account --yes'],
+    exitCodes: [[1, 'the profile store could not be read or written']],
     load: () => import('./remove.js'),
   },
 ]);

@@ -63,6 +63,7 @@ export const sandboxCommands = defineCommands([
       'svc sandbox start --time-scale 60 --user dev@example.com:dev-pass',
       'svc sandbox start --rate-limit 50',
     ],
+    exitCodes: [[1, 'the port is in use or not allowed, or the --state file could not be used']],
     load: () => import('./start.js'),
   },
   {
@@ -75,6 +76,7 @@ export const sandboxCommands = defineCommands([
       'svc sandbox inbound --to +15551230001 --from +15559870002 --body "look" --media https://example.com/cat.png',
       'svc sandbox inbound --to +15551230001 --from +15559870002 --body "hi" --json | jq .deliveryId',
     ],
+    exitCodes: [1, 3, [4, 'the number is not yours, or the service is not a sandbox']],
     load: () => import('./inbound.js'),
   },
   {
@@ -86,6 +88,7 @@ export const sandboxCommands = defineCommands([
       'svc sandbox trigger message-received --to +15551230001 --from +15559870002 --body "STOP"',
       'svc sandbox trigger message-received --to +15551230001 --from +15559870002 --body "hi" --set tag=vip --set segmentCount=3',
     ],
+    exitCodes: [1, 3, [4, 'the number is not yours, or the service is not a sandbox']],
     load: () => import('./inbound.js'),
   },
   {
@@ -109,6 +112,7 @@ export const sandboxCommands = defineCommands([
       'svc sandbox trigger delivery-receipt --message 3f2504e0-4f89-11d3-9a0c-0305e82c3301 --status failed --status-reason "Carrier rejected" --error-code E30007',
       'svc sandbox trigger delivery-receipt --message 3f2504e0-4f89-11d3-9a0c-0305e82c3301 --set errorMessage=null --set deliveredAt=\'"2030-01-01T00:00:00Z"\'',
     ],
+    exitCodes: [1, 3, [4, 'the message is not yours, or the service is not a sandbox']],
     load: () => import('./trigger-delivery-receipt.js'),
   },
   {
@@ -121,6 +125,7 @@ export const sandboxCommands = defineCommands([
       setOption,
     ],
     examples: ['svc sandbox trigger order-status --order 1001', 'svc sandbox trigger order-status --order 1001 --status Failed'],
+    exitCodes: [1, 3, [4, 'the order is not yours, or the service is not a sandbox']],
     load: () => import('./trigger-order-status.js'),
   },
   {
@@ -128,12 +133,14 @@ export const sandboxCommands = defineCommands([
     summary: 'webhook attempts to your tenants, oldest first (the last 1,000)',
     examples: ['svc sandbox webhooks list', 'svc sandbox webhooks list --json | jq \'.[] | select(.status != 200)\''],
     paged: true,
+    exitCodes: [1, 3, [4, 'the service is not a sandbox']],
     load: () => import('./webhooks-list.js'),
   },
   {
     path: ['sandbox', 'webhooks', 'failed'],
     summary: 'events that exhausted their 24 h retry window (the failure queue)',
     examples: ['svc sandbox webhooks failed', 'svc sandbox webhooks failed --json'],
+    exitCodes: [1, 3, [4, 'the service is not a sandbox']],
     load: () => import('./webhooks-failed.js'),
   },
   {
@@ -141,6 +148,7 @@ export const sandboxCommands = defineCommands([
     summary: 'send a failed event again: same delivery id, fresh retry schedule',
     args: [{ name: 'deliveryId', description: 'the delivery id of a failed event', required: true }],
     examples: ['svc sandbox webhooks replay dlv_0123456789abcdef01234567'],
+    exitCodes: [1, 3, [4, 'no failed event has that id, or the service is not a sandbox']],
     load: () => import('./webhooks-replay.js'),
   },
   {
@@ -148,6 +156,7 @@ export const sandboxCommands = defineCommands([
     summary: "print the sandbox's OpenAPI 3.1 document (also at GET /api/v1/openapi.json)",
     description: 'Its server is --base-url when given, else the default sandbox (http://127.0.0.1:4010/api/v1).',
     examples: ['svc sandbox openapi > openapi.json', 'svc sandbox openapi --base-url http://127.0.0.1:4011'],
+    exitCodes: [],
     load: () => import('./openapi.js'),
   },
 ]);

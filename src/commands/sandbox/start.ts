@@ -166,7 +166,7 @@ export async function run(input: InputFor<typeof sandboxCommands, 'sandbox start
     users: options.users,
     ...(options.stateFile ? { stateFile: options.stateFile } : {}),
     logRequests: debug,
-    // Test-only (README, sandbox section): every exchange appended to this file, for the
+    // Test-only (docs/sandbox.md, "The OpenAPI document"): every exchange appended to this file, for the
     // spawning test to validate against the OpenAPI document.
     ...(ctx.env[EXCHANGE_LOG_ENV] ? { observe: exchangeLogWriter(ctx.env[EXCHANGE_LOG_ENV]) } : {}),
     // Request lines only with --debug; the sandbox's own problems (a state file it cannot write,

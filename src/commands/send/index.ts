@@ -59,6 +59,7 @@ export const sendCommands = defineCommands([
       'svc send --from +15551230000 --to-file customers.csv --body-file notice.txt --async --journal run.jsonl --window 09:00-20:00 --tz Europe/Berlin --exclude-file opted-out.txt',
       'svc send --from +15551230000 --to-file customers.csv --body-file notice.txt --async --journal shard-2.jsonl --shard 2/4 --rate 50',
     ],
+    exitCodes: [[1, 'no recipient was reached: every request failed, or the service reported every recipient failed (3 or 4 instead when that was the error)'], 3, 4, 6],
     load: () => import('./send.js'),
   },
   {
@@ -95,6 +96,7 @@ export const sendCommands = defineCommands([
       'svc send report --journal run.jsonl --watch --timeout 300 --failed-to retry.csv --to-file customers.csv',
       'svc send report --journal run.jsonl -o ndjson | jq -c "select(.status == \\"failed\\")"',
     ],
+    exitCodes: [[1, 'some statuses could not be read: the report is printed, incomplete'], 3, [5, '--watch or --timeout ran out before every status was final']],
     load: () => import('./report.js'),
   },
 ]);

@@ -21,6 +21,7 @@ export const tenantCommands = defineCommands([
     summary: "list the tenants of your account",
     examples: ['svc tenant list', 'svc tenant list --json | jq -r ".[].tenantId"', 'svc tenant list --fields tenantId,settings.webhookPrimaryUri'],
     paged: true,
+    exitCodes: [1, 3, 4],
     load: () => import('./list.js'),
   },
   {
@@ -29,6 +30,7 @@ export const tenantCommands = defineCommands([
     args: [{ name: 'ID', description: 'tenant GUID', required: true, ask: true }],
     examples: ['svc tenant get 3f2504e0-4f89-11d3-9a0c-0305e82c3301', 'svc tenant get   # asks which tenant, on a terminal'],
     paged: true,
+    exitCodes: [1, 3, 4],
     load: () => import('./get.js'),
   },
   {
@@ -45,6 +47,7 @@ export const tenantCommands = defineCommands([
       'svc tenant create --file tenant.json',
       'svc tenant create --domain example.com --use',
     ],
+    exitCodes: [1, 3, 4],
     load: () => import('./create.js'),
   },
   {
@@ -56,6 +59,7 @@ export const tenantCommands = defineCommands([
       'svc tenant update 3f2504e0-4f89-11d3-9a0c-0305e82c3301 --webhook-event-type MessageReceived',
       'WEBHOOK_SECRET=... svc tenant update 3f2504e0-4f89-11d3-9a0c-0305e82c3301 --webhook-secret-env WEBHOOK_SECRET',
     ],
+    exitCodes: [1, 3, 4],
     load: () => import('./update.js'),
   },
   {
@@ -63,6 +67,7 @@ export const tenantCommands = defineCommands([
     summary: "make a tenant the active profile's default (for commands that need a tenant)",
     args: [{ name: 'ID', description: 'tenant GUID', required: true, ask: true }],
     examples: ['svc tenant use 3f2504e0-4f89-11d3-9a0c-0305e82c3301', 'svc --profile staging tenant use 3f2504e0-4f89-11d3-9a0c-0305e82c3301'],
+    exitCodes: [1, 3, 4],
     load: () => import('./use.js'),
   },
 ]);

@@ -18,6 +18,7 @@ export const threadCommands = defineCommands([
     ],
     examples: ['svc thread +14155551001', 'svc thread +14155551001 --since 7d | jq -c .', 'svc thread +14155551001 --journal run.jsonl'],
     paged: true,
+    exitCodes: [[1, 'the event store or a --journal could not be read']],
     load: () => import('./thread.js'),
   },
 ]);

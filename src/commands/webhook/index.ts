@@ -25,6 +25,7 @@ export const webhookCommands = defineCommands([
       'SVC_WEBHOOK_SECRET=... svc webhook sign --body-file event.json',
       'printf %s \'{"orderId":1}\' | svc webhook sign --secret-env TENANT_A_SECRET',
     ],
+    exitCodes: [],
     load: () => import('./sign.js'),
   },
   {
@@ -41,6 +42,7 @@ export const webhookCommands = defineCommands([
       'svc webhook verify --signature "CNQjvO4LdNZLScJ6S6Voqx7QvC9itgBESwy49NA/bes=" --body-file event.json',
       'svc webhook verify --secret-env NEW_SECRET,OLD_SECRET --signature "$SIG" < event.json',
     ],
+    exitCodes: [[1, 'the signature does not match: invalid']],
     load: () => import('./verify.js'),
   },
   {
@@ -80,6 +82,7 @@ export const webhookCommands = defineCommands([
       'svc webhook listen --port 8080 --secret-env NEW_SECRET,OLD_SECRET --forward-to http://localhost:3000/webhooks',
       'svc webhook listen --json | jq -c "select(.kind == \\"MessageReceived\\") | .payload"',
     ],
+    exitCodes: [[1, 'the port is in use or not allowed, or the event store could not be opened']],
     load: () => import('./listen.js'),
   },
 ]);
