@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import type { SendAnswer } from '../api/messages.js';
+import { describeError, NetworkError } from '../errors.js';
 import { messageIdsOf, type JournalRecord } from './journal/format.js';
 import { classifyFailure, type SendFailure } from './outcome.js';
 
@@ -12,6 +13,10 @@ import { classifyFailure, type SendFailure } from './outcome.js';
 // On the abort signal (SIGINT, SIGTERM, SIGHUP) it launches nothing more and lets what is in
 // flight finish within `graceMs`; past that the requests still out are cut off, and journaled as
 // `unknown` (the service may have acted on them).
+//
+// When the service cannot be reached (UNREACHABLE_AFTER connection failures in a row, nothing
+// answered in between) it launches nothing more either: a service that is down would otherwise
+// get every remaining recipient tried and journaled as failed, one line of noise each.
 //
 // Nothing about a request is kept once its result has been handed on, so memory depends on the
 // window, not on the number of recipients.
@@ -60,6 +65,14 @@ export type ThrottleReader = (error: unknown) => { status: number; retryAfterMs:
 /** After the abort signal, requests in flight have this long to answer (SIGTERM's grace period). */
 export const DEFAULT_GRACE_MS = 10_000;
 
+/**
+ * Connection failures in a row (nothing answered in between, not even with an error) after which
+ * the service is taken to be unreachable and nothing more is launched. Five: a single dropped
+ * connection or a restart of one node is ridden over; a service that is down costs a handful of
+ * requests, not the rest of the file.
+ */
+export const UNREACHABLE_AFTER = 5;
+
 export interface BulkOptions<P> {
   /** The requests, in batches (one asynchronous step per batch, not per request). */
   requests: AsyncIterable<readonly BulkRequest<P>[]>;
@@ -79,6 +92,8 @@ export interface BulkOptions<P> {
   ready?: () => Promise<void> | undefined;
   /** Paces the launches and makes throttled answers retries instead of failures. */
   pace?: { pacer: BulkPace; throttleOf: ThrottleReader } | undefined;
+  /** Connection failures in a row that stop the launches (default UNREACHABLE_AFTER). */
+  unreachableAfter?: number;
 }
 
 export interface BulkSummary {
@@ -94,6 +109,11 @@ export interface BulkSummary {
   throttleRetries: number;
   /** Gave up: nothing was accepted for --max-stall while the service throttled. */
   stalled: boolean;
+  /**
+   * Stopped launching: this many connection failures came in a row, with `reason` the last one's
+   * message (the service looks unreachable). Undefined when the run did not stop for that.
+   */
+  unreachable: { failures: number; reason: string } | undefined;
 }
 
 function stringField(answer: SendAnswer, name: string): string | undefined {
@@ -148,6 +168,19 @@ export async function runBulk<P>(options: BulkOptions<P>): Promise<BulkSummary> 
     firstFailure: undefined,
     throttleRetries: 0,
     stalled: false,
+    unreachable: undefined,
+  };
+  const unreachableAfter = Math.max(1, Math.floor(options.unreachableAfter ?? UNREACHABLE_AFTER));
+  /** Connection failures since the service last answered anything. */
+  let connectionFailures = 0;
+  const answered = (): void => {
+    connectionFailures = 0;
+  };
+  const connectionFailed = (error: unknown): void => {
+    connectionFailures++;
+    if (connectionFailures >= unreachableAfter && summary.unreachable === undefined) {
+      summary.unreachable = { failures: connectionFailures, reason: describeError(error).message };
+    }
   };
   const journal = options.journal;
   const pace = options.pace;
@@ -237,11 +270,16 @@ export async function runBulk<P>(options: BulkOptions<P>): Promise<BulkSummary> 
       options.send(request, cutOff.signal).then(
         (answer) => {
           settled();
+          answered();
           pace?.pacer.accepted();
           finish(seq, { to: request.to, outcome: 'accepted', answer }, request);
         },
         (error: unknown) => {
           settled();
+          // Any answer, even an error status, shows the service is there; a connection failure
+          // (refused, reset, timed out) does not, whether or not the request had left.
+          if (error instanceof NetworkError) connectionFailed(error);
+          else answered();
           if (!throttled(seq, ticket, request, error)) finish(seq, { to: request.to, ...classifyFailure(error) }, request);
         },
       );
@@ -270,7 +308,7 @@ export async function runBulk<P>(options: BulkOptions<P>): Promise<BulkSummary> 
     return true;
   };
 
-  const stopped = (): boolean => options.signal.aborted || fatal !== undefined || summary.stalled;
+  const stopped = (): boolean => options.signal.aborted || fatal !== undefined || summary.stalled || summary.unreachable !== undefined;
   /** Waits for room and backpressure; the room there is, or 0 when the run is to stop launching. */
   const roomSlowly = async (): Promise<number> => {
     while (inFlight >= maxInFlight() && !stopped()) await waitForSlot();

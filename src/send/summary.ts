@@ -132,7 +132,7 @@ export function writeSummary(ctx: SendContext, plan: SendPlan, summary: BulkSumm
   if (summary.unknown > 0) parts.push(`${summary.unknown} without an answer (the service may have sent them)`);
   parts.push(...leftOutParts(filter));
   if (summary.throttleRetries > 0) parts.push(`${summary.throttleRetries} throttle ${summary.throttleRetries === 1 ? 'retry' : 'retries'}`);
-  const head = summary.interrupted ? 'Interrupted after' : 'Sent';
+  const head = summary.interrupted ? 'Interrupted after' : summary.unreachable !== undefined ? 'Stopped after' : 'Sent';
   ctx.io.stderr.write(
     `${head} ${summary.requests} request${summary.requests === 1 ? '' : 's'} in ${formatDuration(elapsedMs)} (${rate}/s): ${parts.join(', ')}.\n`,
   );
@@ -141,12 +141,17 @@ export function writeSummary(ctx: SendContext, plan: SendPlan, summary: BulkSumm
       `Gave up: the service kept throttling and nothing was accepted for ${Math.round(plan.pace.maxStallMs / 1000)} s (--max-stall); the throttled recipients are recorded as rejected and nothing more was sent.\n`,
     );
   }
+  if (summary.unreachable !== undefined && !summary.interrupted) {
+    ctx.io.stderr.write(
+      `Stopped: the service could not be reached ${summary.unreachable.failures} times in a row (${summary.unreachable.reason}); nothing more was sent. Check that it is running, then resume.\n`,
+    );
+  }
   if (summary.requests === 0 && !summary.interrupted && filter.leftOut > 0) ctx.io.stderr.write(`${nothingToSendLine(plan, filter)}\n`);
   const failed = summary.rejected + summary.unknown;
   if ((summary.interrupted || summary.stalled || failed > 0) && plan.journal !== undefined) {
     const choose = summary.unknown > 0 ? ` and --unknown resend|skip for the ${summary.unknown} without an answer` : '';
     ctx.io.stderr.write(`To send to everyone not yet accepted, run the same command with --resume${choose} (journal: ${plan.journal}).\n`);
-  } else if ((summary.interrupted || failed > 0) && plan.toFile !== undefined) {
+  } else if ((summary.interrupted || summary.unreachable !== undefined || failed > 0) && plan.toFile !== undefined) {
     ctx.io.stderr.write('With --journal FILE, a run can be resumed without sending anyone twice.\n');
   }
 }

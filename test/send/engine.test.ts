@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runBulk, journalRecordFor, type BulkRequest, type BulkResult } from '../../src/send/engine.js';
+import { runBulk, journalRecordFor, UNREACHABLE_AFTER, type BulkRequest, type BulkResult } from '../../src/send/engine.js';
 import { classifyFailure } from '../../src/send/outcome.js';
 import { ApiError, AuthError, InterruptedError, NetworkError } from '../../src/errors.js';
 import type { JournalRecord } from '../../src/send/journal/format.js';
@@ -176,6 +176,69 @@ describe('runBulk', () => {
     waiting!();
     await done;
     expect(launched).toBe(3);
+  });
+});
+
+describe('runBulk when the service cannot be reached', () => {
+  const refused = () => new NetworkError('connection refused', false, Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+  const reset = () => new NetworkError('connection reset', true, Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+
+  it('stops launching after UNREACHABLE_AFTER connection failures in a row, after earlier successes too', async () => {
+    const results: BulkResult[] = [];
+    const summary = await runBulk({
+      requests: requestsOf(500),
+      // The first 10 are accepted, then the service is gone.
+      send: async (r) => {
+        if (r.payload < 10) return { messageId: `m${r.payload}`, status: 'queued' };
+        throw r.payload % 2 === 0 ? refused() : reset();
+      },
+      concurrency: 1,
+      signal: new AbortController().signal,
+      onResult: (r) => results.push(r),
+    });
+    expect(UNREACHABLE_AFTER).toBe(5);
+    expect(summary.requests).toBe(15);
+    expect(summary).toMatchObject({ accepted: 10, interrupted: false, unreachable: { failures: 5, reason: 'connection refused' } });
+    // Refused before the request left: rejected. Reset after it left: unknown, never rejected.
+    expect(results.slice(10).map((r) => r.outcome)).toEqual(['rejected', 'unknown', 'rejected', 'unknown', 'rejected']);
+    expect(summary.rejected).toBe(3);
+    expect(summary.unknown).toBe(2);
+  });
+
+  it('counts failures only in a row: any answer, even an error status, starts the count again', async () => {
+    const summary = await runBulk({
+      requests: requestsOf(40),
+      // Four refusals, then a 400, over and over: never five in a row.
+      send: async (r) => {
+        if (r.payload % 5 === 4) throw new ApiError('bad request', { status: 400 });
+        throw refused();
+      },
+      concurrency: 1,
+      signal: new AbortController().signal,
+      onResult: () => undefined,
+    });
+    expect(summary).toMatchObject({ requests: 40, rejected: 40, unreachable: undefined });
+  });
+
+  it('lets the requests in flight finish and journals each of them', async () => {
+    const journaled: JournalRecord[] = [];
+    let seq = 0;
+    const summary = await runBulk({
+      requests: requestsOf(100, undefined, 10),
+      send: async () => {
+        await tick();
+        throw refused();
+      },
+      concurrency: 8,
+      unreachableAfter: 3,
+      journal: { launch: (rs) => rs.map(() => ++seq), result: (_n, r) => journaled.push(r) },
+      signal: new AbortController().signal,
+      onResult: () => undefined,
+    });
+    expect(summary.unreachable?.failures).toBeGreaterThanOrEqual(3);
+    expect(summary.requests).toBeLessThan(100);
+    expect(journaled).toHaveLength(summary.requests);
+    expect(seq).toBe(summary.requests);
   });
 });
 

@@ -23,6 +23,8 @@ function exitCodeOf(result: Extract<SendResult, { dryRun: false }>, ctx: Context
   const { summary, recipientsAccepted, recipientsFailed } = result;
   const failed = summary.rejected + summary.unknown;
   if (summary.interrupted) return stopExitCode(ctx.signal);
+  // The summary said why it stopped and how to resume: the service is down, not the recipients.
+  if (summary.unreachable !== undefined) return ExitCode.Failure;
   if (failed === 0 && recipientsFailed.length > 0) {
     // Accepted requests whose answer says some recipients failed: they are journaled as accepted
     // (sending again could reach the others twice), but the exit code tells the truth.
