@@ -17,14 +17,42 @@ function redactValue(value: unknown): unknown {
   return value;
 }
 
-/** Redacts secret-named fields of a JSON text; a text that is not JSON is returned as is. */
+function decodeFormPart(part: string): string {
+  try {
+    return decodeURIComponent(part.replace(/\+/g, ' '));
+  } catch {
+    return part;
+  }
+}
+
+/**
+ * Redacts the values of secret-named fields of a form-encoded text (`user=a&password=b`). The
+ * name is compared decoded, so `pass%77ord` or `api%5Fkey` is a secret's name too.
+ */
+function redactFormText(text: string): string | undefined {
+  if (!/^[\w.%~*+-]+=[^\s&]*(&[\w.%~*+-]+(=[^\s&]*)?)*$/.test(text)) return undefined;
+  return text
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=');
+      if (equals < 0) return pair;
+      const value = pair.slice(equals + 1);
+      return SECRET_KEY.test(decodeFormPart(pair.slice(0, equals))) && value !== '' ? `${pair.slice(0, equals)}=${REDACTED}` : pair;
+    })
+    .join('&');
+}
+
+/**
+ * Redacts secret-named fields of a JSON text or of a form-encoded one; any other text is
+ * returned as is (known secret values are still hidden at the output boundary).
+ */
 export function redactJsonText(text: string): string {
   try {
     // A body may begin with a UTF-8 BOM (kept byte for byte by the event store): JSON.parse
     // refuses it, and a body it cannot parse would be shown unredacted.
     return JSON.stringify(redactValue(JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)));
   } catch {
-    return text;
+    return redactFormText(text.trim()) ?? text;
   }
 }
 

@@ -1,11 +1,19 @@
 // The one registry of the secrets in play in a run, and the one redactor that every byte bound
 // for stdout or stderr passes through (src/output/io.ts wraps both streams with it). A secret is
 // registered the moment it is read: settings (the password, proxy credentials), secret flags
-// (`--webhook-secret-stdin`, `--secret-env VAR`, basic-auth passwords). Each is known in the forms
-// a server or a trace could show it in: as is, URL-encoded (both ways), JSON-escaped, Base64
-// (standard, unpadded, URL-safe), the Base64 of `user:password` as an Authorization header carries
-// it (also URL-encoded), and the Base64 of any longer text holding the secret (the three
-// alignments of its bytes), so that a server that encodes a whole header block is caught too.
+// (`--webhook-secret-stdin`, `--secret-env VAR`, basic-auth passwords). Each is known as is, in
+// Base64 (standard, unpadded, URL-safe), as the Base64 of `user:password` an Authorization header
+// carries, and as the Base64 of any longer text holding the secret (the three alignments of its
+// bytes), so that a server that encodes a whole header block is caught too.
+//
+// Each of those forms is matched whatever escaping a JSON or URL encoder chose for any of its
+// characters, one by one: `\u00eb` or `\u00EB` (Python's json.dumps escapes everything past
+// ASCII), a surrogate pair `\ud83d\ude00` for a character past the BMP, the short escapes (`\"`,
+// `\\`, `\/`, `\n` ...), percent-encoded UTF-8 in either letter case (`%C3%AB`, `%c3%ab`) and
+// `+` for a space (form encoding). Encoders differ in which characters they escape (JavaScript
+// leaves `é` alone, Python escapes it; encodeURIComponent leaves `!'()*` alone, a form encoder
+// does not), so the pattern lets every character take any of its forms rather than listing whole
+// encodings.
 
 export const REDACTED = '[REDACTED]';
 
@@ -16,7 +24,46 @@ const MIN_FRAGMENT = 8;
 
 function base64Forms(bytes: Buffer): string[] {
   const standard = bytes.toString('base64');
-  return [standard, standard.replace(/=+$/, ''), bytes.toString('base64url'), encodeURIComponent(standard)];
+  return [standard, standard.replace(/=+$/, ''), bytes.toString('base64url')];
+}
+
+const JSON_SHORT_ESCAPES: Readonly<Record<string, string>> = { '"': '\\"', '\\': '\\\\', '/': '\\/', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+function literal(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+}
+
+/** Hex digits that match in either letter case: `e9` as `[eE]9`. */
+function hexEitherCase(hex: string): string {
+  return hex.replace(/[a-f]/g, (d) => `[${d}${d.toUpperCase()}]`);
+}
+
+/** `\\u00e9` for one UTF-16 code unit, hex in either case. */
+function jsonUnitEscape(unit: number): string {
+  return `\\\\u${hexEitherCase(unit.toString(16).padStart(4, '0'))}`;
+}
+
+/**
+ * A regular expression for one character (a code point) in any of the forms an encoder may give it:
+ * itself, `\uXXXX` (a surrogate pair of them past the BMP), a JSON short escape, its UTF-8 bytes
+ * percent-encoded, and `+` for a space.
+ */
+function characterPattern(character: string): string {
+  const options = new Set<string>([literal(character)]);
+  const units = [...Array(character.length).keys()].map((i) => character.charCodeAt(i));
+  options.add(units.map(jsonUnitEscape).join(''));
+  const short = JSON_SHORT_ESCAPES[character];
+  if (short !== undefined) options.add(literal(short));
+  options.add([...Buffer.from(character, 'utf8')].map((byte) => `%${hexEitherCase(byte.toString(16).padStart(2, '0'))}`).join(''));
+  if (character === ' ') options.add('\\+');
+  return options.size === 1 ? [...options][0]! : `(?:${[...options].join('|')})`;
+}
+
+/** A form as a pattern that matches it under any JSON or URL escaping of any of its characters. */
+function escapedFormPattern(form: string): string {
+  let pattern = '';
+  for (const character of form) pattern += characterPattern(character);
+  return pattern;
 }
 
 /**
@@ -55,9 +102,6 @@ export class SecretRegistry {
     const bytes = Buffer.from(secret, 'utf8');
     if (secret.length >= MIN_RAW && !this.publicWords.includes(secret)) {
       this.addForm(secret);
-      this.addForm(encodeURIComponent(secret));
-      this.addForm(encodeURIComponent(secret).replace(/%20/g, '+'));
-      this.addForm(JSON.stringify(secret).slice(1, -1));
       for (const form of base64Forms(bytes)) this.addForm(form);
     }
     for (const fragment of base64Fragments(bytes)) this.addForm(fragment);
@@ -92,7 +136,7 @@ export class SecretRegistry {
   }
 
   private addForm(form: string): void {
-    if (form.length < MIN_RAW || this.forms.has(form)) return;
+    if ([...form].length < MIN_RAW || this.forms.has(form)) return;
     this.forms.add(form);
     this.dirty = true;
   }
@@ -104,8 +148,9 @@ export class SecretRegistry {
   redact(text: string): string {
     if (this.forms.size === 0 || text === '') return text;
     if (this.dirty || this.pattern === undefined) {
+      // Longest first, so that a secret inside a longer registered form goes with the whole form.
       const sorted = [...this.forms].sort((a, b) => b.length - a.length);
-      this.pattern = new RegExp(sorted.map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g');
+      this.pattern = new RegExp(sorted.map(escapedFormPattern).join('|'), 'g');
       this.dirty = false;
     }
     this.pattern.lastIndex = 0;

@@ -28,6 +28,44 @@ describe('SecretRegistry', () => {
     }
   });
 
+  it('redacts a secret in every escaping a JSON or URL encoder may give its characters', () => {
+    const registry = new SecretRegistry();
+    const secret = 'Ëlan ß/é+😀"x';
+    registry.add(secret);
+    const units = (text: string, upper: boolean): string =>
+      [...Array(text.length).keys()].map((i) => `\\u${text.charCodeAt(i).toString(16).padStart(4, '0')}`).map((e) => (upper ? e.toUpperCase().replace('\\U', '\\u') : e)).join('');
+    // Python's json.dumps: everything past ASCII as \uXXXX (a surrogate pair for the emoji).
+    const python = (upper: boolean): string => JSON.stringify(secret).slice(1, -1).replace(/[^\x00-\x7f]/g, (c) => units(c, upper));
+    const percentLower = encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase());
+    // What a form encoder writes: `+` for a space, and !'()~ escaped too.
+    const form = new URLSearchParams({ s: secret }).toString().slice(2);
+    for (const shown of [
+      python(false),
+      python(true),
+      units(secret, false),
+      units(secret, true),
+      encodeURIComponent(secret),
+      percentLower,
+      form,
+      form.replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase()),
+      // Every byte percent-encoded, as some encoders do.
+      [...Buffer.from(secret)].map((b) => `%${b.toString(16).padStart(2, '0')}`).join(''),
+      // A mixture: some characters escaped one way, some another, some not at all.
+      `\\u00cblan%20\\u00DF\\/%c3%a9%2B\\ud83d\\uDE00\\"x`,
+      // PHP's json_encode escapes the slash.
+      JSON.stringify(secret).slice(1, -1).replace(/\//g, '\\/'),
+    ]) {
+      expect(registry.redact(`before ${shown} after`), shown).toBe('before [REDACTED] after');
+    }
+    // Base64 forms in their URL-encoded and JSON-escaped spellings too.
+    const base64 = Buffer.from(secret).toString('base64');
+    for (const shown of [encodeURIComponent(base64), encodeURIComponent(base64).replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase()), base64.replace(/\//g, '\\/')]) {
+      expect(registry.redact(`[${shown}]`), shown).toBe('[[REDACTED]]');
+    }
+    // Nothing that merely resembles it.
+    expect(registry.redact('Elan ss/e+x and \\u00cblan')).toBe('Elan ss/e+x and \\u00cblan');
+  });
+
   it('finds the secret inside any longer Base64 text, at every alignment', () => {
     const registry = new SecretRegistry();
     registry.add('hunter2-hunter2');
