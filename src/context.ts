@@ -7,6 +7,7 @@ import type { ProfileStore } from './config/store.js';
 import { AuthError, UsageError } from './errors.js';
 import { readAllBytes } from './output/io.js';
 import { decodeText } from './input/text.js';
+import { sgr, visibleLine } from './output/terminal.js';
 import type { Asking } from './output/ask.js';
 import type { Output, OutputFormat } from './output/format.js';
 import type { Prompter, PrompterFactory } from './output/prompts.js';
@@ -184,7 +185,8 @@ export class CommandContext implements Context {
   }
 
   warn(message: string): void {
-    this.io.stderr.write(`${this.io.colorStderr ? '\u001b[33mwarning:\u001b[39m' : 'warning:'} ${message}\n`);
+    // One line: a warning often quotes the service, whose line breaks would start lines of their own.
+    this.io.stderr.write(`${this.io.colorStderr ? sgr(33, 39, 'warning:') : 'warning:'} ${visibleLine(message)}\n`);
   }
 
   onClose(close: () => Promise<void> | void): void {

@@ -74,7 +74,13 @@ export function readErrorBody(data: unknown, text: string): ErrorBody {
     if (details) message = message ? `${message} (${details})` : details;
   }
   if (!message) message = title ?? (text.trim() ? firstLine(text) : EMPTY);
-  return { message, title, errorCode };
+  // The service's words become one line of ours (`error: ...`): a line break in them must not
+  // start a line that reads as svc's own.
+  return { message: oneLine(message), title: title === undefined ? undefined : oneLine(title), errorCode: errorCode === undefined ? undefined : oneLine(errorCode) };
+}
+
+function oneLine(text: string): string {
+  return /[\r\n]/.test(text) ? text.replace(/\s*[\r\n]+\s*/g, ' ') : text;
 }
 
 function stringField(data: unknown, name: string): string | undefined {

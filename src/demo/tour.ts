@@ -12,6 +12,7 @@ import { Readable, Writable } from 'node:stream';
 import { CliError, ExitCode, InterruptedError } from '../errors.js';
 import { startSandbox, type HttpExchange, type RunningSandbox } from '../sandbox/index.js';
 import { formatEventLine } from '../webhooks/format.js';
+import { controlChannel } from '../output/io.js';
 import type { Palette } from '../output/palette.js';
 import { startWebhookListener, type AcceptedWebhookEvent, type WebhookListener } from '../webhooks/listener.js';
 import { drawDemoPng } from './png.js';
@@ -135,13 +136,16 @@ export async function runTour(options: TourOptions): Promise<void> {
   /** Runs one command through main(), printed first as typed; a non-zero exit fails the step. Returns its stdout. */
   const svc = async (step: string, args: string[]): Promise<string> => {
     say(`${palette.dim('$')} ${palette.bold(['svc', ...args].map(shellQuote).join(' '))}`);
-    const stdout = new TranscriptStream(out, options.isTTY, columns);
+    // What the commands print passed their own output boundary (made terminal-safe, their
+    // colour kept): it goes to the tour's terminal as it is.
+    const transcript = controlChannel(out);
+    const stdout = new TranscriptStream(transcript, options.isTTY, columns);
     // stderr is not a terminal for the commands: a spinner redrawing its line would erase the
     // listener's lines printed in between, while plain progress lines read well in a transcript.
     const code = await options.runCommand(args, {
       stdin: Readable.from([]),
       stdout,
-      stderr: new TranscriptStream(out, false, columns),
+      stderr: new TranscriptStream(transcript, false, columns),
       env,
       tty: { stdin: false, stdout: options.isTTY, stderr: false, columns },
       signal,

@@ -1,5 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import { SecretRegistry } from './secrets.js';
+import { terminalText } from './terminal.js';
 
 // IOStreams owns the TTY question: whether output is for a person (aligned, coloured tables,
 // spinners) or for a program (plain rows), and whether a person can be prompted.
@@ -19,7 +21,10 @@ export interface IOStreams {
   columns: number;
   /** A person is at the terminal and may be asked questions (never in CI, never with piped stdin). */
   canPrompt: boolean;
-  /** The secrets of this run; everything written to stdout and stderr is redacted with them. */
+  /**
+   * The secrets of this run; everything written to stdout and stderr is redacted with them, and
+   * made terminal-safe (src/output/terminal.ts; writeExact for data whose bytes matter).
+   */
   secrets: SecretRegistry;
 }
 
@@ -58,8 +63,9 @@ export function createIOStreams(init: IOStreamsInit): IOStreams {
     get stdin() {
       return input();
     },
-    stdout: redactingStream(init.stdout, secrets),
-    stderr: redactingStream(init.stderr, secrets),
+    // The boundary: everything written is redacted and made terminal-safe (terminal.ts).
+    stdout: outputBoundary(init.stdout, secrets, { isTTY: stdoutIsTTY }),
+    stderr: outputBoundary(init.stderr, secrets, { isTTY: stderrIsTTY }),
     secrets,
     get stdinIsTTY() {
       return inputIsTTY();
@@ -75,24 +81,82 @@ export function createIOStreams(init: IOStreamsInit): IOStreams {
   };
 }
 
+/** A write of data whose bytes matter (see writeExact). */
+const EXACT_WRITE = Symbol('exact write');
+/** The same stream, redacted but not made terminal-safe, for libraries that draw (see controlChannel). */
+const CONTROL_CHANNEL = Symbol('control channel');
+
+interface BoundaryStream {
+  [EXACT_WRITE]?: (chunk: string | Uint8Array) => boolean;
+  [CONTROL_CHANNEL]?: Writable;
+}
+
 /**
- * The output boundary: the stream as it is, but every write passes through the redactor first.
- * A Proxy rather than a new stream, so that isTTY, columns, events and whatever else spinners and
- * prompts read of the real stream stay as they are.
+ * Writes a document whose bytes are the point (a `--json` or `-o ndjson` document, `svc api`'s
+ * answer, a CSV): redacted, and written byte for byte when the stream is not a terminal. On a
+ * terminal it is made terminal-safe like everything else; the visible spellings are JSON's own
+ * escapes, so a JSON document read off the screen still holds the same values.
  */
-export function redactingStream<T extends Writable>(stream: T, secrets: SecretRegistry): T {
-  const write = (chunk: unknown, ...rest: unknown[]): boolean => {
-    let out = chunk;
-    if (secrets.size > 0) {
-      if (typeof chunk === 'string') out = secrets.redact(chunk);
-      else if (chunk instanceof Uint8Array) {
-        const text = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('utf8');
-        const redacted = secrets.redact(text);
-        if (redacted !== text) out = redacted;
-      }
+export function writeExact(stream: Writable, chunk: string | Uint8Array): boolean {
+  const exact = (stream as BoundaryStream)[EXACT_WRITE];
+  return exact ? exact(chunk) : stream.write(chunk);
+}
+
+/**
+ * The stream for a library that draws on the terminal with its own escape sequences (ora,
+ * inquirer): redacted, not made terminal-safe. Whoever hands it text from elsewhere makes that
+ * text visible first (visibleText).
+ */
+export function controlChannel(stream: Writable): Writable {
+  return (stream as BoundaryStream)[CONTROL_CHANNEL] ?? stream;
+}
+
+export interface BoundaryOptions {
+  /** Make control characters visible in every write (but exact ones when not a terminal). */
+  terminalSafe?: boolean;
+  /** The stream is a terminal: exact writes are made terminal-safe too. */
+  isTTY?: boolean;
+}
+
+/**
+ * The output boundary: the stream as it is, but every write passes the redactor and then the
+ * terminal-safe writer (terminal.ts). A Proxy rather than a new stream, so that isTTY, columns,
+ * events and whatever else spinners and prompts read of the real stream stay as they are.
+ *
+ * What is made visible, and where: every write, to a terminal or not (a table piped to `cat` or
+ * `less -R` reaches a terminal all the same), except data written with writeExact when the stream
+ * is not a terminal.
+ */
+export function outputBoundary<T extends Writable>(stream: T, secrets: SecretRegistry, options: BoundaryOptions = {}): T {
+  const terminalSafe = options.terminalSafe ?? true;
+  const isTTY = options.isTTY ?? ttyOf(stream);
+  let decoder: StringDecoder | undefined;
+  const forward = (out: unknown, rest: unknown[]): boolean => (stream.write as (...args: unknown[]) => boolean).call(stream, out, ...rest);
+
+  const send = (chunk: unknown, rest: unknown[], safe: boolean): boolean => {
+    if (typeof chunk === 'string') {
+      const redacted = secrets.size > 0 ? secrets.redact(chunk) : chunk;
+      return forward(safe ? terminalText(redacted) : redacted, rest);
     }
-    return (stream.write as (...args: unknown[]) => boolean).call(stream, out, ...rest);
+    if (chunk instanceof Uint8Array) {
+      const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+      if (safe && isTTY) {
+        // Bytes for a terminal are read as UTF-8 (a stray byte shows as U+FFFD, never as a raw
+        // 8-bit control), a character cut between two writes joined again.
+        decoder ??= new StringDecoder('utf8');
+        const text = decoder.write(bytes);
+        return forward(terminalText(secrets.size > 0 ? secrets.redact(text) : text), rest);
+      }
+      if (secrets.size === 0 && !safe) return forward(chunk, rest);
+      const text = bytes.toString('utf8');
+      const redacted = secrets.size > 0 ? secrets.redact(text) : text;
+      const out = safe ? terminalText(redacted) : redacted;
+      return forward(out === text ? chunk : out, rest);
+    }
+    return forward(chunk, rest);
   };
+  const write = (chunk: unknown, ...rest: unknown[]): boolean => send(chunk, rest, terminalSafe);
+  const exact = (chunk: string | Uint8Array): boolean => send(chunk, [], terminalSafe && isTTY);
   const end = (chunk?: unknown, ...rest: unknown[]): T => {
     if (typeof chunk === 'string' || chunk instanceof Uint8Array) {
       write(chunk);
@@ -100,14 +164,22 @@ export function redactingStream<T extends Writable>(stream: T, secrets: SecretRe
     }
     return (stream.end as (...args: unknown[]) => T).call(stream, chunk, ...rest);
   };
+  let channel: T | undefined;
   return new Proxy(stream, {
     get(target, property) {
       if (property === 'write') return write;
       if (property === 'end') return end;
+      if (property === EXACT_WRITE) return exact;
+      if (property === CONTROL_CHANNEL) return terminalSafe ? (channel ??= outputBoundary(stream, secrets, { terminalSafe: false, isTTY })) : undefined;
       const value: unknown = Reflect.get(target, property, target);
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
   });
+}
+
+/** The redactor alone (the boundary without terminal safety). */
+export function redactingStream<T extends Writable>(stream: T, secrets: SecretRegistry): T {
+  return outputBoundary(stream, secrets, { terminalSafe: false });
 }
 
 /** Reads all of a stream (standard input) as bytes; the caller decodes them. */

@@ -1,3 +1,5 @@
+import { markPainted, visibleText } from './terminal.js';
+
 // Colours for the output that is not a table (the listener's lines, the demo's transcript): a
 // palette is handed to the code that formats, so that code stays free of terminal libraries.
 
@@ -18,12 +20,17 @@ export async function terminalPalette(enabled: boolean): Promise<Palette> {
   if (!enabled) return plainPalette;
   const { Chalk } = await import('chalk');
   const chalk = new Chalk({ level: 1 });
+  // The text's own control characters made visible, chalk's sequences marked as svc's (terminal.ts).
+  const style =
+    (colour: (text: string) => string) =>
+    (text: string): string =>
+      markPainted(colour(visibleText(text)));
   return {
-    dim: (text) => chalk.dim(text),
-    bold: (text) => chalk.bold(text),
-    green: (text) => chalk.green(text),
-    yellow: (text) => chalk.yellow(text),
-    red: (text) => chalk.red(text),
-    cyan: (text) => chalk.cyan(text),
+    dim: style((text) => chalk.dim(text)),
+    bold: style((text) => chalk.bold(text)),
+    green: style((text) => chalk.green(text)),
+    yellow: style((text) => chalk.yellow(text)),
+    red: style((text) => chalk.red(text)),
+    cyan: style((text) => chalk.cyan(text)),
   };
 }

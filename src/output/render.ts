@@ -1,5 +1,6 @@
 import type { Output } from './format.js';
-import type { IOStreams } from './io.js';
+import { writeExact, type IOStreams } from './io.js';
+import { markPainted, visibleLine, visibleText } from './terminal.js';
 import { checkFields, selectFields } from './fields.js';
 import { fitColumns, truncateCell } from './fit.js';
 
@@ -39,11 +40,11 @@ export function projectFields(out: Output, value: unknown): unknown {
 }
 
 export function writeJson(out: Output, value: unknown): void {
-  out.io.stdout.write(`${JSON.stringify(projectFields(out, value) ?? null, null, 2)}\n`);
+  writeExact(out.io.stdout, `${JSON.stringify(projectFields(out, value) ?? null, null, 2)}\n`);
 }
 
 export function writeNdjson(out: Output, value: unknown): void {
-  out.io.stdout.write(`${JSON.stringify(projectFields(out, value) ?? null)}\n`);
+  writeExact(out.io.stdout, `${JSON.stringify(projectFields(out, value) ?? null)}\n`);
 }
 
 /** With --fields, a table's columns are the fields, in the order given. */
@@ -72,22 +73,28 @@ export function statusTone(text: string): Tone | undefined {
   return undefined;
 }
 
+/**
+ * The text in the tone's colour when the stream has colour on. The text's own control characters
+ * are made visible first, so that every escape sequence in the result is chalk's, and those are
+ * marked as svc's own for the output boundary (terminal.ts).
+ */
 export async function paint(target: { readonly io: IOStreams }, stream: 'stdout' | 'stderr', tone: Tone, text: string): Promise<string> {
   const enabled = stream === 'stdout' ? target.io.colorStdout : target.io.colorStderr;
   if (!enabled) return text;
   const { Chalk } = await import('chalk');
   const chalk = new Chalk({ level: 1 });
+  const safe = visibleText(text);
   switch (tone) {
     case 'good':
-      return chalk.green(text);
+      return markPainted(chalk.green(safe));
     case 'bad':
-      return chalk.red(text);
+      return markPainted(chalk.red(safe));
     case 'warn':
-      return chalk.yellow(text);
+      return markPainted(chalk.yellow(safe));
     case 'dim':
-      return chalk.dim(text);
+      return markPainted(chalk.dim(safe));
     case 'accent':
-      return chalk.cyan(text);
+      return markPainted(chalk.cyan(safe));
   }
 }
 
@@ -125,9 +132,9 @@ export function createListPrinter<T>(out: Output, givenColumns: readonly Column<
         const item = format !== 'table' && fields && fields.length > 0 ? (selectFields(raw, fields) as T) : raw;
         if (format === 'json') {
           const text = JSON.stringify(item, null, 2).replace(/\n/g, '\n  ');
-          out.io.stdout.write(`${count === 0 ? '[\n  ' : ',\n  '}${text}`);
+          writeExact(out.io.stdout, `${count === 0 ? '[\n  ' : ',\n  '}${text}`);
         } else if (format === 'ndjson') {
-          out.io.stdout.write(`${JSON.stringify(item ?? null)}\n`);
+          writeExact(out.io.stdout, `${JSON.stringify(item ?? null)}\n`);
         } else if (out.io.stdoutIsTTY) {
           held.push(item);
         } else {
@@ -138,7 +145,7 @@ export function createListPrinter<T>(out: Output, givenColumns: readonly Column<
     },
     async end() {
       if (format === 'json') {
-        out.io.stdout.write(count === 0 ? '[]\n' : '\n]\n');
+        writeExact(out.io.stdout, count === 0 ? '[]\n' : '\n]\n');
         return;
       }
       if (format !== 'table' || !out.io.stdoutIsTTY) return;
@@ -151,6 +158,11 @@ export function createListPrinter<T>(out: Output, givenColumns: readonly Column<
   };
 }
 
+/** A cell as a table shows it: one line (line breaks and tabs as spaces), control characters visible. */
+function tableCell(value: unknown): string {
+  return visibleLine(cellText(value).replace(/(?:\r?\n|\t)+/g, ' '));
+}
+
 /**
  * An aligned table that fits the terminal: when the natural widths are too wide, the widest
  * columns give way and their long cells (GUIDs, URLs) end in an ellipsis. Only ever on a TTY:
@@ -158,7 +170,9 @@ export function createListPrinter<T>(out: Output, givenColumns: readonly Column<
  */
 export async function renderTable<T>(out: Output, items: readonly T[], allColumns: readonly Column<T>[]): Promise<string> {
   let columns = allColumns;
-  let texts = items.map((item) => columns.map((c) => cellText(c.value(item)).replace(/[\t\r\n]+/g, ' ')));
+  // Cells are measured and cut as they are shown: their control characters made visible first,
+  // so that a cut never falls inside an escape sequence.
+  let texts = items.map((item) => columns.map((c) => tableCell(c.value(item))));
   const naturalWidth = columns.reduce((sum, c, i) => sum + Math.max(c.header.length, ...texts.map((row) => [...row[i]!].length)) + 2, -2);
   if (naturalWidth > out.io.columns) {
     // Too wide: columns that are empty in every row go first, before any cell is shortened.
@@ -202,7 +216,7 @@ export async function writeObject(out: Output, value: unknown, options: { title?
   const format = out.format;
   // fieldsChecked: the caller checked --fields before acting and passes the selection itself.
   if (options.fieldsChecked && format !== 'table') {
-    out.io.stdout.write(format === 'json' ? `${JSON.stringify(value ?? null, null, 2)}\n` : `${JSON.stringify(value ?? null)}\n`);
+    writeExact(out.io.stdout, format === 'json' ? `${JSON.stringify(value ?? null, null, 2)}\n` : `${JSON.stringify(value ?? null)}\n`);
     return;
   }
   if (format === 'json') return writeJson(out, value);
@@ -215,9 +229,10 @@ export async function writeObject(out: Output, value: unknown, options: { title?
   const lines: string[] = [];
   if (options.title) lines.push(await paint(out, 'stdout', 'accent', options.title));
   const width = Math.min(40, Math.max(0, ...rows.map(([k]) => k.length)));
-  for (const [key, full] of rows) {
+  for (const [rawKey, full] of rows) {
+    const key = visibleLine(rawKey);
     // A value longer than the terminal is shortened on screen only; --json and pipes keep it whole.
-    const text = truncateCell(full.replace(/[\t\r\n]+/g, ' '), Math.max(12, out.io.columns - Math.max(width, key.length) - 2));
+    const text = truncateCell(tableCell(full), Math.max(12, out.io.columns - Math.max(width, key.length) - 2));
     const tone = key.toLowerCase().endsWith('status') ? statusTone(text) : undefined;
     const shown = tone ? await paint(out, 'stdout', tone, text) : text;
     lines.push(`${await paint(out, 'stdout', 'dim', key.padEnd(width))}  ${shown}`);

@@ -1,9 +1,13 @@
 import type { Writable } from 'node:stream';
 import type { Ora } from 'ora';
-import type { IOStreams } from './io.js';
+import { controlChannel, type IOStreams } from './io.js';
+import { visibleLine } from './terminal.js';
 
 // Spinners on stderr, for the commands that wait (order watch, --wait, message watch). Only ever
-// started when stderr is a terminal; ora is loaded then and not before.
+// started when stderr is a terminal; ora is loaded then and not before. Ora draws with escape
+// sequences of its own, so it writes to stderr's control channel (redacted, not made
+// terminal-safe), and every text it is given is made visible first: a status the service sent
+// cannot move the cursor.
 
 /**
  * What ora needs of a terminal stream. A real TTY with a width is used as it is. A stream that
@@ -37,14 +41,39 @@ export interface SpinnerHost {
 export async function startSpinner(ctx: SpinnerHost, text: string): Promise<Ora> {
   const { default: ora } = await import('ora');
   const spinner = ora({
-    stream: await spinnerStream(ctx.io.stderr),
+    stream: await spinnerStream(controlChannel(ctx.io.stderr)),
     isEnabled: true,
     discardStdin: false,
     color: ctx.io.colorStderr ? 'cyan' : false,
-    text,
+    text: visibleLine(text),
   }).start();
   ctx.onClose(() => {
     if (spinner.isSpinning) spinner.stop();
   });
-  return spinner;
+  return visibleTexts(spinner);
+}
+
+const TEXT_PROPERTIES = new Set<PropertyKey>(['text', 'prefixText', 'suffixText']);
+const TEXT_METHODS = new Set<PropertyKey>(['start', 'succeed', 'fail', 'warn', 'info']);
+
+/** The spinner, with every text given to it made visible (one line: a spinner redraws one line). */
+function visibleTexts(spinner: Ora): Ora {
+  const safe = (value: unknown): unknown => (typeof value === 'string' ? visibleLine(value) : value);
+  return new Proxy(spinner, {
+    set(target, property, value) {
+      return Reflect.set(target, property, TEXT_PROPERTIES.has(property) ? safe(value) : value, target);
+    },
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      // Ora keeps its state in private fields: its methods run on the spinner itself.
+      const method = (value as (...args: unknown[]) => unknown).bind(target);
+      if (TEXT_METHODS.has(property)) return (text?: unknown) => method(safe(text));
+      if (property === 'stopAndPersist') {
+        return (options?: { text?: unknown; prefixText?: unknown; suffixText?: unknown }) =>
+          method(options && { ...options, text: safe(options.text), prefixText: safe(options.prefixText), suffixText: safe(options.suffixText) });
+      }
+      return method;
+    },
+  });
 }

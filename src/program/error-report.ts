@@ -1,7 +1,8 @@
 // The one place where an error becomes a message and an exit code (commander's own signals too).
 
 import { describeError, ExitCode } from '../errors.js';
-import type { IOStreams } from '../output/io.js';
+import { writeExact, type IOStreams } from '../output/io.js';
+import { sgr } from '../output/terminal.js';
 
 /** Commander signals help, version and parse errors by throwing; turn them into exit codes. */
 export function commanderExit(error: unknown): number | undefined {
@@ -25,10 +26,10 @@ export function reportError(io: IOStreams, error: unknown, json: boolean): void 
         errorCode: described.errorCode,
       },
     };
-    io.stderr.write(`${JSON.stringify(body)}\n`);
+    writeExact(io.stderr, `${JSON.stringify(body)}\n`);
     return;
   }
-  const red = (text: string): string => (io.colorStderr ? `\u001b[31m${text}\u001b[39m` : text);
-  io.stderr.write(`${red('error:')} ${described.message}\n`);
+  // The message is made terminal-safe at the output boundary; the colour is svc's own (sgr).
+  io.stderr.write(`${io.colorStderr ? sgr(31, 39, 'error:') : 'error:'} ${described.message}\n`);
   for (const hint of described.hints) io.stderr.write(`  ${hint}\n`);
 }

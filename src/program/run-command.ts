@@ -71,7 +71,9 @@ export async function runCommand(spec: CommandSpec, command: CommanderCommand, o
   if (globals.profile !== undefined) requireProfileName(globals.profile, '--profile');
   else if (deps.env['SVC_PROFILE']) requireProfileName(deps.env['SVC_PROFILE'], 'SVC_PROFILE');
   const held = await holdOutputForPager(spec, ctxIo, globals, deps);
-  if (held) ctxIo = { ...ctxIo, stdout: held.stream };
+  // The held stream takes the terminal's place behind the same output boundary (redacted and
+  // terminal-safe), as a terminal of the same width.
+  if (held) ctxIo = createIOStreams({ ...ioInit(deps, globalValues['color'] === false, state.secrets), stdout: held.stream, stdoutIsTTY: true, columns: ctxIo.columns });
   const ctx = new CommandContext({ ...deps, io: ctxIo }, globals, resolveSettings);
   state.ctx = ctx;
   const processed = command.processedArgs as (string | string[] | undefined)[];

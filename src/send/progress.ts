@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import { control } from '../output/terminal.js';
 import type { PaceEvent } from './pace/pacer.js';
 
 // Progress that tells the truth: done out of total, the rate now (over the last few
@@ -182,7 +183,7 @@ export function createSendProgress(options: SendProgressOptions): SendProgress {
 
   const draw = (time: number): void => {
     // One column short of the width, so that the line never wraps onto a second one.
-    stream.write(`\r${fitLine(parts(last, time), Math.max(20, width() - 1))}\u001b[K`);
+    stream.write(`${control('\r')}${fitLine(parts(last, time), Math.max(20, width() - 1))}${control('\u001b[K')}`);
     drawn = true;
     lastDraw = time;
   };
@@ -220,14 +221,14 @@ export function createSendProgress(options: SendProgressOptions): SendProgress {
       }
       // A window pause is news worth a line of its own, on a terminal too; so is every throttle
       // off a terminal, where nothing else would show why the run went quiet.
-      if (drawn) stream.write('\r\u001b[K');
+      if (drawn) stream.write(control('\r\u001b[K'));
       drawn = false;
       stream.write(`${describeWait(event)}\n`);
       if (isTTY) draw(time);
     },
     clear() {
       if (!drawn) return;
-      stream.write('\r\u001b[K');
+      stream.write(control('\r\u001b[K'));
       drawn = false;
       lastDraw = -Infinity;
     },

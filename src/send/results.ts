@@ -1,6 +1,8 @@
 import type { SendContext } from './send-context.js';
 import type { BulkResult } from './engine.js';
 import { checkFields, selectFields, valueAt } from '../output/fields.js';
+import { writeExact } from '../output/io.js';
+import { visibleLine } from '../output/terminal.js';
 import { jsonStrings } from '../output/json-text.js';
 
 // The results of a send as they arrive. --json: one array, one element per request,
@@ -85,7 +87,9 @@ export function createResultPrinter(ctx: SendContext, options: { bulk: boolean; 
     if (pending === '') return;
     const text = pending;
     pending = '';
-    out.write(text);
+    // JSON as JSON.stringify wrote it; the tab-separated rows are for people too (terminal-safe).
+    if (format === 'table') out.write(text);
+    else writeExact(out, text);
   };
   const write = (text: string): void => {
     pending += text;
@@ -112,7 +116,7 @@ export function createResultPrinter(ctx: SendContext, options: { bulk: boolean; 
         }
       } else if (result.outcome !== 'accepted') {
         options.beforeTerminalLine?.();
-        out.write(`${result.to.join(', ')}: ${result.outcome === 'unknown' ? 'no answer (may have been sent)' : 'failed'}: ${result.error.message}\n`);
+        out.write(`${result.to.join(', ')}: ${result.outcome === 'unknown' ? 'no answer (may have been sent)' : 'failed'}: ${visibleLine(result.error.message)}\n`);
       }
       count++;
     },

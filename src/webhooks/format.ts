@@ -6,6 +6,7 @@ import type { AcceptedWebhookEvent, ForwardResult, RejectedWebhookRequest } from
 import type { WebhookEventKind } from './payloads.js';
 import { plainPalette, type Palette } from '../output/palette.js';
 import { jsonString } from '../output/json-text.js';
+import { visibleLine } from '../output/terminal.js';
 
 export { plainPalette, type Palette } from '../output/palette.js';
 
@@ -29,18 +30,9 @@ export function kindLabel(kind: WebhookEventKind): string {
   return KIND_LABELS[kind];
 }
 
-// Payload text comes from whoever can reach the port: control characters (ANSI escapes, C1 CSI,
-// bidirectional overrides) are shown escaped so that an event cannot rewrite the terminal.
-const UNSAFE_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
-
-export function terminalSafe(text: string): string {
-  return text.replace(UNSAFE_CHARACTERS, (character) => {
-    if (character === '\n') return '\\n';
-    if (character === '\r') return '\\r';
-    if (character === '\t') return '\\t';
-    return `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`;
-  });
-}
+// Payload text comes from whoever can reach the port: its control characters are shown escaped
+// (one line each), so that an event cannot rewrite the terminal.
+const terminalSafe = visibleLine;
 
 function clip(text: string, max: number): string {
   const characters = Array.from(text);

@@ -10,6 +10,8 @@ const require = createRequire(import.meta.url);
 export interface PtySession {
   /** Everything the terminal showed so far, escape sequences removed. */
   text(): string;
+  /** Every byte the process wrote to the terminal so far, as it was (decoded as UTF-8). */
+  raw(): string;
   /** A position in the output, so that a wait only looks at what comes after it. */
   mark(): number;
   write(data: string): void;
@@ -63,6 +65,7 @@ export function startPty(
   });
   return {
     text: () => stripped,
+    raw: () => raw,
     mark: () => stripped.length,
     write: (data) => child.write(data),
     waitFor(pattern, from = 0, deadlineMs = 30_000) {

@@ -1,5 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { terminalText } from '../../src/output/terminal.js';
 import { createSendProgress, formatDuration } from '../../src/send/progress.js';
 
 function capture(columns?: number): { stream: PassThrough; text: () => string } {
@@ -7,7 +8,9 @@ function capture(columns?: number): { stream: PassThrough; text: () => string } 
   // A terminal's stream knows its width (stderr's own, which may differ from stdout's).
   if (columns !== undefined) Object.assign(stream, { columns });
   let text = '';
-  stream.on('data', (c: Buffer) => (text += c.toString()));
+  // What reaches the terminal: the run's stderr is the output boundary, which writes svc's own
+  // sequences (the carriage return, erase to the end of the line) as they are.
+  stream.on('data', (c: Buffer) => (text += terminalText(c.toString())));
   return { stream, text: () => text };
 }
 

@@ -4,7 +4,6 @@ import {
   formatEventLine,
   formatRejectionJsonLine,
   formatRejectionLine,
-  terminalSafe,
 } from '../../src/webhooks/format.js';
 import type { Palette } from '../../src/webhooks/format.js';
 import type { AcceptedWebhookEvent, RejectedWebhookRequest } from '../../src/webhooks/listener.js';
@@ -214,11 +213,5 @@ describe('rejection formats', () => {
       remoteAddress: '127.0.0.1',
       deliveryId: 'dlv-3',
     });
-  });
-});
-
-describe('terminalSafe', () => {
-  it('leaves ordinary text, accents and emoji alone', () => {
-    expect(terminalSafe('Grüße €5 — 😀')).toBe('Grüße €5 — 😀');
   });
 });

@@ -6,6 +6,7 @@ import type { ApiRequest, QueryValue } from '../../api/http.js';
 import { readTextFile } from '../../input/files.js';
 import { parseJsonText } from '../../input/json.js';
 import { API_METHODS } from '../defaults.js';
+import { writeExact } from '../../output/io.js';
 import { projectFields } from '../../output/render.js';
 
 export async function run(input: InputFor<typeof apiCommands, 'api'>, ctx: Context): Promise<number> {
@@ -60,15 +61,16 @@ export async function run(input: InputFor<typeof apiCommands, 'api'>, ctx: Conte
       data = projectFields(ctx, response.data);
     } catch (error) {
       if (!(error instanceof UsageError) || method === 'GET' || method === 'HEAD') throw error;
-      ctx.io.stdout.write(`${JSON.stringify(response.data, null, ctx.globals.output === 'ndjson' ? undefined : 2)}\n`);
+      writeExact(ctx.io.stdout, `${JSON.stringify(response.data, null, ctx.globals.output === 'ndjson' ? undefined : 2)}\n`);
       throw new UsageError(error.message, [...error.hints, `The ${method} was made: its whole answer is on stdout.`]);
     }
     const pretty = ctx.globals.output === 'ndjson' ? JSON.stringify(data) : JSON.stringify(data, null, 2);
-    ctx.io.stdout.write(`${pretty}\n`);
+    writeExact(ctx.io.stdout, `${pretty}\n`);
   } else if (response.text !== '') {
-    ctx.io.stdout.write(response.text.endsWith('\n') ? response.text : `${response.text}\n`);
+    // The answer as the service sent it when piped; on a terminal, made terminal-safe (io.ts).
+    writeExact(ctx.io.stdout, response.text.endsWith('\n') ? response.text : `${response.text}\n`);
   } else if (ctx.globals.output === 'json') {
-    ctx.io.stdout.write('null\n');
+    writeExact(ctx.io.stdout, 'null\n');
   }
   return 0;
 }

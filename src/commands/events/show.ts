@@ -1,7 +1,7 @@
 import type { Context } from '../../context.js';
 import { eventJson } from './shared/event-view.js';
 import { writeJson, writeNdjson, writeObject, paint } from '../../output/render.js';
-import { terminalSafe } from '../../webhooks/format.js';
+import { visibleLine as terminalSafe } from '../../output/terminal.js';
 import type { InputFor } from '../spec.js';
 import type { eventsCommands } from './index.js';
 import { findEvent, openReader, requireId } from './shared/event-queries.js';

@@ -10,6 +10,7 @@ import type { InputFor } from '../spec.js';
 import type { eventsCommands } from './index.js';
 import { batchedWriter } from './shared/store-options.js';
 import { openReader } from './shared/event-queries.js';
+import { writeExact } from '../../output/io.js';
 
 /** How often --follow looks for new lines. */
 const FOLLOW_INTERVAL_MS = 200;
@@ -20,7 +21,7 @@ export async function run(input: InputFor<typeof eventsCommands, 'events tail'>,
   const { dir, reader, exists } = openReader(input, ctx);
   const json = ctx.globals.output !== 'table';
   const palette = json ? plainPalette : await terminalPalette(ctx.io.colorStdout);
-  const out = batchedWriter((text) => ctx.io.stdout.write(text));
+  const out = batchedWriter((text) => (json ? writeExact(ctx.io.stdout, text) : ctx.io.stdout.write(text)));
   const print = (record: StoredRecord): void => {
     if (record.kind !== 'event') return;
     out.write(`${json ? JSON.stringify(eventJson(record)) : eventLine(record, { palette })}\n`);

@@ -5,6 +5,7 @@ import { NotFoundError } from '../../errors.js';
 import { requireGuid } from '../../input/checks.js';
 import { exportFleet } from '../../fleet/export.js';
 import { readLiveState } from '../../fleet/read-live.js';
+import { writeExact } from '../../output/io.js';
 
 export async function run(input: InputFor<typeof fleetCommands, 'export'>, ctx: Context): Promise<number> {
   const only = input.strings('tenant').map((t) => requireGuid(t, '--tenant').toLowerCase());
@@ -18,7 +19,7 @@ export async function run(input: InputFor<typeof fleetCommands, 'export'>, ctx: 
   const numbers = [...live.numbers.values()].filter((n) => keep(n.tenantId));
   const { document, secrets, leftOut } = exportFleet(tenants, numbers);
   if (ctx.globals.output !== 'table') {
-    ctx.io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+    writeExact(ctx.io.stdout, `${JSON.stringify(document, null, 2)}\n`);
   } else {
     const yaml = await import('yaml');
     const doc = new yaml.Document(document);
@@ -28,7 +29,7 @@ export async function run(input: InputFor<typeof fleetCommands, 'export'>, ctx: 
         if (node.items.length === 1 && yaml.isScalar(node.items[0]!.key) && node.items[0]!.key.value === 'env') node.flow = true;
       },
     });
-    ctx.io.stdout.write(doc.toString({ lineWidth: 0, flowCollectionPadding: false }));
+    writeExact(ctx.io.stdout, doc.toString({ lineWidth: 0, flowCollectionPadding: false }));
   }
   if (secrets.length > 0) {
     ctx.io.stderr.write('Secrets are written as references to environment variables (a read never shows them); set each before `svc apply` creates its tenant or sends it with --update-secrets:\n');

@@ -5,6 +5,7 @@ import type { InputFor } from '../spec.js';
 import type { optoutsCommands } from './index.js';
 import { optOutsDir, readList } from './shared/opt-out-list.js';
 import { numberArg } from '../events/shared/event-queries.js';
+import { writeExact } from '../../output/io.js';
 
 export async function run(input: InputFor<typeof optoutsCommands, 'optouts export'>, ctx: Context): Promise<number> {
   const path = input.arg(0);
@@ -13,7 +14,7 @@ export async function run(input: InputFor<typeof optoutsCommands, 'optouts expor
   const entries = readList(optOutsDir(input, ctx), ctx).entries(from);
   const csv = optOutsCsv(entries);
   if (path === undefined || path === '-') {
-    ctx.io.stdout.write(csv);
+    writeExact(ctx.io.stdout, csv);
     return 0;
   }
   const { writeFile } = await import('node:fs/promises');

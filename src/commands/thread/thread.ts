@@ -1,12 +1,13 @@
 import type { Context } from '../../context.js';
 import type { StoredRecord } from '../../events/store/record.js';
 import { paint, projectFields, statusTone, writeJson, writeList } from '../../output/render.js';
-import { terminalSafe } from '../../webhooks/format.js';
+import { visibleLine as terminalSafe } from '../../output/terminal.js';
 import { parsePayload } from '../../webhooks/payloads.js';
 import { numberArg, openReader, timeRange } from '../events/shared/event-queries.js';
 import { sendsInJournals, type JournalSend } from './shared/journal-sends.js';
 import type { InputFor } from '../spec.js';
 import type { threadCommands } from './index.js';
+import { writeExact } from '../../output/io.js';
 
 // One conversation with a number: what was sent to it, what came back from it, and what the
 // receipts said about each sent message, in time order.
@@ -198,6 +199,6 @@ export async function run(input: InputFor<typeof threadCommands, 'thread'>, ctx:
     return 0;
   }
   const shown = projectFields(ctx, items) as unknown[];
-  ctx.io.stdout.write(shown.map((item) => `${JSON.stringify(item)}\n`).join(''));
+  writeExact(ctx.io.stdout, shown.map((item) => `${JSON.stringify(item)}\n`).join(''));
   return 0;
 }

@@ -13,6 +13,7 @@ import { EventStoreWriter } from '../../events/store/writer.js';
 import { recentIds } from '../../events/store/reader.js';
 import { compactQuietly } from '../../events/store/compact.js';
 import { batchedWriter, nonBlank, storeDirFrom } from '../events/shared/store-options.js';
+import { writeExact } from '../../output/io.js';
 
 /** Deliveries remembered for deduplication, also across restarts (read back from the store). */
 const DEDUPE_WINDOW = 100_000;
@@ -50,7 +51,9 @@ export async function run(input: InputFor<typeof webhookCommands, 'webhook liste
   const stderrPalette = await terminalPalette(ctx.io.colorStderr);
   const counts = { events: 0, duplicates: 0, refused: 0 };
   // Output is gathered and written once per event-loop turn: one write for every event of a burst.
-  const out = batchedWriter((text) => ctx.io.stdout.write(text));
+  // --json lines are written as JSON.stringify wrote them when piped (writeExact); the lines for
+  // people pass the terminal-safe boundary.
+  const out = batchedWriter((text) => (json ? writeExact(ctx.io.stdout, text) : ctx.io.stdout.write(text)));
   const err = batchedWriter((text) => ctx.io.stderr.write(text));
 
   let store: EventStoreWriter | undefined;

@@ -7,6 +7,7 @@ import type { SendContext } from '../send-context.js';
 import { InterruptedError, UsageError, type CliError } from '../../errors.js';
 import { errorCode } from '../../domain/files/reasons.js';
 import { cannotRead } from '../../input/file-errors.js';
+import { control } from '../../output/terminal.js';
 import { JournalFormatError } from '../journal/format.js';
 import {
   appendCache,
@@ -171,7 +172,7 @@ async function readAllStatuses(ctx: SendContext, options: ReportOptions, recipie
   let unread: string[] = [];
   if (ids.length > 0) {
     const api = await ctx.api();
-    const progress = ctx.io.stderrIsTTY ? (done: number, total: number) => ctx.io.stderr.write(`\r\u001b[2KReading statuses: ${done}/${total}`) : undefined;
+    const progress = ctx.io.stderrIsTTY ? (done: number, total: number) => ctx.io.stderr.write(`${control('\r\u001b[2K')}Reading statuses: ${done}/${total}`) : undefined;
     for (let round = 0; ; round++) {
       const pending = ids.filter((id) => {
         return !isSettled(statuses.get(id));
@@ -202,7 +203,7 @@ async function readAllStatuses(ctx: SendContext, options: ReportOptions, recipie
         deadline: deadlineSignal,
         ...(progress ? { onProgress: progress } : {}),
       });
-      if (progress) ctx.io.stderr.write('\r\u001b[2K');
+      if (progress) ctx.io.stderr.write(control('\r\u001b[2K'));
       reads += result.reads;
       for (const failure of result.failed) ctx.warn(`cannot read the status of message ${failure.messageId}${watch ? ' (read again next round)' : ''}: ${failure.message}`);
       unread = [...result.failed.map((failure) => failure.messageId), ...result.cutOff];

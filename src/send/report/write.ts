@@ -1,5 +1,7 @@
 import type { SendContext } from '../send-context.js';
 import { checkFields, selectFields } from '../../output/fields.js';
+import { writeExact } from '../../output/io.js';
+import { visibleLine } from '../../output/terminal.js';
 import { writeObject } from '../../output/render.js';
 import { FUNNEL, type MessageStatus, type OutcomeCounts, type ReportJournal, type ReportRecipient } from './data.js';
 import { NOT_YET_SENT, type NotYetSent, type ReportDocument } from './document.js';
@@ -56,7 +58,7 @@ export async function writeReport(
           deliveredAt: status?.deliveredAt ?? null,
         }))}\n`,
       );
-      if (lines.length >= 1000) ctx.io.stdout.write(lines.splice(0).join(''));
+      if (lines.length >= 1000) writeExact(ctx.io.stdout, lines.splice(0).join(''));
     }
     // The recipients not yet sent that --to-file names, as `owed` in --json has them: every
     // recipient the report knows of is a line.
@@ -75,9 +77,9 @@ export async function writeReport(
           deliveredAt: null,
         }))}\n`,
       );
-      if (lines.length >= 1000) ctx.io.stdout.write(lines.splice(0).join(''));
+      if (lines.length >= 1000) writeExact(ctx.io.stdout, lines.splice(0).join(''));
     }
-    ctx.io.stdout.write(lines.join(''));
+    writeExact(ctx.io.stdout, lines.join(''));
     return;
   }
   const rows: string[][] = [['', 'recipients', 'accepted', 'rejected', 'unknown', 'not yet sent', 'excluded']];
@@ -99,7 +101,8 @@ export async function writeReport(
   else {
     const parts = [`${document.total.rejected} rejected`, `${document.total.unknown} unknown`, `${document.total.notYetSent} not yet sent`];
     out.push(`Recipients still owed: ${owedCount} (${parts.join(', ')})`);
-    for (const owed of document.owed.slice(0, OWED_SHOWN)) out.push(`  ${owed.to}  ${owed.state}${owed.error ? `: ${owed.error}` : ''}`);
+    // The reasons are the service's words: one line each, their control characters visible.
+    for (const owed of document.owed.slice(0, OWED_SHOWN)) out.push(`  ${visibleLine(owed.to)}  ${owed.state}${owed.error ? `: ${visibleLine(owed.error)}` : ''}`);
     if (document.owed.length > OWED_SHOWN) out.push(`  and ${document.owed.length - OWED_SHOWN} more (--json lists them all)`);
     if (unnamed > 0) {
       const flags = document.total.excluded > 0 ? '--to-file and --exclude-file, the lists sent with,' : '--to-file, the list sent from,';
@@ -115,7 +118,7 @@ export async function writeReport(
   out.push(`  ${FUNNEL.map((status) => `${status} ${document.statuses[status]}`).join('  ')}`);
   if (document.failures.length > 0) {
     out.push('Failure reasons:');
-    for (const failure of document.failures) out.push(`  ${String(failure.count).padStart(6)}  ${[failure.errorCode, failure.errorMessage].filter((part) => part !== null).join(' ') || '(no reason given)'}`);
+    for (const failure of document.failures) out.push(`  ${String(failure.count).padStart(6)}  ${visibleLine([failure.errorCode, failure.errorMessage].filter((part) => part !== null).join(' ')) || '(no reason given)'}`);
   }
   const d = document.sendToDelivery;
   if (d.count > 0) out.push(`Send to delivery (${d.count} delivered): p50 ${seconds(d.p50Ms)}  p95 ${seconds(d.p95Ms)}  max ${seconds(d.maxMs)}`);
