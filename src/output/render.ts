@@ -2,7 +2,8 @@ import type { Output } from './format.js';
 import { writeExact, type IOStreams } from './io.js';
 import { markPainted, visibleLine, visibleText } from './terminal.js';
 import { checkFields, selectFields } from './fields.js';
-import { fitColumns, truncateCell } from './fit.js';
+import { fitTable, GAP, type ColumnKind } from './fit.js';
+import { cutToWidth, padToWidth, widthRuleFor, wrapToWidth } from './width.js';
 
 // Renders data for people (aligned tables on a TTY, tab-separated rows when piped) or programs
 // (--json: one document; -o ndjson: one object a line). Tables and colour load only on a TTY.
@@ -12,8 +13,13 @@ export interface Column<T> {
   value: (item: T) => unknown;
   /** Colour a cell by its text (statuses), on a TTY with colour on. */
   tone?: (text: string) => Tone | undefined;
-  /** Never shortened to fit the terminal: a value people copy into another command (an id). */
-  whole?: boolean;
+  /**
+   * What the column holds: only free `text` is ever cut to fit the terminal; ids, phone numbers,
+   * counts, statuses and times are shown whole or, when the terminal is too narrow, left out.
+   */
+  kind: ColumnKind;
+  /** Higher is kept longer when columns must be left out to fit (default: earlier columns higher). */
+  importance?: number;
 }
 
 export type Tone = 'good' | 'bad' | 'warn' | 'dim' | 'accent';
@@ -60,8 +66,21 @@ function fieldColumns<T>(out: Output, columns: readonly Column<T>[]): readonly C
       return current;
     },
     tone: /status$/i.test(field) ? statusTone : undefined,
-    whole: columns.some((c) => c.whole === true && c.header === field.toUpperCase()),
+    kind: columns.find((c) => c.header === field.toUpperCase())?.kind ?? fieldKind(field),
   }));
+}
+
+/**
+ * What a field chosen with --fields holds, by its name (the command's own column of that name
+ * says so when there is one): ids, numbers and their parties, statuses and times are never cut.
+ */
+function fieldKind(field: string): ColumnKind {
+  const name = field.split('.').pop() ?? field;
+  if (/status$/i.test(name)) return 'status';
+  if (/(id|number|from|to|tos|phone)$/i.test(name)) return 'id';
+  if (/(at|date|time)$/i.test(name)) return 'time';
+  if (/(count|total|attempts?|segments|page|limit)$/i.test(name)) return 'number';
+  return 'text';
 }
 
 /** Status words are coloured by what they mean. */
@@ -164,52 +183,62 @@ function tableCell(value: unknown): string {
 }
 
 /**
- * An aligned table that fits the terminal: when the natural widths are too wide, the widest
- * columns give way and their long cells (GUIDs, URLs) end in an ellipsis. Only ever on a TTY:
- * --json and piped rows are never shortened.
+ * An aligned table that fits the terminal (fit.ts: the least important columns are left out, then
+ * free text is cut with an ellipsis; ids, numbers, statuses and times are never cut). Widths are
+ * display widths of the text as shown (width.ts). Only ever on a TTY: --json and piped rows are
+ * never shortened. When columns are left out, a line on stderr names them.
  */
 export async function renderTable<T>(out: Output, items: readonly T[], allColumns: readonly Column<T>[]): Promise<string> {
   let columns = allColumns;
-  // Cells are measured and cut as they are shown: their control characters made visible first,
-  // so that a cut never falls inside an escape sequence.
   let texts = items.map((item) => columns.map((c) => tableCell(c.value(item))));
-  const naturalWidth = columns.reduce((sum, c, i) => sum + Math.max(c.header.length, ...texts.map((row) => [...row[i]!].length)) + 2, -2);
-  if (naturalWidth > out.io.columns) {
-    // Too wide: columns that are empty in every row go first, before any cell is shortened.
+  const headers = (): string[] => columns.map((c) => visibleLine(c.header));
+  const rule = await widthRuleFor([...headers(), ...texts.flat()]);
+  const natural = (): number[] => columns.map((c, i) => Math.max(rule.width(visibleLine(c.header)), ...texts.map((row) => rule.width(row[i]!))));
+  if (natural().reduce((a, b) => a + b, 0) + GAP * (columns.length - 1) > out.io.columns) {
+    // Too wide: columns that are empty in every row go first, before any other is left out.
     const keep = columns.map((_, i) => i === 0 || texts.some((row) => row[i] !== ''));
     columns = columns.filter((_, i) => keep[i]);
     texts = texts.map((row) => row.filter((_, i) => keep[i]));
   }
-  const widths = fitColumns(
-    columns.map((c, i) => Math.max(c.header.length, ...texts.map((row) => [...row[i]!].length))),
-    columns.map((c) => c.header.length),
+  const widths = natural();
+  const fit = fitTable(
+    columns.map((c, i) => ({
+      natural: widths[i]!,
+      header: rule.width(visibleLine(c.header)),
+      kind: c.kind,
+      importance: c.importance ?? columns.length - i,
+    })),
     out.io.columns,
-    columns.map((c) => c.whole === true),
   );
-  const lines: string[] = [];
-  const line = async (cells: string[], tones: ((text: string) => Promise<string>)[]): Promise<string> => {
-    const parts: string[] = [];
-    for (let i = 0; i < cells.length; i++) {
-      const shown = truncateCell(cells[i]!, widths[i]!);
-      const pad = ' '.repeat(Math.max(0, widths[i]! - [...shown].length));
-      parts.push(`${await tones[i]!(shown)}${i === cells.length - 1 ? '' : `${pad}  `}`);
+  if (fit.hidden.length > 0) {
+    const names = fit.hidden.map((i) => visibleLine(columns[i]!.header));
+    const note = `Left out to fit the terminal: ${names.join(', ')} (--fields or --json shows ${names.length === 1 ? 'it' : 'them'})`;
+    for (const part of wrapToWidth(rule, note, out.io.columns)) out.io.stderr.write(`${await paint(out, 'stderr', 'dim', part)}\n`);
+  }
+  const line = async (cells: readonly string[], tone: (k: number, shown: string) => Promise<string>): Promise<string> => {
+    let text = '';
+    for (let k = 0; k < fit.shown.length; k++) {
+      const cell = cells[fit.shown[k]!]!;
+      const width = fit.widths[k]!;
+      const shown = cutToWidth(rule, cell, width);
+      const last = k === fit.shown.length - 1;
+      text += `${await tone(k, shown)}${last ? '' : ' '.repeat(Math.max(0, width - rule.width(shown)) + GAP)}`;
     }
-    return parts.join('').trimEnd();
+    return text.trimEnd();
   };
-  lines.push(await line(columns.map((c) => c.header), columns.map(() => (text: string) => paint(out, 'stdout', 'accent', text))));
+  const lines = [await line(headers(), (_, shown) => paint(out, 'stdout', 'accent', shown))];
   for (const row of texts) {
     lines.push(
-      await line(
-        row,
-        columns.map((c, i) => async (text: string) => {
-          const tone = c.tone?.(row[i]!);
-          return tone ? paint(out, 'stdout', tone, text) : text;
-        }),
-      ),
+      await line(row, async (k, shown) => {
+        const i = fit.shown[k]!;
+        const tone = columns[i]!.tone?.(row[i]!);
+        return tone ? paint(out, 'stdout', tone, shown) : shown;
+      }),
     );
   }
   return lines.join('\n');
 }
+
 
 /** One object: JSON as is, or a readable key/value view with nested objects flattened by path. */
 export async function writeObject(out: Output, value: unknown, options: { title?: string; fieldsChecked?: boolean } = {}): Promise<void> {
@@ -228,14 +257,15 @@ export async function writeObject(out: Output, value: unknown, options: { title?
   }
   const lines: string[] = [];
   if (options.title) lines.push(await paint(out, 'stdout', 'accent', options.title));
-  const width = Math.min(40, Math.max(0, ...rows.map(([k]) => k.length)));
-  for (const [rawKey, full] of rows) {
-    const key = visibleLine(rawKey);
+  const shown = rows.map(([key, full]) => [visibleLine(key), tableCell(full)] as const);
+  const rule = await widthRuleFor(shown.flat());
+  const width = Math.min(40, Math.max(0, ...shown.map(([k]) => rule.width(k))));
+  for (const [key, full] of shown) {
     // A value longer than the terminal is shortened on screen only; --json and pipes keep it whole.
-    const text = truncateCell(tableCell(full), Math.max(12, out.io.columns - Math.max(width, key.length) - 2));
+    const text = cutToWidth(rule, full, Math.max(12, out.io.columns - Math.max(width, rule.width(key)) - 2));
     const tone = key.toLowerCase().endsWith('status') ? statusTone(text) : undefined;
-    const shown = tone ? await paint(out, 'stdout', tone, text) : text;
-    lines.push(`${await paint(out, 'stdout', 'dim', key.padEnd(width))}  ${shown}`);
+    const value = tone ? await paint(out, 'stdout', tone, text) : text;
+    lines.push(`${await paint(out, 'stdout', 'dim', padToWidth(rule, key, width))}  ${value}`);
   }
   out.io.stdout.write(`${lines.join('\n')}\n`);
 }

@@ -31,8 +31,7 @@ export function kindLabel(kind: WebhookEventKind): string {
 }
 
 // Payload text comes from whoever can reach the port: its control characters are shown escaped
-// (one line each), so that an event cannot rewrite the terminal.
-const terminalSafe = visibleLine;
+// (one line each, visibleLine), so that an event cannot rewrite the terminal.
 
 function clip(text: string, max: number): string {
   const characters = Array.from(text);
@@ -55,7 +54,7 @@ function statusColour(status: string, palette: Palette): string {
 
 function describeForward(forward: ForwardResult, answered: number, palette: Palette): string {
   if (forward.status === null) {
-    return palette.red(`-> app unreachable (${terminalSafe(forward.error ?? 'no answer')}), answered ${answered}`);
+    return palette.red(`-> app unreachable (${visibleLine(forward.error ?? 'no answer')}), answered ${answered}`);
   }
   const text = `-> app ${forward.status} in ${Math.round(forward.durationMs)} ms`;
   return forward.status >= 200 && forward.status < 300 ? palette.dim(text) : palette.red(text);
@@ -72,25 +71,25 @@ export function formatEventLine(event: AcceptedWebhookEvent, options: LineFormat
   if (event.duplicate) {
     parts.push(palette.dim(`already acknowledged, answered ${event.status}`));
   } else {
-    if (event.kind === 'OrderStatus' && summary.id !== undefined) parts.push(`#${terminalSafe(summary.id)}`);
-    else if (summary.from === undefined && summary.id !== undefined) parts.push(terminalSafe(summary.id));
+    if (event.kind === 'OrderStatus' && summary.id !== undefined) parts.push(`#${visibleLine(summary.id)}`);
+    else if (summary.from === undefined && summary.id !== undefined) parts.push(visibleLine(summary.id));
     if (summary.from !== undefined || summary.to !== undefined) {
-      const to = summary.to === undefined ? '?' : summary.to.map(terminalSafe).join(',');
-      parts.push(`${terminalSafe(summary.from ?? '?')} -> ${to}`);
+      const to = summary.to === undefined ? '?' : summary.to.map(visibleLine).join(',');
+      parts.push(`${visibleLine(summary.from ?? '?')} -> ${to}`);
     }
-    if (summary.status !== undefined) parts.push(statusColour(terminalSafe(summary.status), palette));
+    if (summary.status !== undefined) parts.push(statusColour(visibleLine(summary.status), palette));
     if (summary.text !== undefined) {
-      const shown = terminalSafe(clip(summary.text, maxText));
+      const shown = visibleLine(clip(summary.text, maxText));
       parts.push(event.kind === 'MessageReceived' ? `"${shown}"` : shown);
     }
     if (summary.attachments !== undefined) {
       parts.push(palette.dim(`(${summary.attachments} attachment${summary.attachments === 1 ? '' : 's'})`));
     }
     if (event.kind === 'unknown' && summary.id === undefined && summary.text === undefined) {
-      parts.push(palette.dim(terminalSafe(clip(event.raw.replace(/\s+/g, ' ').trim(), maxText))));
+      parts.push(palette.dim(visibleLine(clip(event.raw.replace(/\s+/g, ' ').trim(), maxText))));
     }
   }
-  if (event.deliveryId !== null) parts.push(palette.dim(`[${terminalSafe(clip(event.deliveryId, 64))}]`));
+  if (event.deliveryId !== null) parts.push(palette.dim(`[${visibleLine(clip(event.deliveryId, 64))}]`));
   if (event.forward !== null) parts.push(describeForward(event.forward, event.status, palette));
   return parts.join('  ');
 }
@@ -98,12 +97,12 @@ export function formatEventLine(event: AcceptedWebhookEvent, options: LineFormat
 /** A warning line for a refused request (the command writes it to stderr). */
 export function formatRejectionLine(rejection: RejectedWebhookRequest, options: LineFormatOptions = {}): string {
   const palette = options.palette ?? plainPalette;
-  const where = `${terminalSafe(rejection.method)} ${terminalSafe(clip(rejection.path, 80))}`;
+  const where = `${visibleLine(rejection.method)} ${visibleLine(clip(rejection.path, 80))}`;
   const from = rejection.remoteAddress === null ? '' : ` from ${rejection.remoteAddress}`;
-  const delivery = rejection.deliveryId === null ? '' : ` [${terminalSafe(clip(rejection.deliveryId, 64))}]`;
+  const delivery = rejection.deliveryId === null ? '' : ` [${visibleLine(clip(rejection.deliveryId, 64))}]`;
   return `${palette.dim(clockTime(rejection.receivedAt, options.timeZone ?? 'local'))}  ${palette.yellow(
     `rejected ${rejection.status}`,
-  )}  ${where}${from}${delivery}: ${terminalSafe(rejection.reason)}`;
+  )}  ${where}${from}${delivery}: ${visibleLine(rejection.reason)}`;
 }
 
 let lastMs = Number.NaN;

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { createMockApi, MOCK_ENV, type MockApi } from '../helpers/mock-api.js';
-import { fitColumns, truncateCell } from '../../src/output/fit.js';
+import { fitTable } from '../../src/output/fit.js';
 import { selectFields } from '../../src/output/fields.js';
 
 // Lists that say what they hold, tables that fit the terminal, and --fields.
@@ -43,13 +43,15 @@ describe('number list on a terminal', () => {
     expect(result.stderr).toBe('');
   });
 
-  it('fits the table to the terminal with an ellipsis, and never shortens --json or piped rows', async () => {
+  it('fits the table to the terminal by leaving out columns, never cutting an id, and never shortens --json or piped rows', async () => {
     mock = createMockApi();
     mock.expect('GET', 'phone-numbers/active', { status: 200, body: { items: numbers(3), total: 3 } }, { times: 3 });
-    const narrow = await runCli(['number', 'list'], { env: { ...MOCK_ENV, NO_COLOR: '1' }, dispatcher: mock.agent, tty: { stdout: true }, columns: 60 });
+    const narrow = await runCli(['number', 'list'], { env: { ...MOCK_ENV, NO_COLOR: '1' }, dispatcher: mock.agent, tty: { stdout: true }, columns: 40 });
     const lines = narrow.stdout.trimEnd().split('\n');
-    for (const line of lines) expect([...line].length).toBeLessThanOrEqual(60);
-    expect(narrow.stdout).toContain('…');
+    for (const line of lines) expect([...line].length).toBeLessThanOrEqual(40);
+    expect(narrow.stdout).not.toContain('…');
+    expect(narrow.stdout).not.toContain(GUID.slice(0, 8));
+    expect(narrow.stderr).toMatch(/^Left out to fit the terminal: .*TENANT/);
     expect(narrow.stdout).toContain('+15551230000');
     const piped = await runCli(['number', 'list'], { env: MOCK_ENV, dispatcher: mock.agent, columns: 50 });
     expect(piped.stdout).toContain(GUID);
@@ -106,15 +108,15 @@ describe('--fields', () => {
 });
 
 describe('fitting and selecting, as functions', () => {
-  it('gives the widest columns up first and keeps short ones whole', () => {
-    expect(fitColumns([12, 36, 5], [6, 9, 4], 200)).toEqual([12, 36, 5]);
-    expect(fitColumns([12, 36, 5], [6, 9, 4], 40)).toEqual([12, 19, 5]);
-    expect(fitColumns([12, 36, 36], [6, 9, 4], 20)).toEqual([12, 9, 8]);
-    // A column marked whole (an id) keeps its width; the others give way, and the line is long when they cannot.
-    expect(fitColumns([12, 36, 30], [6, 9, 4], 60, [false, false, true])).toEqual([12, 14, 30]);
-    expect(fitColumns([12, 36, 30], [6, 9, 4], 40, [false, false, true])).toEqual([12, 9, 30]);
-    expect(truncateCell('3f2504e0-4f89-11d3-9a0c-0305e82c3301', 10)).toBe('3f2504e0-…');
-    expect(truncateCell('short', 10)).toBe('short');
+  it('cuts the widest free text first, keeps ids whole, and leaves out the least important column when cutting is not enough', () => {
+    const id = (natural: number, importance: number) => ({ natural, header: 6, kind: 'id' as const, importance });
+    const text = (natural: number, importance: number) => ({ natural, header: 4, kind: 'text' as const, importance });
+    expect(fitTable([id(12, 3), text(36, 2), text(5, 1)], 200)).toEqual({ shown: [0, 1, 2], widths: [12, 36, 5], hidden: [] });
+    expect(fitTable([id(12, 3), text(36, 2), text(5, 1)], 40)).toEqual({ shown: [0, 1, 2], widths: [12, 19, 5], hidden: [] });
+    // Cutting the text to its floor (10) is not enough at 30: the least important column goes.
+    expect(fitTable([id(12, 3), id(12, 1), text(36, 2)], 30)).toEqual({ shown: [0, 2], widths: [12, 16], hidden: [1] });
+    // The last column standing stays, however wide.
+    expect(fitTable([id(40, 2), id(12, 1)], 20)).toEqual({ shown: [0], widths: [40], hidden: [1] });
   });
 
   it('selects nested paths and leaves absent ones out', () => {

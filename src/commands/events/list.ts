@@ -18,15 +18,15 @@ function summaryText(record: StoredRecord): string {
 }
 
 const COLUMNS: Column<StoredRecord>[] = [
-  { header: 'RECEIVED', value: (r) => r.at },
-  { header: 'TYPE', value: (r) => r.type },
+  { header: 'RECEIVED', value: (r) => r.at, kind: 'time', importance: 8 },
+  { header: 'TYPE', value: (r) => r.type, kind: 'status', importance: 7 },
   // The id is what `events show ID` and `events replay ID` take: other columns give way first.
-  { header: 'ID', value: (r) => r.id, whole: true },
-  { header: 'MESSAGE', value: (r) => r.messageId ?? '' },
-  { header: 'FROM', value: (r) => r.from ?? '' },
-  { header: 'TO', value: (r) => (r.to ?? []).join(', ') },
-  { header: 'STATUS', value: (r) => r.status ?? '', tone: statusTone },
-  { header: 'TEXT', value: (r) => summaryText(r).slice(0, 60) },
+  { header: 'ID', value: (r) => r.id, kind: 'id', importance: 9 },
+  { header: 'MESSAGE', value: (r) => r.messageId ?? '', kind: 'id', importance: 1 },
+  { header: 'FROM', value: (r) => r.from ?? '', kind: 'id', importance: 6 },
+  { header: 'TO', value: (r) => (r.to ?? []).join(', '), kind: 'id', importance: 2 },
+  { header: 'STATUS', value: (r) => r.status ?? '', tone: statusTone, kind: 'status', importance: 3 },
+  { header: 'TEXT', value: (r) => summaryText(r), kind: 'text', importance: 4 },
 ];
 
 export async function run(input: InputFor<typeof eventsCommands, 'events list'>, ctx: Context): Promise<number> {
@@ -55,7 +55,7 @@ export async function run(input: InputFor<typeof eventsCommands, 'events list'>,
   await writeList(
     ctx,
     records.map((record) => eventJson(record)),
-    [{ header: 'ID', value: (event) => event.id, whole: true }],
+    [{ header: 'ID', value: (event) => event.id, kind: 'id' }],
   );
   return 0;
 }

@@ -1,7 +1,7 @@
 import type { Context } from '../../context.js';
 import { eventJson } from './shared/event-view.js';
 import { writeJson, writeNdjson, writeObject, paint } from '../../output/render.js';
-import { visibleLine as terminalSafe } from '../../output/terminal.js';
+import { visibleLine } from '../../output/terminal.js';
 import type { InputFor } from '../spec.js';
 import type { eventsCommands } from './index.js';
 import { findEvent, openReader, requireId } from './shared/event-queries.js';
@@ -25,12 +25,12 @@ export async function run(input: InputFor<typeof eventsCommands, 'events show'>,
   }
   const label = async (text: string): Promise<string> => paint(ctx, 'stdout', 'dim', text.padEnd(12));
   const lines = [
-    await paint(ctx, 'stdout', 'accent', `${record.kind === 'sent' ? 'Sent message' : 'Event'} ${terminalSafe(record.id)}`),
+    await paint(ctx, 'stdout', 'accent', `${record.kind === 'sent' ? 'Sent message' : 'Event'} ${visibleLine(record.id)}`),
     `${await label('type')}${record.type}`,
     `${await label(record.kind === 'sent' ? 'sent' : 'received')}${record.at}`,
   ];
-  if (record.messageId !== undefined) lines.push(`${await label('message')}${terminalSafe(record.messageId)}`);
-  if (record.status !== undefined) lines.push(`${await label('status')}${terminalSafe(record.status)}`);
+  if (record.messageId !== undefined) lines.push(`${await label('message')}${visibleLine(record.messageId)}`);
+  if (record.status !== undefined) lines.push(`${await label('status')}${visibleLine(record.status)}`);
   if (record.verified === true) lines.push(`${await label('signature')}verified`);
   if (record.verified === false) {
     lines.push(`${await label('signature')}${await paint(ctx, 'stdout', 'warn', 'NOT verified (accepted by webhook listen --no-verify)')}`);
@@ -38,11 +38,11 @@ export async function run(input: InputFor<typeof eventsCommands, 'events show'>,
   const headers = Object.entries(record.headers ?? {});
   if (headers.length > 0) {
     lines.push(await paint(ctx, 'stdout', 'accent', 'Headers'));
-    for (const [name, value] of headers) lines.push(`  ${name}: ${terminalSafe(value)}`);
+    for (const [name, value] of headers) lines.push(`  ${name}: ${visibleLine(value)}`);
   }
   lines.push(await paint(ctx, 'stdout', 'accent', record.kind === 'sent' ? 'Body' : 'Payload'));
   const pretty = typeof json.payload === 'string' ? json.payload : JSON.stringify(json.payload, null, 2);
-  lines.push(...pretty.split('\n').map((line) => `  ${terminalSafe(line)}`));
+  lines.push(...pretty.split('\n').map((line) => `  ${visibleLine(line)}`));
   ctx.io.stdout.write(`${lines.join('\n')}\n`);
   return 0;
 }

@@ -24,10 +24,10 @@ export async function run(_input: InputFor<typeof mediaCommands, 'media types'>,
     maxPerMessage: MAX_MEDIA_PER_MESSAGE,
   }));
   await writeList(ctx, rows, [
-    { header: 'KIND', value: (r) => r.kind },
-    { header: 'EXTENSIONS', value: (r) => r.extensions.join(' ') },
-    { header: 'MIME TYPE', value: (r) => r.contentType },
-    { header: 'MAX SIZE', value: (r) => describeSize(r.maxBytes) },
+    { header: 'KIND', value: (r) => r.kind, kind: 'status', importance: 4 },
+    { header: 'EXTENSIONS', value: (r) => r.extensions.join(' '), kind: 'text', importance: 2 },
+    { header: 'MIME TYPE', value: (r) => r.contentType, kind: 'text', importance: 1 },
+    { header: 'MAX SIZE', value: (r) => describeSize(r.maxBytes), kind: 'number', importance: 3 },
   ]);
   if (ctx.globals.output === 'table' && ctx.io.stdoutIsTTY) {
     ctx.io.stdout.write(

@@ -22,11 +22,11 @@ export async function run(_input: InputFor<typeof profileCommands, 'profile list
     tenant: p.tenant ?? null,
   }));
   await writeList(ctx, rows, [
-    { header: '', value: (r) => (r.active ? '*' : '') },
-    { header: 'NAME', value: (r) => r.name },
-    { header: 'BASE URL', value: (r) => r.baseUrl },
-    { header: 'USERNAME', value: (r) => r.username },
-    { header: 'TENANT', value: (r) => r.tenant },
+    { header: '', value: (r) => (r.active ? '*' : ''), kind: 'status', importance: 5 },
+    { header: 'NAME', value: (r) => r.name, kind: 'id', importance: 4 },
+    { header: 'BASE URL', value: (r) => r.baseUrl, kind: 'text', importance: 3 },
+    { header: 'USERNAME', value: (r) => r.username, kind: 'text', importance: 2 },
+    { header: 'TENANT', value: (r) => r.tenant, kind: 'id', importance: 1 },
   ]);
   return 0;
 }

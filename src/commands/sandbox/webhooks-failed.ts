@@ -13,12 +13,12 @@ export async function run(_input: InputFor<typeof sandboxCommands, 'sandbox webh
   const api = await ctx.api();
   const rows = await sandboxOnly(api, 'svc sandbox webhooks', () => listFailedWebhooks(api));
   await writeList<Row>(ctx, rows, [
-    { header: 'DELIVERY', value: (r) => r['deliveryId'] },
-    { header: 'EVENT', value: (r) => r['event'] },
-    { header: 'ATTEMPTS', value: (r) => r['attempts'] },
-    { header: 'LAST STATUS', value: (r) => text(r['lastStatus'] ?? 'no answer'), tone: statusTone },
-    { header: 'LAST ERROR', value: (r) => text(r['lastError']) },
-    { header: 'LAST ATTEMPT', value: (r) => r['lastAttemptAt'] },
+    { header: 'DELIVERY', value: (r) => r['deliveryId'], kind: 'id', importance: 6 },
+    { header: 'EVENT', value: (r) => r['event'], kind: 'status', importance: 5 },
+    { header: 'ATTEMPTS', value: (r) => r['attempts'], kind: 'number', importance: 3 },
+    { header: 'LAST STATUS', value: (r) => text(r['lastStatus'] ?? 'no answer'), tone: statusTone, kind: 'status', importance: 4 },
+    { header: 'LAST ERROR', value: (r) => text(r['lastError']), kind: 'text', importance: 2 },
+    { header: 'LAST ATTEMPT', value: (r) => r['lastAttemptAt'], kind: 'time', importance: 1 },
   ]);
   return 0;
 }

@@ -1,7 +1,8 @@
 import type { Context } from '../../context.js';
 import type { StoredRecord } from '../../events/store/record.js';
 import { paint, projectFields, statusTone, writeJson, writeList } from '../../output/render.js';
-import { visibleLine as terminalSafe } from '../../output/terminal.js';
+import { visibleLine, visibleText } from '../../output/terminal.js';
+import { cutToWidth, widthRuleFor, wrapToWidth } from '../../output/width.js';
 import { parsePayload } from '../../webhooks/payloads.js';
 import { numberArg, openReader, timeRange } from '../events/shared/event-queries.js';
 import { sendsInJournals, type JournalSend } from './shared/journal-sends.js';
@@ -72,34 +73,22 @@ function day(iso: string): string {
   return `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, '0')}-${String(date.getDate()).padStart(2, '0')}`;
 }
 
-function wrap(text: string, width: number): string[] {
-  const lines: string[] = [];
-  for (const paragraph of text.split('\n')) {
-    let line = '';
-    for (const word of paragraph.split(' ')) {
-      if (line !== '' && line.length + 1 + word.length > width) {
-        lines.push(line);
-        line = '';
-      }
-      let rest = word;
-      while (rest.length > width) {
-        lines.push(rest.slice(0, width));
-        rest = rest.slice(width);
-      }
-      line = line === '' ? rest : `${line} ${rest}`;
-    }
-    lines.push(line);
-  }
-  return lines;
+/** A message's text as the chat shows it: its own line breaks kept, other control characters visible. */
+function chatText(body: string): string {
+  return visibleText(body.replace(/\r\n?/g, '\n').replace(/\t/g, ' '));
 }
 
 async function renderChat(ctx: Context, number: string, items: readonly ThreadItem[]): Promise<string> {
-  const columns = Math.max(40, Math.min(ctx.io.columns || 80, 120));
-  const bubble = Math.max(20, Math.floor(columns * 0.6));
+  // Widths are display columns (CJK and emoji take two; a cluster is never split): width.ts.
+  const columns = Math.max(20, Math.min(ctx.io.columns || 80, 120));
+  const bubble = Math.max(16, Math.floor(columns * 0.6));
   // The latest receipt of each sent message shows under it.
   const receipts = new Map<string, ThreadItem>();
   for (const item of items) if (item.direction === 'receipt' && item.messageId !== null) receipts.set(item.messageId, item);
+  const rule = await widthRuleFor(items.map((item) => `${item.body ?? ''} ${item.from ?? ''} ${item.to.join('')} ${item.status ?? ''} ${item.errorMessage ?? ''} ${item.id}`));
   const out: string[] = [await paint(ctx, 'stdout', 'accent', `Conversation with ${number}`)];
+  /** A line pushed to the right edge. */
+  const right = (line: string): string => `${' '.repeat(Math.max(0, columns - rule.width(line) - 2))}${line}`;
   let lastDay = '';
   for (const item of items) {
     if (item.direction === 'receipt') continue;
@@ -109,22 +98,21 @@ async function renderChat(ctx: Context, number: string, items: readonly ThreadIt
       lastDay = today;
     }
     if (item.direction === 'event') {
-      out.push(await paint(ctx, 'stdout', 'dim', `   ${clock(item.at)} ${item.type} ${terminalSafe(item.id)}`));
+      out.push(await paint(ctx, 'stdout', 'dim', cutToWidth(rule, `   ${clock(item.at)} ${item.type} ${visibleLine(item.id)}`, columns)));
       continue;
     }
-    const text = item.body === null ? [await paint(ctx, 'stdout', 'dim', '(text not recorded: from the journal)')] : wrap(terminalSafe(item.body), bubble - 2);
+    const text = item.body === null ? [await paint(ctx, 'stdout', 'dim', '(text not recorded: from the journal)')] : wrapToWidth(rule, chatText(item.body), bubble - 2);
     if (item.direction === 'in') {
       for (const line of text) out.push(`  ${line}`);
-      out.push(await paint(ctx, 'stdout', 'dim', `  ${clock(item.at)} from ${terminalSafe(item.from ?? '?')}`));
+      for (const line of wrapToWidth(rule, `${clock(item.at)} from ${visibleLine(item.from ?? '?')}`, columns - 2)) out.push(await paint(ctx, 'stdout', 'dim', `  ${line}`));
     } else {
-      const pad = (line: string): string => `${' '.repeat(Math.max(0, columns - line.length - 2))}${line}`;
-      for (const line of text) out.push(await paint(ctx, 'stdout', 'accent', pad(line)));
+      for (const line of text) out.push(await paint(ctx, 'stdout', 'accent', right(line)));
       const receipt = item.messageId === null ? undefined : receipts.get(item.messageId);
       const status = receipt?.status ?? item.status ?? 'sent';
-      const detail = receipt?.errorMessage ? ` (${terminalSafe(receipt.errorMessage)})` : '';
-      const meta = `${clock(item.at)} to ${terminalSafe(item.to.join(', '))} · ${terminalSafe(status)}${detail}`;
-      const tone = statusTone(status);
-      out.push(tone === 'bad' ? await paint(ctx, 'stdout', 'bad', pad(meta)) : await paint(ctx, 'stdout', 'dim', pad(meta)));
+      const detail = receipt?.errorMessage ? ` (${visibleLine(receipt.errorMessage)})` : '';
+      const meta = `${clock(item.at)} to ${visibleLine(item.to.join(', '))} · ${visibleLine(status)}${detail}`;
+      const tone = statusTone(status) === 'bad' ? 'bad' : 'dim';
+      for (const line of wrapToWidth(rule, meta, columns - 2)) out.push(await paint(ctx, 'stdout', tone, right(line)));
     }
   }
   if (items.length === 0) out.push('', 'Nothing stored for this number yet.');

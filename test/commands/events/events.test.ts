@@ -125,7 +125,7 @@ describe('svc events list', () => {
     expect(result.stdout).toBe(`2026-03-01T09:01:00.000Z\tMessageReceived\tdlv-3\tin-1\t${ANN}\t${US}\t\tGrüße ☀ — yes, Tuesday\n`);
   });
 
-  it('never shortens the id on a narrow terminal: the other columns give way', async () => {
+  it('never cuts an id or a number on a narrow terminal: the least important columns are left out, then the text is cut', async () => {
     const store = tempStore();
     const id = 'dlv_08e6b9d937c7443273a42c4c';
     const messageId = 'd2a5fdb1-6b3c-4176-9797-f3ffb52772f1';
@@ -141,18 +141,24 @@ describe('svc events list', () => {
         raw: JSON.stringify({ from: ANN, tos: [US], message: 'Thanks! Tuesday works, see you at the shop around ten', messageId }),
       }),
     ]);
-    const narrow = await run(['events', 'list', '--store', store], { tty: { stdout: true }, columns: 120, env: { NO_COLOR: '1' } });
+    const narrow = await run(['events', 'list', '--store', store], { tty: { stdout: true, stderr: true }, columns: 120, env: { NO_COLOR: '1' } });
     expect(narrow.code).toBe(0);
     const [header, row] = narrow.stdout.trimEnd().split('\n');
-    expect(header).toMatch(/^RECEIVED +TYPE +ID +MESSAGE/);
+    // The least important column (the message id) is left out, and named; the empty STATUS goes first.
+    expect(header).toMatch(/^RECEIVED +TYPE +ID +FROM +TO +TEXT$/);
+    expect(narrow.stderr).toContain('Left out to fit the terminal: MESSAGE');
     expect(row).toContain(` ${id} `);
+    // Phone numbers are whole; only the free text is cut.
+    expect(row).toContain(` ${ANN} `);
+    expect(row).toContain(` ${US} `);
     expect([...row!].length).toBeLessThanOrEqual(120);
-    // The message id and the text gave way instead.
     expect(row).not.toContain(messageId);
-    expect(row).toContain('…');
-    // With --fields, an id column is kept whole too.
-    const fields = await run(['events', 'list', '--store', store, '--fields', 'messageId,id'], { tty: { stdout: true }, columns: 50, env: { NO_COLOR: '1' } });
-    expect(fields.stdout.trimEnd().split('\n')[1]).toBe(`${messageId}  ${id}`);
+    expect(row).toMatch(/Thanks! Tuesday.*…$/);
+    // With --fields, the columns are those given, in their order of importance: at 50 columns both
+    // ids do not fit whole, so the second is left out rather than cut.
+    const fields = await run(['events', 'list', '--store', store, '--fields', 'messageId,id'], { tty: { stdout: true, stderr: true }, columns: 50, env: { NO_COLOR: '1' } });
+    expect(fields.stdout.trimEnd().split('\n')[1]).toBe(messageId);
+    expect(fields.stderr).toContain('Left out to fit the terminal: ID');
   });
 
   it.each([

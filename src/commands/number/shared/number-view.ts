@@ -6,13 +6,13 @@ import { statusTone, writeObject, type Column } from '../../../output/render.js'
 // settings (flattened as settings.group.field) after them.
 
 export const numberColumns: Column<PhoneNumber>[] = [
-  { header: 'NUMBER', value: (n) => n.phoneNumber ?? n['number'] },
-  { header: 'STATUS', value: (n) => n.status, tone: statusTone },
-  { header: 'TYPE', value: (n) => n['provisionType'] },
-  { header: 'CLASS', value: (n) => n['provisionClass'] },
-  { header: 'NAME', value: (n) => n['friendlyName'] },
-  { header: 'TENANT', value: (n) => n['tenantId'] },
-  { header: 'ACTIVATED', value: (n) => n['activatedAt'] },
+  { header: 'NUMBER', value: (n) => n.phoneNumber ?? n['number'], kind: 'id', importance: 7 },
+  { header: 'STATUS', value: (n) => n.status, tone: statusTone, kind: 'status', importance: 6 },
+  { header: 'TYPE', value: (n) => n['provisionType'], kind: 'status', importance: 5 },
+  { header: 'CLASS', value: (n) => n['provisionClass'], kind: 'status', importance: 4 },
+  { header: 'NAME', value: (n) => n['friendlyName'], kind: 'text', importance: 3 },
+  { header: 'TENANT', value: (n) => n['tenantId'], kind: 'id', importance: 2 },
+  { header: 'ACTIVATED', value: (n) => n['activatedAt'], kind: 'time', importance: 1 },
 ];
 
 export async function writeNumber(ctx: Context, number: PhoneNumber): Promise<void> {

@@ -52,11 +52,11 @@ export function describeCause(entry: ConsentChange): string {
 }
 
 export const ENTRY_COLUMNS: Column<OptOutEntry>[] = [
-  { header: 'NUMBER', value: (e) => e.number, whole: true },
-  { header: 'OPTED OUT OF', value: (e) => describeSender(e.from) },
-  { header: 'SINCE', value: (e) => e.at },
-  { header: 'WHY', value: (e) => describeCause(e) },
-  { header: 'BY', value: (e) => e.by },
+  { header: 'NUMBER', value: (e) => e.number, kind: 'id', importance: 5 },
+  { header: 'OPTED OUT OF', value: (e) => describeSender(e.from), kind: 'id', importance: 4 },
+  { header: 'SINCE', value: (e) => e.at, kind: 'time', importance: 3 },
+  { header: 'WHY', value: (e) => describeCause(e), kind: 'text', importance: 2 },
+  { header: 'BY', value: (e) => e.by, kind: 'text', importance: 1 },
 ];
 
 /** The JSON form of an entry: the log's fields, `from` null for every number. */

@@ -6,10 +6,10 @@ import { orderEntries, orderIdOf, type Order, type OrderEntryView } from './orde
 // each number and its status.
 
 export const orderEntryColumns: Column<OrderEntryView>[] = [
-  { header: 'NUMBER', value: (e) => e.number },
-  { header: 'STATUS', value: (e) => e.status, tone: statusTone },
-  { header: 'PHONE NUMBER ID', value: (e) => e.phoneNumberId },
-  { header: 'DETAIL', value: (e) => e.error },
+  { header: 'NUMBER', value: (e) => e.number, kind: 'id', importance: 4 },
+  { header: 'STATUS', value: (e) => e.status, tone: statusTone, kind: 'status', importance: 3 },
+  { header: 'PHONE NUMBER ID', value: (e) => e.phoneNumberId, kind: 'id', importance: 1 },
+  { header: 'DETAIL', value: (e) => e.error, kind: 'text', importance: 2 },
 ];
 
 /** The order's own fields on a TTY (numbers apart), or every field flattened when piped. */

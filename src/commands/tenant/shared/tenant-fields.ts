@@ -155,11 +155,11 @@ export function maskTenant(tenant: Tenant, secrets: readonly string[] = []): Ten
 }
 
 export const tenantColumns: Column<Tenant>[] = [
-  { header: 'TENANT ID', value: (t) => t.tenantId },
-  { header: 'DOMAIN', value: (t) => t.domain },
-  { header: 'WEBHOOK', value: (t) => t.settings?.['webhookPrimaryUri'] ?? t['webhookPrimaryUri'] },
-  { header: 'EVENTS', value: (t) => t.settings?.['webhookEventType'] ?? t['webhookEventType'], tone: statusTone },
-  { header: 'CREATED', value: (t) => t['createdDate'] },
+  { header: 'TENANT ID', value: (t) => t.tenantId, kind: 'id', importance: 5 },
+  { header: 'DOMAIN', value: (t) => t.domain, kind: 'text', importance: 4 },
+  { header: 'WEBHOOK', value: (t) => t.settings?.['webhookPrimaryUri'] ?? t['webhookPrimaryUri'], kind: 'text', importance: 2 },
+  { header: 'EVENTS', value: (t) => t.settings?.['webhookEventType'] ?? t['webhookEventType'], tone: statusTone, kind: 'status', importance: 3 },
+  { header: 'CREATED', value: (t) => t['createdDate'], kind: 'time', importance: 1 },
 ];
 
 export async function writeTenant(ctx: Context, tenant: Tenant, secrets: readonly string[] = []): Promise<void> {
