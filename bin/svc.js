@@ -14,8 +14,21 @@ if (Number(process.versions.node.split('.')[0]) >= 22) {
   if (cacheDir !== undefined) installCompileCache(require('node:path').join(__dirname, '..', 'dist', 'chunks'), cacheDir);
 }
 
-require('../dist/cli.js')
-  .runProcess(process.argv.slice(2))
-  .then((code) => {
+let cli;
+try {
+  cli = require('../dist/cli.js');
+} catch (error) {
+  // A checkout that was never built (or a build that was removed): say what to do, not a stack.
+  if (error && error.code === 'MODULE_NOT_FOUND' && String(error.message).includes('dist')) {
+    const dist = require('node:path').join(__dirname, '..', 'dist');
+    process.stderr.write(`error: svc is not built: ${dist} is missing or incomplete. Run \`npm run build\` in ${require('node:path').join(__dirname, '..')} (or reinstall svc).\n`);
+    process.exitCode = 1;
+  } else {
+    throw error;
+  }
+}
+if (cli !== undefined) {
+  cli.runProcess(process.argv.slice(2)).then((code) => {
     process.exitCode = code;
   });
+}

@@ -16,8 +16,8 @@ const TENANT = '3f2504e0-4f89-11d3-9a0c-0305e82c3301';
 const NUMBER = '+15551230000';
 const TO_A = '+15551230001';
 const TO_B = '+15551230002';
-const ORDER = 'order-1';
-const MESSAGE = 'message-1';
+const ORDER = '1';
+const MESSAGE = '0b0a6c8e-2f7a-4a55-9b1e-3d7c2a1f9e10';
 const PASSWORD = 'fault-Pa55word';
 /**
  * --timeout for every case but the trickle: generous, since those answers come at once and a

@@ -28,8 +28,8 @@ beforeAll(async () => {
   server.on('GET', '/api/v1/phone-numbers/orders/1042', json(200, { orderId: 1042, status: 'Completed', action: 'Provision', tenantId: TENANT, phoneNumbers: ORDER_NUMBERS }));
   server.on(
     'GET',
-    '/api/v1/messages/m-1',
-    json(200, { messageId: 'm-1', status: 'delivered', from: US, to: [ANN], body: 'Hello', segments: 1, encoding: 'GSM-7', queuedAt: '2026-03-01T09:00:00Z', sentAt: '2026-03-01T09:00:01Z', deliveredAt: '2026-03-01T09:00:05Z', errorCode: null, errorMessage: null }),
+    '/api/v1/messages/0b0a6c8e-2f7a-4a55-9b1e-3d7c2a1f9e10',
+    json(200, { messageId: '0b0a6c8e-2f7a-4a55-9b1e-3d7c2a1f9e10', status: 'delivered', from: US, to: [ANN], body: 'Hello', segments: 1, encoding: 'GSM-7', queuedAt: '2026-03-01T09:00:00Z', sentAt: '2026-03-01T09:00:01Z', deliveredAt: '2026-03-01T09:00:05Z', errorCode: null, errorMessage: null }),
   );
   server.on(
     'GET',
@@ -81,7 +81,7 @@ const env = (extra: Record<string, string> = {}): Record<string, string | undefi
 
 const COMMANDS: [string, string[], RegExp][] = [
   ['order get', ['order', 'get', '1042'], /PAGED\|.*\+15551230011/],
-  ['message get', ['message', 'get', 'm-1'], /PAGED\|.*deliveredAt/],
+  ['message get', ['message', 'get', '0b0a6c8e-2f7a-4a55-9b1e-3d7c2a1f9e10'], /PAGED\|.*deliveredAt/],
   ['events list', ['events', 'list', '--store', '{store}'], /PAGED\|.*dlv-5/],
   ['events show', ['events', 'show', 'dlv-1', '--store', '{store}'], /PAGED\|.*"errorMessage": null/],
   ['thread', ['thread', ANN, '--store', '{store}'], /PAGED\|.*Message 5/],

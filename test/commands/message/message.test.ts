@@ -20,6 +20,16 @@ describe('svc message get', () => {
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual(message('sent', { carrier: 'x' }));
   });
+  it('refuses an id that is not a GUID before any request (exit 2)', async () => {
+    mock = createMockApi();
+    for (const argv of [['message', 'get', '123'], ['message', 'watch', '123'], ['message', 'get', 'm-1']]) {
+      const result = await runCli(argv, { env: MOCK_ENV, dispatcher: mock.agent });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`a GUID like`);
+      expect(result.stderr).toContain(`not "${argv[2]}"`);
+    }
+    mock.verify();
+  });
   it('exits 4 for an unknown message', async () => {
     mock = createMockApi();
     mock.expect('GET', `messages/${ID}`, { status: 404, body: { message: 'not found' } });

@@ -29,6 +29,11 @@ describe('svc order get', () => {
   it('refuses an order id that cannot be one, and maps 404 to exit 4', async () => {
     const api = createMockApi();
     expect((await runCli(['order', 'get', '../tenants'], { env, dispatcher: api.agent })).code).toBe(2);
+    // Order ids are numbers: a word is a typo, told at once (the fake fails on any request).
+    const word = await runCli(['order', 'get', 'abc'], { env, dispatcher: api.agent });
+    expect(word.code).toBe(2);
+    expect(word.stderr).toContain('not "abc"');
+    expect((await runCli(['order', 'watch', 'o-1'], { env, dispatcher: api.agent })).code).toBe(2);
     api.expect('GET', 'phone-numbers/orders/999', { status: 404, body: { message: 'Order 999 was not found', title: 'Not Found', errorCode: 'NOT_FOUND' } });
     const missing = await runCli(['order', 'get', '999'], { env, dispatcher: api.agent });
     expect(missing.code).toBe(4);

@@ -46,7 +46,9 @@ export function openReader(input: CommandInput<'store'>, ctx: Context): { dir: s
 
 export function requireId(input: CommandInput<never>): string {
   const id = (input.arg(0) ?? '').trim();
-  if (id === '') throw new UsageError('give the event id (its X-Svc-Delivery)');
+  if (id === '') {
+    throw new UsageError("give the event id: a received event's X-Svc-Delivery (like dlv_0123456789abcdef01234567), or sent:MESSAGE_ID for a message sent, as `svc events list` shows them");
+  }
   return id;
 }
 

@@ -109,7 +109,8 @@ export function failureSummary(orderId: string, order: Order): string {
 /** Orders are numbered in the document; any short token without a slash is let through. */
 export function requireOrderId(value: string | undefined): string {
   const id = (value ?? '').trim();
-  if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(id)) {
+  // The service numbers its orders: anything else is a typo, refused before a request.
+  if (!/^[0-9]{1,18}$/.test(id)) {
     throw new UsageError(`The order ID must be the number the provision answer gave (like 1042), not "${value ?? ''}"`);
   }
   return id;
