@@ -12,7 +12,8 @@ import type { SecretStore } from '../../src/config/secrets.js';
 
 export interface RunOptions {
   env?: Record<string, string | undefined>;
-  stdin?: string;
+  /** Standard input: text (sent as UTF-8) or bytes as they are. */
+  stdin?: string | Buffer;
   /** Pretend every stream is a terminal (or choose per stream). */
   tty?: boolean | { stdin?: boolean; stdout?: boolean; stderr?: boolean };
   dispatcher?: Dispatcher;

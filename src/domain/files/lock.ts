@@ -1,4 +1,5 @@
-import { closeSync, linkSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, linkSync, openSync, readFileSync, realpathSync, unlinkSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -277,9 +278,25 @@ function grant(file: string, lockPath: string, token: string): FileLock {
   return lock;
 }
 
+/**
+ * Where the lock of `file` lives: beside the file its path leads to, so that two names of one file
+ * (a relative and an absolute path, a symbolic link) share one lock.
+ */
+export function lockPathOf(file: string): string {
+  try {
+    return `${realpathSync(file)}.lock`;
+  } catch {
+    try {
+      return join(realpathSync(dirname(file)), `${basename(file)}.lock`);
+    } catch {
+      return `${file}.lock`;
+    }
+  }
+}
+
 /** Takes the lock of `file` now, or throws LockHeldError naming the holder. */
 export function lockFileSync(file: string, options: LockOptions = {}): FileLock {
-  const lockPath = `${file}.lock`;
+  const lockPath = lockPathOf(file);
   const mine = newHolder(options.command);
   const result = attempt(file, lockPath, mine, 0);
   if (result !== true) throw result;

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -63,13 +63,26 @@ describe('file locks', () => {
     const error = refused as LockHeldError;
     expect(error.holder?.pid).toBe(process.pid);
     expect(error.holder?.command).toBe('svc send');
-    expect(error.lockPath).toBe(`${file}.lock`);
+    expect(error.lockPath).toBe(`${realpathSync(dir)}/journal.jsonl.lock`);
     first.release();
     first.release();
     expect(existsSync(`${file}.lock`)).toBe(false);
     lockFileSync(file).release();
     // Nothing is left beside the file: no candidate records, no breaking locks.
     expect(readdirSync(dir).filter((name) => name.startsWith('journal.jsonl'))).toEqual([]);
+  });
+
+  it('gives two names of one file (relative, absolute, a symbolic link) one lock', () => {
+    const file = join(dir, 'real.jsonl');
+    writeFileSync(file, '');
+    symlinkSync(file, join(dir, 'link.jsonl'));
+    const lock = lockFileSync(join(dir, 'link.jsonl'));
+    expect(lock.lockPath).toBe(`${realpathSync(file)}.lock`);
+    expect(() => lockFileSync(file)).toThrow(LockHeldError);
+    expect(() => lockFileSync(join(dir, '.', 'real.jsonl'))).toThrow(LockHeldError);
+    lock.release();
+    rmSync(file);
+    rmSync(join(dir, 'link.jsonl'));
   });
 
   it('takes over from a holder whose process has ended, whose pid was reused, or from before a reboot', async () => {
