@@ -1,7 +1,7 @@
 import type { SendContext } from './send-context.js';
 import { confirmBigSend, confirmSend } from './confirm.js';
 import { planSend, type SendRequest } from './plan.js';
-import { resumeFrom } from './resume.js';
+import { resumeFrom, type Resumed } from './resume.js';
 import { runSend, type SendOutcome } from './run.js';
 import { bodyStats, type BodyStats } from './stats.js';
 import { writeDryRun } from './summary.js';
@@ -22,8 +22,9 @@ export type SendResult = { dryRun: true } | ({ dryRun: false; from: string } & S
 
 export async function sendPipeline(request: SendRequest, ctx: SendContext): Promise<SendResult> {
   const plan = await planSend(request, ctx);
+  let resumed: Resumed | undefined;
   try {
-    const resumed = await resumeFrom(plan, ctx);
+    resumed = await resumeFrom(plan, ctx);
     const skip = resumed?.skip;
     // With a templated body the cost is a pass over the recipients: made once, when first asked.
     let counted: Promise<BodyStats> | undefined;
@@ -36,6 +37,8 @@ export async function sendPipeline(request: SendRequest, ctx: SendContext): Prom
     const isAsync = await confirmSend(plan, ctx, cost, confirmed);
     return { dryRun: false, from: plan.from, ...(await runSend(plan, ctx, { isAsync, resumed, cost })) };
   } finally {
+    // After the journal's writer has closed (runSend waits for it): the next run may take it.
+    resumed?.lock?.release();
     plan.close();
   }
 }

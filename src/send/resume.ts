@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { SendContext } from './send-context.js';
-import { UsageError } from '../errors.js';
-import { cannotRead } from '../input/file-errors.js';
+import { CliError, ExitCode, UsageError } from '../errors.js';
+import { cannotCreate, cannotRead, cannotWrite } from '../input/file-errors.js';
+import type { JournalSink } from './engine.js';
+import { lockFileSync, LockHeldError, type FileLock } from '../domain/files/lock.js';
 import { VERSION } from '../version.js';
-import { JournalFormatError, type JournalExclude, type JournalOwnCounts, type JournalRun, type UnknownChoice } from './journal/format.js';
+import { JournalFormatError, type JournalExclude, type JournalOwnCounts, type JournalRecord, type JournalRun, type UnknownChoice } from './journal/format.js';
 import { JournalWriter } from './journal/writer.js';
 import { readJournal, type JournalState } from './journal/replay.js';
 import { runDifferences } from './journal/differences.js';
@@ -35,6 +37,8 @@ export interface Resumed {
    * first request, so that a later --resume leaves those out too.
    */
   recordExclude?: ExcludeRecordBinding;
+  /** The journal's lock, released when the send ends (none for a dry run). */
+  lock?: FileLock;
   /**
    * This run's list, when it is not the one the journal keeps to (it has grown, or the journal had
    * none): the `resume` record carries it, so that the journal itself says what a later --resume
@@ -72,10 +76,67 @@ export async function ownCounts(plan: SendPlan, cost: () => Promise<BodyStats>):
 }
 
 /**
+ * The journal as the run writes it: a write that fails (a full disk, a file size limit) is an
+ * error naming the journal (exit 1) and saying how to go on, not the system's bare code.
+ */
+export class RunJournal implements JournalSink {
+  constructor(
+    private readonly writer: JournalWriter,
+    readonly path: string,
+  ) {}
+
+  private failure(error: unknown): CliError {
+    return cannotWrite('the journal', this.path, error, [
+      'The run stopped there; every answer before it is in the journal. Once the journal can be written, run the same command with --resume to send to everyone not yet accepted.',
+    ]);
+  }
+
+  launch(requests: readonly { readonly to: readonly string[] }[]): number[] {
+    try {
+      return this.writer.launch(requests);
+    } catch (error) {
+      throw this.failure(error);
+    }
+  }
+
+  result(seq: number, record: JournalRecord): void {
+    try {
+      this.writer.result(seq, record);
+    } catch (error) {
+      throw this.failure(error);
+    }
+  }
+
+  throttled(seq: number, record: JournalRecord): void {
+    try {
+      this.writer.throttled(seq, record);
+    } catch (error) {
+      throw this.failure(error);
+    }
+  }
+
+  pause(reason: string, details: { window: string; until: Date }): void {
+    try {
+      this.writer.pause(reason, details);
+    } catch (error) {
+      throw this.failure(error);
+    }
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.writer.close();
+    } catch (error) {
+      throw this.failure(error);
+    }
+  }
+}
+
+/**
  * The writer of this run's journal, continuing the one read by resumeFrom or starting it (with
  * `own` in its header), and the record of its exclude list beside it (see exclude-record.ts).
  */
-export function openJournal(plan: SendPlan, resumed: Resumed, own?: JournalOwnCounts): JournalWriter {
+export function openJournal(plan: SendPlan, resumed: Resumed, own?: JournalOwnCounts): RunJournal {
   // Before anything is written: a list that grew goes into the resume record with its counts.
   const path = plan.journal!;
   const list = plan.pace.exclude?.list;
@@ -88,21 +149,20 @@ export function openJournal(plan: SendPlan, resumed: Resumed, own?: JournalOwnCo
       writeExcludeRecord(path, resumed.recordExclude, list);
     }
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`Cannot write ${excludeRecordPath(path)} (the record of --exclude-file beside the journal): ${code === 'ENOENT' ? 'no such directory' : String(code ?? error)}`);
+    throw cannotCreate("the record of --exclude-file beside the journal,", excludeRecordPath(path), error, ['Nothing was sent.']);
   }
   try {
     // The results of one event-loop turn go in one write (see JournalWriter's batchResults).
-    return resumed.state.exists
+    const writer = resumed.state.exists
       ? JournalWriter.resume(resumed.state, resumed.unknown ?? 'none', {
           batchResults: true,
           fsyncIntervalMs: JOURNAL_FSYNC_INTERVAL_MS,
           ...(resumed.grownExclude !== undefined ? { exclude: resumed.grownExclude, own } : {}),
         })
       : JournalWriter.create(path, resumed.run, { svc: VERSION, shard: plan.pace.shard, own, exclude: excludeOf(plan), batchResults: true, fsyncIntervalMs: JOURNAL_FSYNC_INTERVAL_MS });
+    return new RunJournal(writer, path);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`Cannot open the journal ${path} for appending: ${code === 'ENOENT' ? 'no such directory' : String(code ?? error)}`);
+    throw cannotCreate('--journal', path, error, ['Nothing was sent.']);
   }
 }
 
@@ -113,7 +173,43 @@ export function openJournal(plan: SendPlan, resumed: Resumed, own?: JournalOwnCo
  */
 export async function resumeFrom(plan: SendPlan, ctx: SendContext): Promise<Resumed | undefined> {
   if (plan.journal === undefined) return undefined;
-  const path = plan.journal;
+  // Held from before the journal is read until the run ends: a second run on the same journal
+  // (two sends, or two --resume of one run) would send to everyone left twice. A dry run writes
+  // nothing and takes no lock.
+  const lock = plan.dryRun ? undefined : lockJournal(plan.journal);
+  try {
+    const resumed = await readResumed(plan, ctx, plan.journal);
+    return lock === undefined ? resumed : { ...resumed, lock };
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
+}
+
+/** The journal's lock, or the error naming who holds it (exit 1: the same command works once that run ends). */
+function lockJournal(path: string): FileLock {
+  try {
+    return lockFileSync(path, { command: 'svc send' });
+  } catch (error) {
+    if (!(error instanceof LockHeldError)) throw cannotCreate('--journal', path, error, ['Nothing was sent.']);
+    const holder = error.holder;
+    if (holder === undefined) {
+      throw new CliError(`The journal ${path} is locked, but its lock file ${error.lockPath} does not say by whom`, ExitCode.Failure, {
+        hints: [`Nothing was sent. If no svc is sending with this journal, remove ${error.lockPath}.`],
+      });
+    }
+    const where = error.remote ? ` on ${holder.host}` : '';
+    const since = holder.since === '' ? '' : ` since ${holder.since}`;
+    throw new CliError(`The journal ${path} is in use by another svc: process ${holder.pid}${where} (${holder.command ?? 'svc'})${since}`, ExitCode.Failure, {
+      hints: [
+        'Nothing was sent. Wait for that run to end, or stop it: two runs on one journal would send to everyone left twice.',
+        ...(error.remote ? [`Its host cannot be checked from here; if that run is over, remove ${error.lockPath}.`] : []),
+      ],
+    });
+  }
+}
+
+async function readResumed(plan: SendPlan, ctx: SendContext, path: string): Promise<Resumed> {
   const run = runOf(plan);
   let state: JournalState;
   try {

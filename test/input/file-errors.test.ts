@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawnCli } from '../helpers/spawn.js';
-import { cannotRead, cannotWrite, FileReadError, FileWriteError, notAFile, tooLarge } from '../../src/input/file-errors.js';
+import { cannotRead, cannotWrite, FileUsageError, FileWriteError, notAFile, tooLarge } from '../../src/input/file-errors.js';
 import { fileProblem } from '../../src/domain/files/reasons.js';
 
 // The one file-error rule, and the commands that read a user's file meeting it for real: a file
@@ -41,7 +41,7 @@ describe('the file-error rule', () => {
       expect(error.message).toContain(`Cannot write the journal run.jsonl: ${words}`);
     }
     expect(cannotWrite('the journal', 'j', errnoError('ENOSPC')).hints[0]).toContain('Free some space');
-    expect(cannotRead('--file', 'x', errnoError('ENOENT'))).toBeInstanceOf(FileReadError);
+    expect(cannotRead('--file', 'x', errnoError('ENOENT'))).toBeInstanceOf(FileUsageError);
     // An unknown code keeps the system's words without the path, and the code.
     expect(fileProblem(Object.assign(new Error("EWEIRD: strange thing happened, open '/x'"), { code: 'EWEIRD' }))).toBe('strange thing happened (EWEIRD)');
   });

@@ -440,7 +440,7 @@ describe('svc send --media-file with a journal that cannot be opened', () => {
     const png = d.file('photo.png', PNG_BYTES);
     const result = await run(['send', '--from', FROM, '--to', A, '--media-file', png, '--tenant', TENANT, '--journal', `${d.dir}/missing/run.jsonl`, '--json']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/Cannot open the journal/);
+    expect(result.stderr).toMatch(/Cannot write --journal .*missing\/run\.jsonl: its directory does not exist/);
     expect(uploads).toEqual([]);
     expect(mock.sends).toEqual([]);
   });
