@@ -14,7 +14,8 @@
 
 import { createHash } from 'node:crypto';
 import { createReadStream, statSync } from 'node:fs';
-import { TextDecoder } from 'node:util';
+import { fileProblem } from '../domain/files/reasons.js';
+import { InvalidTextError, StrictTextDecoder } from '../input/text.js';
 import type { InputSource } from './input-source.js';
 import { RecipientScanner } from './recipient-scanner.js';
 import type { DuplicateRecipient, RecipientProblem, RecipientRow, RecipientsFormat } from './recipient-rows.js';
@@ -220,8 +221,9 @@ function nameOf(path: string | InputSource): string {
 }
 
 /**
- * The file as text chunks. Decoded as UTF-8 unless it starts with a UTF-16 byte-order mark
- * (spreadsheets save "Unicode text" that way); the mark itself is dropped by TextDecoder.
+ * The file as text chunks, decoded strictly (src/input/text.ts): UTF-8, or UTF-16 when it starts
+ * with that byte-order mark (spreadsheets save "Unicode text" that way), the mark dropped. A byte
+ * that is not text stops the read with the file, line and byte offset, before anything is sent.
  */
 async function* decodeFile(
   path: string | InputSource,
@@ -231,46 +233,20 @@ async function* decodeFile(
 ): AsyncGenerator<string> {
   const stream = typeof path === 'string' ? createReadStream(path, { highWaterMark }) : undefined;
   const source: AsyncIterable<Buffer> = typeof path === 'string' ? (stream as AsyncIterable<Buffer>) : path.chunks(highWaterMark);
-  let decoder: TextDecoder | undefined;
-  // The first two bytes decide the encoding, even when reads are smaller than that.
-  let firstBytes: Buffer | undefined = Buffer.alloc(0);
+  const decoder = new StrictTextDecoder(file);
   try {
     for await (const read of source) {
       onBytes?.(read);
-      let chunk = read;
-      if (decoder === undefined) {
-        chunk = Buffer.concat([firstBytes ?? Buffer.alloc(0), read]);
-        if (chunk.length < 2) {
-          firstBytes = chunk;
-          continue;
-        }
-        firstBytes = undefined;
-        decoder = new TextDecoder(detectEncoding(chunk));
-      }
-      const text = decoder.decode(chunk, { stream: true });
+      const text = decoder.decode(read);
       if (text !== '') yield text;
     }
+    const rest = decoder.end();
+    if (rest !== '') yield rest;
   } catch (error) {
+    if (error instanceof InvalidTextError) throw new RecipientsFileError(file, [{ line: error.line, message: error.message }]);
     if (error instanceof Error && error.name === 'InputFileError') throw new RecipientsFileError(file, [{ line: null, message: error.message }]);
-    throw new RecipientsFileError(file, [{ line: null, message: `${file}: ${describeReadError(error)}` }]);
+    throw new RecipientsFileError(file, [{ line: null, message: `${file}: ${fileProblem(error)}` }]);
   } finally {
     stream?.destroy();
   }
-  decoder ??= new TextDecoder('utf-8');
-  const rest = decoder.decode(firstBytes);
-  if (rest !== '') yield rest;
-}
-
-function detectEncoding(start: Buffer): string {
-  if (start[0] === 0xff && start[1] === 0xfe) return 'utf-16le';
-  if (start[0] === 0xfe && start[1] === 0xff) return 'utf-16be';
-  return 'utf-8';
-}
-
-function describeReadError(error: unknown): string {
-  const code = error instanceof Error && 'code' in error ? error.code : undefined;
-  if (code === 'ENOENT') return 'no such file';
-  if (code === 'EISDIR') return 'is a directory, not a file';
-  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
-  return error instanceof Error ? error.message : String(error);
 }

@@ -353,7 +353,7 @@ describe('readRecipients', () => {
     const missing = join(dir, 'nope.csv');
     await expect(checkRecipientsFile(missing, { displayName: 'nope.csv' })).rejects.toThrow('nope.csv: no such file');
     await expect(readAll(missing, { displayName: 'nope.csv' })).rejects.toThrow(RecipientsFileError);
-    await expect(checkRecipientsFile(dir, { displayName: 'd' })).rejects.toThrow('d: is a directory, not a file');
+    await expect(checkRecipientsFile(dir, { displayName: 'd' })).rejects.toThrow('d: it is a directory, not a file');
   });
 
   it('can stop early', async () => {
@@ -391,5 +391,29 @@ describe('readRecipients', () => {
 
     const check = await checkRecipientsFile(path);
     expect(check).toMatchObject({ rows: total, recipients: total, problemCount: 0, duplicateCount: 0 });
+  });
+});
+
+describe('strict decoding while streaming', () => {
+  it('stops at a Latin-1 byte deep in the file, in any read size, naming its line and byte offset', async () => {
+    const lines = Array.from({ length: 900 }, (_, i) => `+1415555${String(i).padStart(4, '0')},Name ${i}`);
+    const before = `number,name\n${lines.join('\n')}\n+14155559999,Jos`;
+    const path = join(dir, 'deep-latin1.csv');
+    writeFileSync(path, Buffer.concat([Buffer.from(before), Buffer.from([0xe9]), Buffer.from('\n+14155559998,Ana\n')]));
+    for (const highWaterMark of [5, 64, 65536]) {
+      const check = checkRecipientsFile(path, { displayName: 'deep.csv', highWaterMark });
+      await expect(check).rejects.toThrow(`deep.csv:902: not valid UTF-8 at byte offset ${Buffer.byteLength(before)}: the byte 0xE9`);
+      await expect(readAll(path, { displayName: 'deep.csv', highWaterMark })).rejects.toMatchObject({ line: 902 });
+    }
+  });
+
+  it('reads UTF-16 of either order and stops at its lone surrogate', async () => {
+    const text = 'number\n+14155550100\n+14155550101\n';
+    const le = join(dir, 'u16le.csv');
+    writeFileSync(le, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]));
+    expect((await readAll(le, { highWaterMark: 3 })).map((row) => row.to)).toEqual(['+14155550100', '+14155550101']);
+    const be = join(dir, 'u16be.csv');
+    writeFileSync(be, Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(text, 'utf16le').swap16(), Buffer.from([0xdc, 0x01])]));
+    await expect(readAll(be, { displayName: 'be.csv', highWaterMark: 3 })).rejects.toThrow(`be.csv:4: not valid UTF-16BE at byte offset ${2 + text.length * 2}: a low surrogate (0xDC01)`);
   });
 });
