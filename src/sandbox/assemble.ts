@@ -1,6 +1,7 @@
 // The parts of a sandbox behind its HTTP server: the store, the scheduler of order and message
 // steps, the webhook dispatcher, the engine that drives them, and the state file that keeps them.
 
+import { fileProblem } from '../domain/files/reasons.js';
 import { MESSAGE_RETENTION, SandboxEngine } from './engine.js';
 import { DEFAULT_MESSAGE_STEP_MS, DEFAULT_ORDER_DELAY_MS, type SandboxOptions } from './options.js';
 import { TickScheduler } from './scheduler.js';
@@ -66,7 +67,7 @@ async function openStateFile(
       file,
       store,
       dispatcher,
-      (error) => log?.(`could not write the state file: ${error instanceof Error ? error.message : String(error)}`),
+      (error) => log?.(`could not write the state file ${file}: ${fileProblem(error)}`),
       { retention: options.messageRetention ?? MESSAGE_RETENTION, now: options.now ?? Date.now, ...(options.compactBytes ? { compactBytes: options.compactBytes } : {}) },
     );
     return state;

@@ -1,5 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import { LockHeldError } from '../../domain/files/lock.js';
+import { fileProblem } from '../../domain/files/reasons.js';
 import type { Context } from '../../context.js';
 import { CliError, ExitCode, UsageError } from '../../errors.js';
 import { isLoopbackHost } from '../../domain/urls.js';
@@ -86,8 +88,18 @@ function startFailure(error: unknown, options: SandboxStartOptions, stateFlag: s
   if (code === 'EACCES' && (error as NodeJS.ErrnoException).syscall === 'listen') {
     return new CliError(`not allowed to listen on port ${port}; use a port above 1023`, ExitCode.Failure);
   }
+  if (stateFlag !== undefined && error instanceof LockHeldError) {
+    const holder = error.holder;
+    const who = holder === undefined ? `its lock file ${error.lockPath} does not say by whom` : `process ${holder.pid}${error.remote ? ` on ${holder.host}` : ''} (${holder.command ?? 'svc'}) since ${holder.since}`;
+    return new CliError(`--state ${stateFlag} is in use by another sandbox: ${who}`, ExitCode.Failure, {
+      hints: [
+        'Two sandboxes on one state file would each erase what the other saved. Stop that one first, or give this one another --state file.',
+        ...(holder === undefined || error.remote ? [`If no sandbox is using it, remove ${error.lockPath}.`] : []),
+      ],
+    });
+  }
   if (stateFlag !== undefined && error instanceof Error) {
-    if (code !== undefined) return new CliError(`cannot use --state ${stateFlag}: ${error.message}`, ExitCode.Failure);
+    if (code !== undefined) return new CliError(`cannot use --state ${stateFlag}: ${fileProblem(error)}`, ExitCode.Failure);
     // The state reader's own refusals (not JSON, not a sandbox state) are a bad input file.
     if (/^state (file|log) /.test(error.message)) return new UsageError(error.message.replace(options.stateFile ?? '', stateFlag));
   }

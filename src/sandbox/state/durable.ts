@@ -18,7 +18,9 @@ import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { changeKey, logName, mediaJson, readSavedState, replayLog } from './change-log.js';
 import { STATE_VERSION, type SandboxStore, type StoreChange } from './records.js';
-import { removeStaleTempFiles, syncDirectory, writeFileAtomic } from './snapshot.js';
+import { removeStaleTempFiles } from './snapshot.js';
+import { syncDirectory, writeAll, writeFileAtomic } from '../../domain/files/atomic-write.js';
+import { lockFileSync, type FileLock } from '../../domain/files/lock.js';
 import type { EngineJournal } from '../engine.js';
 import type { WebhookDispatcher, WebhookEventKind, WebhookTarget } from '../webhooks/types.js';
 
@@ -51,6 +53,7 @@ export class DurableState implements EngineJournal {
   private timer: NodeJS.Timeout | undefined;
   private compacting: Promise<void> | undefined;
   private closed = false;
+  private lock: FileLock | undefined;
 
   private constructor(
     private readonly file: string,
@@ -77,6 +80,26 @@ export class DurableState implements EngineJournal {
     dispatcher: WebhookDispatcher,
     onError: (error: unknown) => void,
     options: { compactBytes?: number; retention?: number; now?: () => number } = {},
+  ): Promise<{ state: DurableState; existed: boolean }> {
+    // Held while this sandbox runs: a second one on the same file would answer writes that the
+    // first one's next snapshot erases. Throws LockHeldError naming the holder.
+    const lock = lockFileSync(file, { command: 'svc sandbox start' });
+    try {
+      const opened = await DurableState.load(file, store, dispatcher, onError, options);
+      opened.state.lock = lock;
+      return opened;
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
+  }
+
+  private static async load(
+    file: string,
+    store: SandboxStore,
+    dispatcher: WebhookDispatcher,
+    onError: (error: unknown) => void,
+    options: { compactBytes?: number; retention?: number; now?: () => number },
   ): Promise<{ state: DurableState; existed: boolean }> {
     await removeStaleTempFiles(file);
     const saved = await readSavedState(file);
@@ -164,6 +187,8 @@ export class DurableState implements EngineJournal {
       this.onError(error);
       await this.handle?.close().catch(() => {});
       this.handle = undefined;
+    } finally {
+      this.lock?.release();
     }
   }
 
@@ -241,7 +266,8 @@ export class DurableState implements EngineJournal {
       const handle = this.handle;
       if (text !== '' && handle) {
         const bytes = Buffer.from(text, 'utf8');
-        await handle.write(bytes, 0, bytes.length);
+        // Every byte, or an error: a short write taken for a whole one would answer a change as saved.
+        await writeAll(handle, bytes);
         await handle.datasync();
         this.logBytes += bytes.length;
       }
@@ -283,11 +309,11 @@ export class DurableState implements EngineJournal {
     const store = this.store;
     const dispatcherState = this.dispatcher.snapshot();
     let bytes = 0;
-    await writeFileAtomic(this.file, async (handle) => {
+    await writeFileAtomic(this.file, async (write) => {
       const put = async (text: string): Promise<void> => {
         const buf = Buffer.from(text, 'utf8');
         bytes += buf.length;
-        await handle.write(buf, 0, buf.length);
+        await write(buf);
       };
       const list = async <T>(name: string, values: Iterable<T>, map: (v: T) => unknown, last = false): Promise<void> => {
         await put(`"${name}":[`);

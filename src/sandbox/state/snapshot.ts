@@ -1,12 +1,12 @@
 // The snapshot of `--state FILE`: the whole sandbox as one JSON document (the format of earlier
-// versions, which still load), written atomically (temporary file, fsync, rename, directory fsync).
+// versions, which still load), written whole or not at all by src/domain/files/atomic-write.ts.
 // Its `logGeneration` names the change log that continues it (change-log.ts).
 
-import { open, readFile, readdir, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { readFile, readdir, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { isSerializedState, type SerializedState } from './records.js';
 
+/** The prefix of the temporary files src/domain/files/atomic-write.ts writes beside `file`. */
 function tempPrefix(file: string): string {
   return `.${basename(file)}.tmp-`;
 }
@@ -32,45 +32,10 @@ export async function readStateFile(file: string): Promise<SerializedState | nul
   return parsed;
 }
 
-/** Writes `text` (or the pieces `write` produces) to `file` atomically, mode 0600. */
-export async function writeFileAtomic(file: string, text: string | ((handle: FileHandle) => Promise<void>)): Promise<void> {
-  const dir = dirname(file);
-  const temp = join(dir, `${tempPrefix(file)}${process.pid}-${randomBytes(4).toString('hex')}`);
-  const handle = await open(temp, 'w', 0o600);
-  try {
-    if (typeof text === 'string') await handle.writeFile(text, 'utf8');
-    else await text(handle);
-    await handle.sync();
-  } catch (error) {
-    await handle.close();
-    await unlink(temp).catch(() => {});
-    throw error;
-  }
-  await handle.close();
-  try {
-    await rename(temp, file);
-  } catch (error) {
-    await unlink(temp).catch(() => {});
-    throw error;
-  }
-  await syncDirectory(dir);
-}
-
-export async function syncDirectory(dir: string): Promise<void> {
-  // A rename or a new file is durable only once the directory is synced; not every platform allows it.
-  try {
-    const dirHandle = await open(dir, 'r');
-    try {
-      await dirHandle.sync();
-    } finally {
-      await dirHandle.close();
-    }
-  } catch {
-    /* best effort */
-  }
-}
-
-/** Removes temporary files a crashed writer left behind; they never hold the state. */
+/**
+ * Removes temporary files a crashed writer left behind; they never hold the state. Called with
+ * the state file's lock held, so none of them is another sandbox's snapshot being written.
+ */
 export async function removeStaleTempFiles(file: string): Promise<void> {
   const prefix = tempPrefix(file);
   let names: string[];

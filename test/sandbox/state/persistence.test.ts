@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../../src/sandbox/index.js';
 import { SandboxStore } from '../../../src/sandbox/state/records.js';
 import { readSavedState } from '../../../src/sandbox/state/change-log.js';
-import { writeFileAtomic } from '../../../src/sandbox/state/snapshot.js';
+import { writeFileAtomic } from '../../../src/domain/files/atomic-write.js';
 import { createTenant, eventually, obj, provisionAndWait, startHarness, type Harness } from '../helpers.js';
 
 let dir: string;
