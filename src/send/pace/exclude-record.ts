@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { closeSync, createReadStream, fsyncSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, openSync, readSync, unlinkSync } from 'node:fs';
+import { writeFileAtomicSync } from '../../domain/files/atomic-write.js';
 import { createInterface } from 'node:readline';
 import type { JournalRun } from '../journal/format.js';
 import type { ExcludeList } from './exclude.js';
@@ -44,7 +45,6 @@ interface RecordHead {
 /** Writes the record of `list` for the journal at `journal` (replacing any). Throws the file system's error. */
 export function writeExcludeRecord(journal: string, binding: ExcludeRecordBinding, list: ExcludeList): void {
   const path = excludeRecordPath(journal);
-  const temporary = `${path}.${process.pid}.tmp`;
   const numbers = list.numbers();
   const head: RecordHead = {
     [MAGIC]: FORMAT,
@@ -55,28 +55,10 @@ export function writeExcludeRecord(journal: string, binding: ExcludeRecordBindin
     digest: list.digest,
     numbers: numbers.length,
   };
-  const fd = openSync(temporary, 'w', 0o600);
-  try {
-    let pending = `${JSON.stringify(head)}\n`;
-    const flush = (): void => {
-      const bytes = Buffer.from(pending);
-      let offset = 0;
-      while (offset < bytes.length) offset += writeSync(fd, bytes, offset);
-      pending = '';
-    };
-    for (const number of numbers) {
-      pending += `${number}\n`;
-      if (pending.length >= 64 * 1024) flush();
-    }
-    flush();
-    fsyncSync(fd);
-  } catch (error) {
-    closeSync(fd);
-    unlinkQuietly(temporary);
-    throw error;
-  }
-  closeSync(fd);
-  renameSync(temporary, path);
+  // Whole or not at all: a record cut short by a full disk would leave out numbers a --resume must skip.
+  let text = `${JSON.stringify(head)}\n`;
+  for (const number of numbers) text += `${number}\n`;
+  writeFileAtomicSync(path, text, { mode: 0o600 });
 }
 
 /** Removes a record left by an earlier journal of the same name (only a file that is one). */

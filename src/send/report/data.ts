@@ -6,6 +6,7 @@
 // reader): a damaged journal is refused with its line, as `--resume` refuses it.
 
 import { appendFileSync, readFileSync } from 'node:fs';
+import { cannotWrite } from '../../input/file-errors.js';
 import { getMessage, messageOutcome, type Message } from '../../api/messages.js';
 import type { ApiClient } from '../../api/http.js';
 import { AuthError, InterruptedError, NotFoundError } from '../../errors.js';
@@ -333,7 +334,11 @@ export function readCache(journal: string): Map<string, MessageStatus> {
 export function appendCache(journal: string, statuses: readonly MessageStatus[]): void {
   const final = statuses.filter((status) => isSettled(status));
   if (final.length === 0) return;
-  appendFileSync(cachePath(journal), final.map((status) => `${JSON.stringify(status)}\n`).join(''), { mode: 0o600 });
+  try {
+    appendFileSync(cachePath(journal), final.map((status) => `${JSON.stringify(status)}\n`).join(''), { mode: 0o600 });
+  } catch (error) {
+    throw cannotWrite('the status cache', cachePath(journal), error);
+  }
 }
 
 export interface ReadStatusesOptions {

@@ -216,7 +216,8 @@ async function readAllStatuses(ctx: SendContext, options: ReportOptions, recipie
         try {
           appendCache(paths[index]!, list);
         } catch (error) {
-          ctx.warn(`cannot cache statuses beside ${paths[index]}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+          // Only a cache (statuses are read again next time): the report goes on without it.
+          ctx.warn(`${(error as Error).message}; the report goes on without it`);
         }
       });
       if (result.cutOff.length > 0) {

@@ -1,4 +1,5 @@
-import { CliError, ExitCode, UsageError } from '../../../errors.js';
+import { UsageError } from '../../../errors.js';
+import { cannotRead } from '../../../input/file-errors.js';
 import { normalizeNumber } from '../../../events/store/index-entries.js';
 import { JournalFormatError } from '../../../send/journal/format.js';
 import { readJournalRecords } from '../../../send/journal/parser.js';
@@ -36,10 +37,7 @@ export async function sendsInJournals(paths: readonly string[], number: string):
       }
     } catch (error) {
       if (error instanceof JournalFormatError) throw new UsageError(error.message);
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') throw new UsageError(`--journal ${path}: no such file`);
-      if (code === 'EISDIR') throw new UsageError(`--journal ${path}: it is a directory`);
-      throw new CliError(`cannot read the journal ${path}: ${error instanceof Error ? error.message : String(error)}`, ExitCode.Failure);
+      throw cannotRead('--journal', path, error);
     }
     if (from === undefined) throw new UsageError(`--journal ${path}: no such send journal (or an empty file)`);
   }
