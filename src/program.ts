@@ -32,7 +32,8 @@ export async function runMain(argv: readonly string[], resolved: MainDeps): Prom
   prefetchCommand(argv);
   try {
     const program = await buildProgram(argv, resolved, state, wantsJson);
-    await program.parseAsync([...argv], { from: 'user' });
+    // A bare `svc` is a request for the help, not a mistake: on stdout, exit 0.
+    await program.parseAsync(argv.length === 0 ? ['--help'] : [...argv], { from: 'user' });
     return state.exitCode;
   } catch (error) {
     const code = commanderExit(error);

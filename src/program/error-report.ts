@@ -24,6 +24,8 @@ export function reportError(io: IOStreams, error: unknown, json: boolean): void 
         message: described.message,
         title: described.title,
         errorCode: described.errorCode,
+        // What to do next is part of the error in JSON too (one string, a line per hint).
+        ...(described.hints.length > 0 ? { hint: described.hints.join('\n') } : {}),
       },
     };
     writeExact(io.stderr, `${JSON.stringify(body)}\n`);

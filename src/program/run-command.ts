@@ -77,10 +77,13 @@ export async function runCommand(spec: CommandSpec, command: CommanderCommand, o
   const ctx = new CommandContext({ ...deps, io: ctxIo }, globals, resolveSettings);
   state.ctx = ctx;
   const processed = command.processedArgs as (string | string[] | undefined)[];
+  const isAbsent = (value: string | string[] | undefined): boolean => value === undefined || (Array.isArray(value) && value.length === 0);
+  // Commander fills positionals from the left: when an optional argument comes first (`svc api
+  // [METHOD] <PATH>`), the required one arrives in its place, so enough values is enough.
+  const presentCount = processed.filter((value) => !isAbsent(value)).length;
+  const requiredCount = (spec.args ?? []).filter((arg) => arg.required).length;
   (spec.args ?? []).forEach((arg, i) => {
-    const value = processed[i];
-    const absent = value === undefined || (Array.isArray(value) && value.length === 0);
-    if (arg.required && absent && !(arg.ask && canAsk(ctx))) throw missingArgument(spec, arg, ctx);
+    if (arg.required && isAbsent(processed[i]) && presentCount < requiredCount && !(arg.ask && canAsk(ctx))) throw missingArgument(spec, arg, ctx);
   });
   const input = new CommandInput(processed, values, given);
   try {

@@ -26,7 +26,7 @@ describe('svc', () => {
     expect(result.stdout).toContain(`$ ${spec.examples[0]}`);
   });
 
-  it('exits 0 for `svc help` and `svc help COMMAND`, and 2 when a command is missing', async () => {
+  it('exits 0 for `svc help`, `svc help COMMAND` and a bare `svc`, and 2 when a subcommand is missing', async () => {
     const help = await runCli(['help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Usage: svc');
@@ -34,8 +34,10 @@ describe('svc', () => {
     expect(helpTenant.code).toBe(0);
     expect(helpTenant.stdout).toContain('Usage: svc tenant');
     const bare = await runCli([]);
-    expect(bare.code).toBe(2);
-    expect(bare.stderr).toContain('Usage: svc');
+    expect(bare.code).toBe(0);
+    expect(bare.stdout).toContain('Usage: svc');
+    expect(bare.stdout).toContain('Start here:');
+    expect(bare.stderr).toBe('');
     const group = await runCli(['tenant']);
     expect(group.code).toBe(2);
     expect(group.stdout).toBe('');
@@ -73,7 +75,11 @@ describe('svc', () => {
     const result = await runCli(['tenant', 'get', '--json']);
     expect(result.code).toBe(2);
     expect(JSON.parse(result.stderr)).toEqual({
-      error: { status: null, message: 'ID (tenant GUID) is missing (not asked with --json): give it after `svc tenant get`', title: null, errorCode: null },
+      error: { status: null, message: 'ID (tenant GUID) is missing (not asked with --json): give it after `svc tenant get`',
+        title: null,
+        errorCode: null,
+        hint: expect.stringMatching(/^For example: svc tenant get \S+/),
+      },
     });
   });
 

@@ -164,10 +164,12 @@ describe('--fields on the event store', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/"statuss" is not a field[\s\S]*Available: .*status/);
     expect(bad.stdout).toBe('');
-    // --json errors are one JSON document: the message names the field (hints go with text errors).
+    // --json errors are one JSON document: the message names the field, the hint keeps the list.
     const badJson = await runCli(['events', 'list', '--store', path, '--json', '--fields', 'statuss']);
     expect(badJson.code).toBe(2);
-    expect((JSON.parse(badJson.stderr) as { error: { message: string } }).error.message).toContain('"statuss" is not a field');
+    const error = (JSON.parse(badJson.stderr) as { error: { message: string; hint?: string } }).error;
+    expect(error.message).toContain('"statuss" is not a field');
+    expect(error.hint).toMatch(/Available: .*status/);
   });
 
   it('events show and thread', async () => {

@@ -10,10 +10,15 @@ import { writeExact } from '../../output/io.js';
 import { projectFields } from '../../output/render.js';
 
 export async function run(input: InputFor<typeof apiCommands, 'api'>, ctx: Context): Promise<number> {
-  const methodText = input.arg(0) ?? '';
+  const first = input.arg(0) ?? '';
+  // `svc api PATH` reads with GET; with two arguments the first is the method.
+  const methodText = input.arg(1) === undefined ? 'GET' : first;
   const method = API_METHODS.find((m) => m === methodText.toUpperCase());
   if (!method) throw new UsageError(`METHOD must be one of ${API_METHODS.join(', ')}, not "${methodText}"`);
-  const rawPath = input.arg(1) ?? '';
+  if (input.arg(1) === undefined && API_METHODS.some((m) => m === first.toUpperCase())) {
+    throw new UsageError(`missing PATH after ${method}`, [`For example: svc api ${method} /health`]);
+  }
+  const rawPath = input.arg(1) ?? first;
   if (/^[a-z]+:\/\//i.test(rawPath)) {
     throw new UsageError(`PATH is relative to {base_url}/api/v1 (like /tenants), not a full URL: "${rawPath}"`);
   }

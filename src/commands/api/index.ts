@@ -8,7 +8,8 @@ export const apiCommands = defineCommands([
     summary: 'call any endpoint under {base_url}/api/v1 with your credentials',
     description: 'The answer is printed as it came (JSON pretty-printed). A non-2xx answer exits as any\nother command would (3 for 401/403, 4 for 404, 1 otherwise).',
     args: [
-      { name: 'METHOD', description: 'HTTP method', required: true, choices: API_METHODS },
+      // One argument is a PATH read with GET: the body tells which of the two it was given.
+      { name: 'METHOD', description: 'HTTP method (GET when only a PATH is given)', choices: API_METHODS },
       { name: 'PATH', description: 'path relative to /api/v1, e.g. /health', required: true },
     ],
     options: [
@@ -17,7 +18,7 @@ export const apiCommands = defineCommands([
       { flags: '-i, --include', description: 'print the status line and headers on stderr' },
     ],
     examples: [
-      'svc api GET /health',
+      'svc api /health',
       'svc api GET /phone-numbers/active --query page=2 --query limit=50',
       'svc api PUT /tenants/3f2504e0-4f89-11d3-9a0c-0305e82c3301 --data @tenant.json',
     ],

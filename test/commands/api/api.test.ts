@@ -64,6 +64,29 @@ describe('svc api', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('"FETCH"');
   });
+
+  it('reads with GET when only a PATH is given, and asks for a PATH that is missing', async () => {
+    mock = createMockApi();
+    mock.expect('GET', 'tenants', { status: 200, body: [] });
+    const result = await run(['api', '/tenants']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual([]);
+    mock.verify();
+    for (const argv of [['api'], ['api', 'get'], ['api', 'DELETE']]) {
+      const missing = await run(argv);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toMatch(/missing PATH|PATH \(path relative to \/api\/v1, e.g. \/health\) is missing/);
+      expect(missing.stderr).toContain('svc api');
+    }
+    expect(mock.seen).toHaveLength(1);
+  });
+
+  it('keeps the hints of an error in the JSON error object', async () => {
+    mock = createMockApi();
+    const result = await run(['api', '--json']);
+    expect(result.code).toBe(2);
+    expect(JSON.parse(result.stderr)).toEqual({ error: expect.objectContaining({ message: expect.stringContaining('PATH (path relative to /api/v1, e.g. /health) is missing'), hint: 'For example: svc api /health' }) });
+  });
 });
 
 describe('svc health', () => {
