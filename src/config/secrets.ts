@@ -103,6 +103,20 @@ export async function readKeychainPassword(store: SecretStore, profileName: stri
 }
 
 /**
+ * Whether the keychain answers at all, asked before a login asks for anything: reading an item
+ * that is not there is an answer. Returns why it cannot be used, or undefined when it can.
+ */
+export async function keychainProblem(store: SecretStore): Promise<string | undefined> {
+  try {
+    await store.get(keychainService('svc-cli-probe'), 'svc-cli-probe');
+    return undefined;
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return reason.replace(/^No system keychain answered: /, '');
+  }
+}
+
+/**
  * Stores a password: in the keychain, or (only when the user said so) in the 0600 profile file.
  * Returns where it went.
  */

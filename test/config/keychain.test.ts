@@ -123,7 +123,7 @@ describe.runIf(process.platform === 'linux')('no keychain at all', () => {
       });
     const refused = await run([]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('Nothing was stored: the system keychain (Secret Service) did not answer');
+    expect(refused.stderr).toContain('Nothing was asked or stored: the system keychain (Secret Service) cannot be used here');
     expect(refused.stderr).toContain('--insecure-storage');
     expect(() => readFileSync(join(config.dir, 'config.json'))).toThrow();
     const insecure = await run(['--insecure-storage']);

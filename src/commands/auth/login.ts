@@ -10,6 +10,8 @@ import { readSecretFromStdin } from '../shared/secret-input.js';
 import { listTenants } from '../../api/tenants.js';
 import { SANDBOX_DEFAULT_URL, SANDBOX_DEFAULT_USER } from '../../domain/sandbox-defaults.js';
 import { canAsk } from '../../output/ask.js';
+import { isLoopbackHost } from '../../domain/urls.js';
+import type { Prompter } from '../../output/prompts.js';
 
 // Logging in checks the credentials with one request and stores them. What the profile already
 // holds is never asked for again: `svc auth login --tenant GUID` on a profile that has everything
@@ -17,6 +19,14 @@ import { canAsk } from '../../output/ask.js';
 // it in clear only with --insecure-storage (and for the sandbox's fixed public account).
 
 function checkBaseUrl(value: string): true | string {
+  const bare = /^\[?([^\s/:\]]+|[0-9a-f:]+)\]?:(\d{1,5})$/i.exec(value.trim());
+  if (bare) {
+    // A host and port without a scheme: the sandbox prints its URL with http://, anything else
+    // has to be https (see apiRoot).
+    const host = value.trim().replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
+    const scheme = isLoopbackHost(host) ? 'http' : 'https';
+    return `"${value.trim()}" has no scheme: did you mean ${scheme}://${value.trim()}?`;
+  }
   try {
     apiRoot(value);
     return true;
@@ -37,10 +47,24 @@ export async function run(input: InputFor<typeof authCommands, 'auth login'>, ct
   const existing = Object.hasOwn(data.profiles ?? {}, profileName) ? data.profiles![profileName] : undefined;
   const prompter = canAsk(ctx) ? await ctx.prompter() : undefined;
 
+  // Whether the password can be kept is settled before anything is asked, so that nothing typed
+  // is thrown away at the end. The sandbox's public account needs no keychain.
+  // A base URL given on the command line is checked first: a usage error stays a usage error.
+  const flagBaseUrl = ctx.globals.baseUrl ?? (sandbox ? undefined : ctx.env['SVC_BASE_URL']);
+  if (flagBaseUrl !== undefined) apiRoot(flagBaseUrl);
+  let insecure = input.flag('insecureStorage');
+  const sandboxAccount = sandbox && input.string('username') === undefined;
+  if (!insecure && !sandboxAccount) {
+    const { keychainProblem } = await import('../../config/secrets.js');
+    const secrets = await ctx.secretStore();
+    const problem = await keychainProblem(secrets);
+    if (problem !== undefined) insecure = await acceptFileStorage(ctx, prompter, `${secrets.description} cannot be used here: ${problem}`, store.path);
+  }
+
   // --sandbox is a flag, so its defaults come before the environment: a shell that exports the
   // real service's SVC_BASE_URL or SVC_USERNAME must not turn a sandbox login into one there.
   let baseUrl = ctx.globals.baseUrl ?? (sandbox ? SANDBOX_DEFAULT_URL : ctx.env['SVC_BASE_URL']) ?? existing?.baseUrl;
-  if (!baseUrl && prompter) baseUrl = await prompter.input('Base URL of the service', { validate: checkBaseUrl });
+  if (!baseUrl && prompter) baseUrl = await prompter.input('Base URL of the service (https://...)', { validate: checkBaseUrl });
   if (!baseUrl) throw new UsageError('No base URL given', ['Give --base-url URL or set SVC_BASE_URL.']);
   apiRoot(baseUrl);
 
@@ -54,7 +78,11 @@ export async function run(input: InputFor<typeof authCommands, 'auth login'>, ct
   else if (sandbox && username === SANDBOX_DEFAULT_USER.email) password = SANDBOX_DEFAULT_USER.password;
   else password = ctx.env['SVC_PASSWORD'] || undefined;
   if (!password && sameAccount) password = await storedPassword(ctx, profileName, existing);
-  if (!password && prompter) password = await prompter.password(`Password for ${username}`);
+  let typed = false;
+  if (!password && prompter) {
+    password = await prompter.password(`Password for ${username}`);
+    typed = true;
+  }
   if (!password) {
     throw new UsageError('No password given', ['Pipe it to --password-stdin or set SVC_PASSWORD; there is no flag that takes it on the command line.']);
   }
@@ -62,11 +90,22 @@ export async function run(input: InputFor<typeof authCommands, 'auth login'>, ct
   const tenantFlag = input.string('tenant');
   const tenant = tenantFlag !== undefined ? requireGuid(tenantFlag, '--tenant') : existing?.tenant;
 
-  if (input.has('verify') ? input.flag('verify') : true) {
+  // On a terminal a refused password (mistyped, rotated, a sandbox started with --user) is asked
+  // again, three typed tries in all; one piped in or from the environment is not.
+  const retry = prompter !== undefined && !input.flag('passwordStdin');
+  let tries = typed ? 1 : 0;
+  while (input.has('verify') ? input.flag('verify') : true) {
     const api = await ctx.api({ baseUrl, username, password });
     try {
       await listTenants(api);
+      break;
     } catch (error) {
+      if (retry && error instanceof AuthError && error.status === 401 && tries < PASSWORD_TRIES) {
+        ctx.io.stderr.write(`The service refused the password for ${username} (${error.message}).\n`);
+        password = await prompter.password(`Password for ${username}`);
+        tries += 1;
+        continue;
+      }
       if (error instanceof NetworkError && sandbox && ctx.globals.baseUrl === undefined) {
         throw new CliError(`${error.message}; nothing was stored`, ExitCode.Failure, {
           hints: [
@@ -88,16 +127,45 @@ export async function run(input: InputFor<typeof authCommands, 'auth login'>, ct
   // The sandbox's fixed account is public (printed by `svc sandbox start`): no keychain needed.
   const publicPassword = sandbox && username === SANDBOX_DEFAULT_USER.email && password === SANDBOX_DEFAULT_USER.password;
   const { storePassword } = await import('../../config/secrets.js');
-  const where = publicPassword ? 'file' : await storePassword(await ctx.secretStore(), baseUrl, username, password, input.flag('insecureStorage'));
+  let where: 'keychain' | 'file';
+  try {
+    where = publicPassword ? 'file' : await storePassword(await ctx.secretStore(), baseUrl, username, password, insecure);
+  } catch (error) {
+    // The keychain answered the first question but would not keep the password: on a terminal
+    // the same choice is offered rather than losing what was typed.
+    if (!(error instanceof CliError) || prompter === undefined) throw error;
+    await acceptFileStorage(ctx, prompter, error.message.replace(/^Nothing was stored: /, ''), store.path);
+    where = 'file';
+  }
   const profile: Profile = where === 'keychain' ? { baseUrl, username, passwordIn: 'keychain', tenant } : { baseUrl, username, password, tenant };
   await store.setProfile(profileName, profile);
   await store.setActive(profileName);
   const status = { profile: profileName, baseUrl, username, tenant: tenant ?? null };
   if (ctx.globals.output === 'json') writeJson(ctx, status);
   else if (ctx.globals.output === 'ndjson') writeNdjson(ctx, status);
-  const kept = where === 'keychain' ? `the password is in ${(await ctx.secretStore()).description}` : publicPassword ? "the sandbox's public password is in the profile file" : 'the password is IN CLEAR in the profile file (--insecure-storage)';
+  const kept =
+    where === 'keychain'
+      ? `the password is in ${(await ctx.secretStore()).description}`
+      : publicPassword
+        ? "the sandbox's public password is in the profile file"
+        : `the password is IN CLEAR in the profile file${input.flag('insecureStorage') ? ' (--insecure-storage)' : ''}`;
   ctx.io.stderr.write(`Logged in to ${baseUrl} as ${username}; profile "${profileName}" is active (${store.path}; ${kept}).\n`);
   return 0;
+}
+
+const PASSWORD_TRIES = 3;
+
+/**
+ * No keychain: on a terminal, say so and ask whether the 0600 profile file may keep the password
+ * (default no); elsewhere, refuse before anything is read. True when the file may keep it.
+ */
+async function acceptFileStorage(ctx: Context, prompter: Prompter | undefined, why: string, file: string): Promise<true> {
+  const hint = 'Start or unlock your keychain and log in again, or give --insecure-storage to keep the password in clear in the 0600 profile file.';
+  if (prompter === undefined) throw new CliError(`Nothing was asked or stored: ${why}`, ExitCode.Failure, { hints: [hint] });
+  ctx.io.stderr.write(`${why}.\n`);
+  const yes = await prompter.confirm(`Keep the password in clear in ${file} (readable by you only)?`, false);
+  if (!yes) throw new CliError('Nothing was stored: no keychain, and the profile file was declined', ExitCode.Failure, { hints: [hint] });
+  return true;
 }
 
 /** The password the profile already has, from the keychain or its file. */

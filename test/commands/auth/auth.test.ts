@@ -48,12 +48,14 @@ describe('svc auth login', () => {
 
   it('refuses to store in clear when no keychain answers, unless --insecure-storage', async () => {
     const dir = setup();
-    mock.expect('GET', 'tenants', { status: 200, body: [] });
     const argv = ['auth', 'login', '--base-url', MOCK_ORIGIN, '--username', 'me@example.com', '--password-stdin'];
+    // Without a terminal the keychain is tried first: the refusal comes before stdin is read or
+    // the service is asked.
     const refused = await runCli(argv, { env: { SVC_CONFIG_DIR: dir }, stdin: 'pw-123', dispatcher: mock.agent, secretStore: memorySecretStore({ unavailable: true }) });
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('Nothing was stored: the test keychain did not answer: no answer within 5 s');
+    expect(refused.stderr).toContain('Nothing was asked or stored: the test keychain cannot be used here: no answer within 5 s');
     expect(refused.stderr).toContain('--insecure-storage');
+    expect(mock.seen).toHaveLength(0);
     expect(() => statSync(join(dir, 'config.json'))).toThrow();
     mock.expect('GET', 'tenants', { status: 200, body: [] });
     const insecure = await runCli([...argv, '--insecure-storage'], {
@@ -120,6 +122,7 @@ describe('svc auth login', () => {
       env: { SVC_CONFIG_DIR: dir },
       stdin: 'wrong',
       dispatcher: mock.agent,
+      secretStore: memorySecretStore(),
     });
     expect(result.code).toBe(3);
     expect(result.stderr).toContain('Invalid credentials (INVALID_CREDENTIALS); nothing was stored');
@@ -133,6 +136,7 @@ describe('svc auth login', () => {
       env: { SVC_CONFIG_DIR: dir },
       stdin: 'pw-of-mine',
       dispatcher: mock.agent,
+      secretStore: memorySecretStore(),
     });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('Unexpected answer for GET /tenants: HTTP 200 with "Welcome", not JSON');
@@ -150,6 +154,93 @@ describe('svc auth login', () => {
     expect(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).profiles.default.username).toBe('p@example.com');
   });
 
+  it('on a terminal without a keychain, says so before asking anything and offers the profile file (default no)', async () => {
+    const dir = setup();
+    const declining = scriptedPrompter({ 'in clear': false });
+    const declined = await runCli(['auth', 'login'], { env: { SVC_CONFIG_DIR: dir }, tty: true, prompter: declining, dispatcher: mock.agent, secretStore: memorySecretStore({ unavailable: true }) });
+    expect(declined.code).toBe(1);
+    expect(declining.asked).toEqual([expect.stringContaining('Keep the password in clear in')]);
+    expect(declined.stderr.indexOf('the test keychain cannot be used here')).toBe(0);
+    expect(declined.stderr).toContain('--insecure-storage');
+    expect(() => statSync(join(dir, 'config.json'))).toThrow();
+
+    mock.expect('GET', 'tenants', { status: 200, body: [] });
+    const accepting = scriptedPrompter({ 'in clear': true, 'base url': MOCK_ORIGIN, username: 'p@example.com', password: 'typed-pw' });
+    const accepted = await runCli(['auth', 'login'], { env: { SVC_CONFIG_DIR: dir }, tty: true, prompter: accepting, dispatcher: mock.agent, secretStore: memorySecretStore({ unavailable: true }) });
+    expect(accepted.code).toBe(0);
+    expect(accepting.asked.map((m) => m.split(' ')[0])).toEqual(['Keep', 'Base', 'Username', 'Password']);
+    expect(accepted.stderr).toContain('IN CLEAR in the profile file');
+    expect(accepted.stderr).not.toContain('typed-pw');
+    const file = join(dir, 'config.json');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(file, 'utf8')).profiles.default).toEqual({ baseUrl: MOCK_ORIGIN, username: 'p@example.com', password: 'typed-pw' });
+    mock.verify();
+  });
+
+  it('suggests a scheme for a bare host:port typed as the base URL', async () => {
+    const dir = setup();
+    const said: string[] = [];
+    const prompter = {
+      ...scriptedPrompter({ username: 'p@example.com', password: 'pw' }),
+      input: async (message: string, options?: { validate?: (value: string) => true | string }) => {
+        if (!message.startsWith('Base URL')) return 'p@example.com';
+        for (const typed of ['127.0.0.1:36441', 'api.example.com:8443', 'localhost:4010']) said.push(String(options?.validate?.(typed)));
+        expect(options?.validate?.(MOCK_ORIGIN)).toBe(true);
+        return MOCK_ORIGIN;
+      },
+    };
+    mock.expect('GET', 'tenants', { status: 200, body: [] });
+    const result = await runCli(['auth', 'login'], { env: { SVC_CONFIG_DIR: dir }, tty: true, prompter, dispatcher: mock.agent, secretStore: memorySecretStore() });
+    expect(result.code).toBe(0);
+    expect(said).toEqual([
+      '"127.0.0.1:36441" has no scheme: did you mean http://127.0.0.1:36441?',
+      '"api.example.com:8443" has no scheme: did you mean https://api.example.com:8443?',
+      '"localhost:4010" has no scheme: did you mean http://localhost:4010?',
+    ]);
+    mock.verify();
+  });
+
+  it('on a terminal asks again for a refused password, three tries, for a new and an existing profile', async () => {
+    const dir = setup();
+    const refused = { status: 401, body: { message: 'Invalid credentials', title: 'Unauthorized', errorCode: 'INVALID_CREDENTIALS' } };
+    const typing = (passwords: string[]) => {
+      const base = scriptedPrompter({ 'base url': MOCK_ORIGIN, username: 'p@example.com' });
+      const asked: string[] = [];
+      return { ...base, asked, password: async (message: string) => (asked.push(message), passwords.shift() ?? 'none left') };
+    };
+    const secretStore = memorySecretStore();
+    mock.expect('GET', 'tenants', refused);
+    mock.expect('GET', 'tenants', refused);
+    mock.expect('GET', 'tenants', { status: 200, body: [] });
+    const fresh = typing(['typo-1', 'typo-2', 'right-pw']);
+    const first = await runCli(['auth', 'login'], { env: { SVC_CONFIG_DIR: dir }, tty: true, prompter: fresh, dispatcher: mock.agent, secretStore });
+    expect(first.code).toBe(0);
+    expect(fresh.asked).toHaveLength(3);
+    expect(first.stderr.match(/refused the password/g)).toHaveLength(2);
+    expect(secretStore.items.get(`${keychainService(MOCK_ORIGIN)}|p@example.com`)).toBe('right-pw');
+
+    // The stored password was rotated: the terminal is asked, and the new one is kept.
+    mock.expect('GET', 'tenants', refused);
+    mock.expect('GET', 'tenants', { status: 200, body: [] });
+    const rotated = typing(['new-pw']);
+    const again = await runCli(['auth', 'login'], { env: { SVC_CONFIG_DIR: dir }, tty: true, prompter: rotated, dispatcher: mock.agent, secretStore });
+    expect(again.code).toBe(0);
+    expect(rotated.asked).toHaveLength(1);
+    expect(secretStore.items.get(`${keychainService(MOCK_ORIGIN)}|p@example.com`)).toBe('new-pw');
+    const auth = (pw: string): string => `Basic ${Buffer.from(`p@example.com:${pw}`).toString('base64')}`;
+    expect(mock.seen.map((r) => r.headers['authorization'])).toEqual([auth('typo-1'), auth('typo-2'), auth('right-pw'), auth('right-pw'), auth('new-pw')]);
+
+    // Three wrong tries end it: exit 3, nothing changed.
+    for (let i = 0; i < 3; i++) mock.expect('GET', 'tenants', refused);
+    const wrong = typing(['w1', 'w2', 'w3', 'w4']);
+    const failed = await runCli(['auth', 'login', '--profile', 'other'], { env: { SVC_CONFIG_DIR: dir }, tty: true, prompter: wrong, dispatcher: mock.agent, secretStore });
+    expect(failed.code).toBe(3);
+    expect(wrong.asked).toHaveLength(3);
+    expect(failed.stderr).toContain('nothing was stored');
+    expect(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).profiles.other).toBeUndefined();
+    mock.verify();
+  });
+
   it('never prompts when stdin is not a terminal, and names the flag to use', async () => {
     const dir = setup();
     const prompter = scriptedPrompter({});
@@ -158,6 +249,7 @@ describe('svc auth login', () => {
       tty: { stdin: false, stdout: true, stderr: true },
       prompter,
       dispatcher: mock.agent,
+      secretStore: memorySecretStore(),
     });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--password-stdin');
