@@ -103,12 +103,15 @@ export async function readKeychainPassword(store: SecretStore, profileName: stri
 }
 
 /**
- * Whether the keychain answers at all, asked before a login asks for anything: reading an item
- * that is not there is an answer. Returns why it cannot be used, or undefined when it can.
+ * Whether the keychain can keep a password, asked before a login asks for anything. A read alone
+ * is not enough (with no Secret Service on the bus a read answers "nothing there"), so a probe
+ * item is stored, read back and removed. Returns why it cannot be used, or undefined when it can.
  */
 export async function keychainProblem(store: SecretStore): Promise<string | undefined> {
+  const service = keychainService('svc-cli-probe');
   try {
-    await store.get(keychainService('svc-cli-probe'), 'svc-cli-probe');
+    await store.set(service, 'svc-cli-probe', 'probe');
+    await store.delete(service, 'svc-cli-probe');
     return undefined;
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);

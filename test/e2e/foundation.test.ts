@@ -73,7 +73,13 @@ describe('end to end', () => {
     const result = await spawnCli(['tenant', 'list', '--json'], { env: { ...env, SVC_PASSWORD: 'wrong-one' } });
     expect(result.code).toBe(3);
     expect(JSON.parse(result.stderr)).toEqual({
-      error: { status: 401, message: 'Invalid credentials (INVALID_CREDENTIALS)', title: 'Unauthorized', errorCode: 'INVALID_CREDENTIALS' },
+      error: {
+        status: 401,
+        message: 'Invalid credentials (INVALID_CREDENTIALS)',
+        title: 'Unauthorized',
+        errorCode: 'INVALID_CREDENTIALS',
+        hint: 'Check the username and password: `svc auth status` shows which ones are in use.',
+      },
     });
   });
 
