@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { journalRecordFor, runBulk, type BulkRequest } from '../../../src/send/engine.js';
+import { journalRecordFor, runBulk, UNREACHABLE_AFTER, type BulkRequest, type BulkSummary } from '../../../src/send/engine.js';
 import { ApiError, NetworkError } from '../../../src/errors.js';
 import { JournalFormatError, messageIdsOf, type JournalOutcome, type JournalRun } from '../../../src/send/journal/format.js';
 import { JournalWriter } from '../../../src/send/journal/writer.js';
@@ -348,7 +348,7 @@ describe('journal properties (fast-check)', () => {
     );
   }, 60_000);
 
-  it('a signal at any moment of a run: every request sent has its answer journaled, and a resume sends each other recipient once', async () => {
+  it('a signal at any moment of a run: every request sent has its answer journaled, and resumes (each may stop when the service looks unreachable) send each other recipient once', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 1, max: 40 }),
@@ -361,44 +361,75 @@ describe('journal properties (fast-check)', () => {
           const controller = new AbortController();
           const sent: string[] = [];
           const acceptedByServer = new Set<string>();
+          const reachedTwice: string[] = [];
           let steps = 0;
           const journal = JournalWriter.create(path, RUN, { fsyncEvery: 0 });
+          const fateOf = (to: string): string => fates[Number(to.slice(-4)) % fates.length]!;
           async function* requests(skip: (to: string) => boolean): AsyncGenerator<BulkRequest<number>[]> {
             yield list.filter((to) => !skip(to)).map((to, i) => ({ to: [to], payload: i }));
           }
           const send = async (request: BulkRequest<number>): Promise<Record<string, unknown>> => {
             const to = request.to[0]!;
+            // The service may have acted on it already: with --unknown skip, that is sending twice.
+            if (acceptedByServer.has(to)) reachedTwice.push(to);
             sent.push(to);
             await new Promise<void>((resolve) => setImmediate(resolve));
             if (++steps === abortAfter) controller.abort();
-            const fate = fates[Number(to.slice(-4)) % fates.length]!;
+            const fate = fateOf(to);
             if (fate === 'reject') throw new ApiError('no', { status: 400 });
             acceptedByServer.add(to);
             if (fate === 'reset') throw new NetworkError('reset', true);
             return { messageId: to };
           };
           if (abortAfter === 0) controller.abort();
-          await runBulk({ requests: requests(() => false), send, concurrency, journal, signal: controller.signal, onResult: () => {} });
+          const first = await runBulk({ requests: requests(() => false), send, concurrency, journal, signal: controller.signal, onResult: () => {} });
           await journal.close();
 
-          const state = await readJournal(path);
+          let state = await readJournal(path);
           expect(state.counts.inFlight).toBe(0);
           for (const to of sent) expect(state.stateOf(to)).toBeDefined();
           for (const to of list) if (!sent.includes(to)) expect(state.stateOf(to)).toBeUndefined();
+          // A stop for an unreachable service needs that many connection failures behind it.
+          const stoppedFairly = (summary: BulkSummary, ran: readonly string[]): void => {
+            if (summary.unreachable === undefined) return;
+            expect(summary.unreachable.failures).toBeGreaterThanOrEqual(UNREACHABLE_AFTER);
+            expect(ran.filter((to) => fateOf(to) === 'reset').length).toBeGreaterThanOrEqual(UNREACHABLE_AFTER);
+          };
+          stoppedFairly(first, sent);
 
-          const firstRun = new Set(sent);
-          sent.length = 0;
-          const resumed = JournalWriter.resume(state, 'skip', { fsyncEvery: 0 });
-          const skip = (to: string): boolean => state.stateOf(to) === 'accepted' || state.stateOf(to) === 'unknown';
-          await runBulk({ requests: requests(skip), send, concurrency, journal: resumed, signal: new AbortController().signal, onResult: () => {} });
-          await resumed.close();
-          for (const to of sent) {
-            expect(state.stateOf(to)).not.toBe('accepted');
-            expect(state.stateOf(to)).not.toBe('unknown');
+          // Resumes, as the user is told to, until one runs to the end: five resets in a row (the
+          // same recipients reset again) stop a resume too, and the next one carries on from there.
+          const everSent = new Set(sent);
+          let last = first;
+          for (let resumes = 0; resumes === 0 || last.unreachable !== undefined; resumes++) {
+            // Each stopped run journals its resets as unknown, which the next skips: it gets further.
+            expect(resumes).toBeLessThanOrEqual(recipients);
+            sent.length = 0;
+            const before = state;
+            const resumed = JournalWriter.resume(before, 'skip', { fsyncEvery: 0 });
+            const skip = (to: string): boolean => before.stateOf(to) === 'accepted' || before.stateOf(to) === 'unknown';
+            last = await runBulk({ requests: requests(skip), send, concurrency, journal: resumed, signal: new AbortController().signal, onResult: () => {} });
+            await resumed.close();
+            // Nobody accepted or of unknown fate is sent again, nor anyone twice in one run.
+            for (const to of sent) {
+              expect(before.stateOf(to)).not.toBe('accepted');
+              expect(before.stateOf(to)).not.toBe('unknown');
+            }
+            expect(new Set(sent).size).toBe(sent.length);
+            stoppedFairly(last, sent);
+            state = await readJournal(path);
+            expect(state.counts.inFlight).toBe(0);
+            // Nothing journaled is lost: every recipient sent is recorded, what was settled stays so.
+            for (const to of sent) expect(state.stateOf(to)).toBeDefined();
+            for (const to of list) {
+              const was = before.stateOf(to);
+              if (was === 'accepted' || was === 'unknown') expect(state.stateOf(to)).toBe(was);
+            }
+            for (const to of sent) everSent.add(to);
           }
-          // Nobody dropped: each recipient was sent in one run or the other, or is unknown (a choice).
-          for (const to of list) expect(firstRun.has(to) || sent.includes(to)).toBe(true);
-          expect(new Set(sent).size).toBe(sent.length);
+          // Nobody dropped: once a resume runs to the end, each recipient was sent in some run.
+          for (const to of list) expect(everSent.has(to)).toBe(true);
+          expect(reachedTwice).toEqual([]);
         },
       ),
       { numRuns: 60 },
