@@ -19,7 +19,8 @@ const HOSTILE = 'x\u001b[2J\u001b[H\u001b]52;c;cHduZWQ=\u0007\u001b]8;;https://e
 const TENANT = '3f2504e0-4f89-11d3-9a0c-0305e82c3301';
 const NUMBER = '+15551230000';
 const MESSAGE = 'a1b2c3d4-0000-4000-8000-000000000001';
-const ORDER = 'b1b2c3d4-0000-4000-8000-000000000002';
+// An order id is a number, as the provision answer gives it.
+const ORDER = '1042';
 const REFUSED = 'c1b2c3d4-0000-4000-8000-000000000003';
 const BROKEN = 'd1b2c3d4-0000-4000-8000-000000000004';
 
@@ -48,7 +49,7 @@ function answer(req: IncomingMessage, res: ServerResponse): void {
   if (req.method === 'GET' && path === `/phone-numbers/orders/${ORDER}`) {
     orderReads++;
     const status = orderReads % 2 === 1 ? `Processing${HOSTILE}` : 'Completed';
-    return json(res, 200, { orderId: ORDER, status, phoneNumbers: [{ phoneNumber: NUMBER, status: HOSTILE, errorMessage: HOSTILE }] });
+    return json(res, 200, { orderId: Number(ORDER), status, phoneNumbers: [{ phoneNumber: NUMBER, status: HOSTILE, errorMessage: HOSTILE }] });
   }
   if (req.method === 'GET' && path === `/messages/${MESSAGE}`) return json(res, 200, message);
   if (req.method === 'POST' && path === '/messages') {

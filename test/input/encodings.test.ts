@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { createMockApi, MOCK_ENV, type MockApi } from '../helpers/mock-api.js';
+import { memorySecretStore } from '../config/memory-secrets.js';
 
 // Every input flag reads its file strictly: a Latin-1 byte or a broken UTF-16 file is exit 2
 // naming the file, the line and the byte offset, and nothing is sent (the fake transport fails
@@ -94,9 +95,13 @@ describe('input files in another encoding', () => {
       ['api', 'POST', '/tenants', '--data', '@-'],
       ['auth', 'login', '--profile', 'latin1', '--username', 'u@example.com', '--password-stdin'],
     ]) {
-      const result = await runCli(argv, { env: MOCK_ENV, dispatcher: mock.agent, stdin: Buffer.from('line one\nJos\xe9\n', 'latin1') });
-      expect(result.code, argv.join(' ')).toBe(2);
+      // A working keychain, so that auth login gets past its keychain check (which comes
+      // first, and refuses with exit 1 when there is none) and reaches the password itself.
+      const secretStore = memorySecretStore();
+      const result = await runCli(argv, { env: MOCK_ENV, dispatcher: mock.agent, secretStore, stdin: Buffer.from('line one\nJos\xe9\n', 'latin1') });
+      expect(result.code, `${argv.join(' ')}: ${result.stderr}`).toBe(2);
       expect(result.stderr).toContain('standard input:2: not valid UTF-8 at byte offset 12');
+      expect(secretStore.items.size).toBe(0);
     }
     expect(mock.seen).toEqual([]);
   });
