@@ -5,6 +5,7 @@
 
 import type { DeliveryReceiptWire, MessageWire, OrderWire, PhoneNumberWire, TenantWire } from '../domain/api/wire.js';
 import { HIDDEN_SECRET } from '../domain/webhooks.js';
+import { deliveryReceiptPayload, orderPayload } from '../domain/webhook-payloads.js';
 import type { MessageRecord, NumberRecord, OrderRecord, TenantRecord } from './state/records.js';
 
 /** `{key: value}` when the value is set, else nothing: answers leave unset optional fields out. */
@@ -14,14 +15,7 @@ function ifSet<K extends string, V>(key: K, value: V | null | undefined): { [P i
 
 /** The document's delivery receipt for a message as it is now. */
 export function receiptOf(message: MessageRecord): DeliveryReceiptWire {
-  return {
-    messageId: message.messageId,
-    status: message.status,
-    statusReason: message.status === 'failed' ? 'Unreachable destination' : null,
-    ...ifSet('deliveredAt', message.deliveredAt),
-    errorCode: message.errorCode,
-    errorMessage: message.errorMessage,
-  };
+  return deliveryReceiptPayload(message);
 }
 
 export function tenantView(tenant: TenantRecord): TenantWire {
@@ -76,23 +70,7 @@ export function numberView(n: NumberRecord): PhoneNumberWire {
 }
 
 export function orderView(o: OrderRecord): OrderWire {
-  return {
-    orderId: o.orderId,
-    status: o.status,
-    action: o.action,
-    tenantId: o.tenantId,
-    provisionClass: o.provisionClass,
-    provisionType: o.provisionType,
-    createDate: o.createDate,
-    ...ifSet('completionDate', o.completionDate),
-    phoneNumbers: o.phoneNumbers.map((e) => ({
-      number: e.number,
-      phoneNumberId: e.phoneNumberId,
-      status: e.status,
-      ...ifSet('email', e.email),
-      ...ifSet('errorMessage', e.errorMessage),
-    })),
-  };
+  return orderPayload(o);
 }
 
 export function messageView(m: MessageRecord): MessageWire {

@@ -1,7 +1,7 @@
 import { defineCommands, defineOption, type GroupSpec } from '../spec.js';
 import { DEFAULT_LISTEN_PORT, DEFAULT_SECRET_ENV } from '../defaults.js';
 
-export const webhookGroup: GroupSpec = { name: 'webhook', summary: 'sign, verify and receive webhook events locally' };
+export const webhookGroup: GroupSpec = { name: 'webhook', summary: 'sign, verify and receive webhook events locally, and check your receiver' };
 
 
 const secretEnvOption = defineOption({
@@ -84,5 +84,32 @@ export const webhookCommands = defineCommands([
     ],
     exitCodes: [[1, 'the port is in use or not allowed, or the event store could not be opened']],
     load: () => import('./listen.js'),
+  },
+  {
+    path: ['webhook', 'prove'],
+    summary: 'check your webhook receiver: signed events acknowledged, forged ones refused (exit 7 if not)',
+    description: [
+      'Sends a fixed battery of webhook requests to URL, the way the service would, and scores each answer.',
+      'Required: every event kind correctly signed is acknowledged (2xx); a forged signature, another',
+      "secret's signature, no signature, the signed body re-serialised (spaces, key order, escapes) with",
+      'its original signature and, with --basic-auth-env, wrong or missing credentials are refused.',
+      'Advisory: the same delivery twice, receipts out of order, a body near 1 MB, unknown fields, and',
+      "the time to answer against the service's 10 s.",
+      'Requests go to URL only (redirects are not followed): https://, or http:// on a loopback host.',
+      'Exit 0 when every required check passed, 7 when one failed, 1 when the receiver cannot be reached.',
+    ].join('\n'),
+    args: [{ name: 'URL', description: "the receiver's address (https://, or http:// on loopback)", required: true }],
+    options: [
+      secretEnvOption,
+      { flags: '--basic-auth-env <var>', description: 'environment variable holding the USER:PASSWORD the receiver expects' },
+      { flags: '--timeout <seconds>', description: 'bound of each request (default 12: a little over the service\'s 10 s); the run is bounded by 10 of them' },
+    ],
+    examples: [
+      'SVC_WEBHOOK_SECRET=... svc webhook prove http://localhost:3000/webhooks/svc',
+      'svc webhook prove https://hooks.example.com/svc --secret-env SHOP_SECRET --basic-auth-env SHOP_HOOK_AUTH',
+      'svc webhook prove "$RECEIVER_URL" --json | jq \'.checks[] | select(.verdict == "failed")\'',
+    ],
+    paged: true,
+    load: () => import('./prove.js'),
   },
 ]);

@@ -1,22 +1,14 @@
 // Endpoints that exist only in the sandbox (docs/decisions.md#sandbox-only-endpoints): simulate an inbound message, and look
 // at and replay webhook deliveries. Each shows only the caller's own tenants.
 
-import { createHash } from 'node:crypto';
 import { formatForExtension } from '../../domain/media-formats.js';
 import type { ApiCall } from '../call.js';
 import { notFound, validationError } from '../errors.js';
 import { isObject, optionalMediaUrls, requiredE164, requiredGuid, type JsonObject } from '../fields.js';
 import type { WebhookEventKind } from '../webhooks/types.js';
 import { sendJson } from '../http-io.js';
-import { countSegments } from '../../domain/segments.js';
+import { incomingMessagePayload } from '../../domain/webhook-payloads.js';
 import { orderView, receiptOf } from '../views.js';
-
-/** A stable thread id for a conversation between two numbers, whichever way it goes. */
-function threadOf(a: string, b: string): { threadId: string; threadKey: string } {
-  const threadKey = a < b ? `${a}|${b}` : `${b}|${a}`;
-  const h = createHash('sha256').update(threadKey).digest('hex');
-  return { threadKey, threadId: `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}` };
-}
 
 /** The file name a link ends in; a malformed %-escape is kept as written rather than refused. */
 function fileNameOf(url: string): string {
@@ -95,20 +87,17 @@ export async function simulateInbound(call: ApiCall): Promise<void> {
     };
   });
   const payload = {
-    messageId: engine.newId(),
-    from,
-    tos: [to],
-    message,
-    type: 0,
-    tenantId: number.tenantId,
-    sentDate: engine.nowIso(),
-    targetNumber: to,
-    phoneNumberId: number.phoneNumberId,
-    ...threadOf(to, from),
-    dlrId: engine.newId(),
-    segmentCount: countSegments(message).segments,
-    tag: null,
-    attachments,
+    ...incomingMessagePayload({
+      messageId: engine.newId(),
+      from,
+      to,
+      message,
+      tenantId: number.tenantId,
+      sentDate: engine.nowIso(),
+      phoneNumberId: number.phoneNumberId,
+      dlrId: engine.newId(),
+      attachments,
+    }),
     ...set,
   };
   await answerTrigger(call, number.tenantId, 'MessageReceived', payload);

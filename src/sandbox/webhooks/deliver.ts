@@ -2,8 +2,7 @@
 // primary failed; signed and authenticated as the tenant asked; each request in the history.
 
 import type { OutgoingHttpHeaders } from 'node:http';
-import { signBody } from '../../domain/signature.js';
-import { WEBHOOK_DELIVERY_HEADER, WEBHOOK_EVENT_HEADER, WEBHOOK_SIGNATURE_HEADER } from '../../domain/webhooks.js';
+import { webhookDeliveryHeaders } from '../../domain/webhook-delivery.js';
 import type { AttemptHistory } from './attempt-history.js';
 import type { DeliveryRecord } from './delivery-record.js';
 import { postWebhook, redactUrl, webhookUriRefusal, type AttemptOutcome, type InFlightPost, type WebhookAgents } from './post-webhook.js';
@@ -64,18 +63,15 @@ export async function attemptDelivery(record: DeliveryRecord, ctx: DeliveryConte
 }
 
 function deliveryHeaders(record: DeliveryRecord): OutgoingHttpHeaders {
-  const headers: OutgoingHttpHeaders = {
-    'Content-Type': 'application/json',
-    'User-Agent': WEBHOOK_USER_AGENT,
-    [WEBHOOK_EVENT_HEADER]: record.event,
-    [WEBHOOK_DELIVERY_HEADER]: record.deliveryId,
-  };
   const { secret, basicAuthUsername: username, basicAuthPassword: password } = record.target;
-  if (secret !== undefined && secret !== '') headers[WEBHOOK_SIGNATURE_HEADER] = signBody(record.bytes, secret);
-  if ((username ?? '') !== '' || (password ?? '') !== '') {
-    headers['Authorization'] = `Basic ${Buffer.from(`${username ?? ''}:${password ?? ''}`, 'utf8').toString('base64')}`;
-  }
-  return headers;
+  return webhookDeliveryHeaders({
+    event: record.event,
+    deliveryId: record.deliveryId,
+    body: record.bytes,
+    userAgent: WEBHOOK_USER_AGENT,
+    secret,
+    basicAuth: { username, password },
+  });
 }
 
 /** Why this target must not be called at all, or null. */

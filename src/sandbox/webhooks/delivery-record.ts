@@ -8,7 +8,7 @@
 // Every change of phase goes through move(), which refuses a step the table does not list, so
 // that the scheduler, the delivery and the failure queue cannot disagree about where an event is.
 
-import { randomBytes } from 'node:crypto';
+import { newDeliveryId, webhookBody } from '../../domain/webhook-delivery.js';
 import type { PendingDelivery } from './saved-state.js';
 import type { FailedEvent, WebhookEventKind, WebhookTarget } from './types.js';
 
@@ -36,9 +36,7 @@ export function move(record: DeliveryRecord, step: DeliveryStep): void {
   record.phase = next;
 }
 
-export function newDeliveryId(): string {
-  return `dlv_${randomBytes(12).toString('hex')}`;
-}
+export { newDeliveryId };
 
 /** A fresh delivery due at `nowMs`: a new event, or a replayed one (same id, fresh schedule and window). */
 export function newDelivery(deliveryId: string, event: WebhookEventKind, target: WebhookTarget, payload: unknown, nowMs: number): DeliveryRecord {
@@ -47,7 +45,7 @@ export function newDelivery(deliveryId: string, event: WebhookEventKind, target:
     deliveryId,
     event,
     target: { ...target },
-    bytes: serializePayload(payload),
+    bytes: webhookBody(payload),
     attempts: 0,
     firstAttemptAtMs: null,
     lastAttemptAtMs: null,
@@ -87,8 +85,4 @@ function parseBody(body: string): unknown {
   } catch {
     return body;
   }
-}
-
-function serializePayload(payload: unknown): Buffer {
-  return Buffer.from(JSON.stringify(payload) ?? 'null', 'utf8');
 }

@@ -6,6 +6,7 @@
 // retry-schedule.ts (the next attempt or none), saved-state.ts (what --state saves and checks).
 // This module holds them together: the live records, the concurrency bound, the failure queue.
 
+import { WEBHOOK_ANSWER_TIMEOUT_MS } from '../../domain/webhook-delivery.js';
 import { createWebhookAgents, type InFlightPost } from './post-webhook.js';
 import { AttemptHistory } from './attempt-history.js';
 import { attemptDelivery, type AttemptResult } from './deliver.js';
@@ -20,7 +21,7 @@ export { isPendingDelivery, isWebhookTarget, type PendingDelivery } from './save
 export { newDeliveryId } from './delivery-record.js';
 export { WEBHOOK_USER_AGENT } from './deliver.js';
 
-export const DEFAULT_ATTEMPT_TIMEOUT_MS = 10_000;
+export const DEFAULT_ATTEMPT_TIMEOUT_MS = WEBHOOK_ANSWER_TIMEOUT_MS;
 export const DEFAULT_HISTORY_LIMIT = 1_000;
 export const DEFAULT_MAX_CONCURRENT_ATTEMPTS = 64;
 
