@@ -52,7 +52,17 @@ export interface CheckSpec {
   timed: boolean;
   /** Shown whatever the verdict: what prove cannot see from outside. */
   note?: string;
+  /** A subtler signature check: when the receiver checks no signature at all, that is the fix to name. */
+  signatureDetail?: true;
 }
+
+/** The checks that show a receiver verifies no signature at all when they fail. */
+export const NO_VERIFICATION_CHECKS: readonly string[] = ['forged-signature', 'missing-signature'];
+
+/** The fix of a subtler signature check when the receiver verifies no signature at all. */
+export const NO_VERIFICATION_FIX =
+  'It acknowledged this too: the receiver checks no signature at all (see "forged signature"). Once it verifies ' +
+  'X-Svc-Signature over the raw body bytes, this check passes as well.';
 
 /** A correctly signed delivery of a payload, with Basic credentials when configured. */
 export function signedDelivery(kit: Kit, event: WebhookEventKind, payload: unknown, deliveryId: string = newDeliveryId()): Delivery {
@@ -167,6 +177,7 @@ function reserialisedCheck(kind: Reserialisation, name: string, sent: string): C
     sent,
     timed: false,
     requests: 1,
+    signatureDetail: true,
     deliveries: (kit) => {
       const original = signedDelivery(kit, 'MessageReceived', messageReceived(kit.scene));
       // The original's signature over other bytes of the same JSON.
@@ -208,6 +219,7 @@ export function batteryFor(options: { basicAuth: boolean; largeBodyBytes: number
       sent: 'signed with another secret',
       timed: false,
       requests: 1,
+      signatureDetail: true,
       deliveries: (kit) => {
         const delivery = signedDelivery(kit, 'MessageReceived', messageReceived(kit.scene));
         const foreign = webhookDeliveryHeaders({ event: delivery.event, deliveryId: 'x', body: delivery.body, userAgent: kit.userAgent, secret: randomBytes(24).toString('hex') });
@@ -292,7 +304,7 @@ export function batteryFor(options: { basicAuth: boolean; largeBodyBytes: number
       id: 'receipts-out-of-order',
       name: 'receipts out of order',
       required: false,
-      sent: 'receipt delivered, then sent',
+      sent: 'delivered before sent',
       timed: true,
       requests: 2,
       deliveries: (kit) => {
@@ -341,7 +353,7 @@ export function batteryFor(options: { basicAuth: boolean; largeBodyBytes: number
       id: 'unknown-fields',
       name: 'unknown fields',
       required: false,
-      sent: 'MessageReceived + new fields',
+      sent: 'MessageReceived + extras',
       timed: true,
       requests: 1,
       deliveries: (kit) => [signedDelivery(kit, 'MessageReceived', messageWithUnknownFields(kit.scene))],

@@ -5,7 +5,7 @@
 import type { Clock } from '../../clock.js';
 import { LARGEST_WEBHOOK_BODY_BYTES, WEBHOOK_ANSWER_TIMEOUT_MS } from '../../domain/webhook-delivery.js';
 import type { BasicCredentials } from '../types.js';
-import { batteryFor, judgeAnswerTime, type Kit } from './checks.js';
+import { batteryFor, judgeAnswerTime, NO_VERIFICATION_CHECKS, NO_VERIFICATION_FIX, type Kit } from './checks.js';
 import { newScene } from './events.js';
 import { openTarget, type ReceiverAnswer } from './post.js';
 
@@ -67,6 +67,10 @@ export class ReceiverUnreachable extends Error {}
 /** The number of requests a run sends: the battery is fixed, so this is its bound. */
 export function batterySize(basicAuth: boolean): number {
   return batteryFor({ basicAuth, largeBodyBytes: 0 }).reduce((sum, check) => sum + check.requests, 0);
+}
+
+function isSuccess(status: number | null): boolean {
+  return status !== null && status >= 200 && status <= 299;
 }
 
 function shown(answer: ReceiverAnswer | undefined): CheckAnswer {
@@ -140,6 +144,14 @@ export async function proveReceiver(options: ProveOptions): Promise<ProveResult>
     }
   } finally {
     target.close();
+  }
+
+  // A receiver that takes a forged or unsigned event checks no signature: that is the one fix to
+  // name, not a different diagnosis for each subtler signature check it also fails.
+  const acknowledgedForgery = results.some((r) => NO_VERIFICATION_CHECKS.includes(r.id) && r.verdict === 'failed' && isSuccess(r.received.status));
+  if (acknowledgedForgery) {
+    const detailed = new Set(battery.filter((check) => check.signatureDetail === true).map((check) => check.id));
+    for (const result of results) if (detailed.has(result.id) && result.verdict === 'failed' && isSuccess(result.received.status)) result.fix = NO_VERIFICATION_FIX;
   }
 
   const timing = judgeAnswerTime(timed, serviceTimeoutMs);

@@ -134,6 +134,10 @@ describe('svc webhook prove: verdicts for each kind of receiver', () => {
     const forged = report?.checks.find((c) => c.id === 'forged-signature');
     expect(forged?.received.status).toBe(200);
     expect(forged?.fix).toBe('It acknowledged an event with a made-up X-Svc-Signature (HTTP 200). Verify the signature before anything else and answer 401 when it does not match.');
+    // The subtler signature checks name the one real fix rather than a diagnosis of their own.
+    for (const id of ['other-secret', 'reserialised-spaces', 'reserialised-key-order', 'reserialised-escapes']) {
+      expect(report?.checks.find((c) => c.id === id)?.fix).toMatch(/^It acknowledged this too: the receiver checks no signature at all/);
+    }
     expect(r.requests).toHaveLength(REQUESTS);
   });
 
@@ -250,6 +254,18 @@ describe('svc webhook prove: one target, a bounded battery', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/cannot reach http:\/\/127\.0\.0\.1:\d+\/webhooks\/svc: connect ECONNREFUSED/);
     expect(result.stderr).toContain('nothing was checked');
+    expect(result.stdout).toBe('');
+  });
+
+  it('Ctrl-C cuts the request under way and ends the run: exit 130, nothing more sent', async () => {
+    const stop = new AbortController();
+    const r = await receiver(() => {
+      stop.abort();
+      return undefined;
+    });
+    const result = await runCli(['webhook', 'prove', r.url], { env: ENV, clock: fakeClock(), signal: stop.signal });
+    expect(result.code).toBe(130);
+    expect(r.requests).toHaveLength(1);
     expect(result.stdout).toBe('');
   });
 
