@@ -110,6 +110,11 @@ export const webhookCommands = defineCommands([
       'svc webhook prove "$RECEIVER_URL" --json | jq \'.checks[] | select(.verdict == "failed")\'',
     ],
     paged: true,
+    exitCodes: [
+      [0, 'every required check passed (advisory ones may have failed)'],
+      [1, 'the receiver could not be reached: nothing was checked'],
+      [7, 'a required check failed: the report says what to fix'],
+    ],
     load: () => import('./prove.js'),
   },
 ]);
