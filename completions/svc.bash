@@ -19,7 +19,7 @@ _svc() {
     esac
     candidate="${cmdpath:+$cmdpath }$w"
     case "$candidate" in
-      'demo'|'auth'|'auth login'|'auth status'|'auth logout'|'profile'|'profile list'|'profile use'|'profile remove'|'health'|'tenant'|'tenant list'|'tenant get'|'tenant create'|'tenant update'|'tenant use'|'number'|'number provision'|'number unprovision'|'number list'|'number get'|'number update'|'number loa'|'number loa upload'|'order'|'order get'|'order watch'|'send'|'send report'|'message'|'message get'|'message watch'|'media'|'media upload'|'media types'|'webhook'|'webhook sign'|'webhook verify'|'webhook listen'|'events'|'events list'|'events show'|'events tail'|'events replay'|'events prune'|'thread'|'optouts'|'optouts list'|'optouts add'|'optouts remove'|'optouts import'|'optouts export'|'diff'|'apply'|'export'|'sandbox'|'sandbox start'|'sandbox inbound'|'sandbox trigger'|'sandbox trigger message-received'|'sandbox trigger delivery-receipt'|'sandbox trigger order-status'|'sandbox webhooks'|'sandbox webhooks list'|'sandbox webhooks failed'|'sandbox webhooks replay'|'sandbox openapi'|'api'|'completion') cmdpath="$candidate" ;;
+      'demo'|'auth'|'auth login'|'auth status'|'auth logout'|'profile'|'profile list'|'profile use'|'profile remove'|'health'|'tenant'|'tenant list'|'tenant get'|'tenant create'|'tenant update'|'tenant use'|'number'|'number provision'|'number unprovision'|'number list'|'number get'|'number update'|'number loa'|'number loa upload'|'order'|'order get'|'order watch'|'send'|'send report'|'message'|'message get'|'message watch'|'media'|'media upload'|'media types'|'webhook'|'webhook sign'|'webhook verify'|'webhook listen'|'webhook prove'|'events'|'events list'|'events show'|'events tail'|'events replay'|'events prune'|'thread'|'optouts'|'optouts list'|'optouts add'|'optouts remove'|'optouts import'|'optouts export'|'diff'|'apply'|'export'|'sandbox'|'sandbox start'|'sandbox inbound'|'sandbox trigger'|'sandbox trigger message-received'|'sandbox trigger delivery-receipt'|'sandbox trigger order-status'|'sandbox webhooks'|'sandbox webhooks list'|'sandbox webhooks failed'|'sandbox webhooks replay'|'sandbox openapi'|'api'|'completion') cmdpath="$candidate" ;;
       *) ((args++)) ;;
     esac
   done
@@ -481,7 +481,7 @@ _svc() {
         --fields) return ;;
       esac
       if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W '--json --output -o --profile --base-url --debug --no-color --timeout --fields --no-pager --yes -y --help' -- "$cur")); return; fi
-      COMPREPLY=($(compgen -W 'sign verify listen' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W 'sign verify listen prove' -- "$cur")) ;;
     'webhook sign')
       case "$prev" in
         --secret-env) return ;;
@@ -522,6 +522,18 @@ _svc() {
         --fields) return ;;
       esac
       if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W '--port --host --secret-env --basic-auth-env --forward-to --store --no-store --fsync --no-verify --json --output -o --profile --base-url --debug --no-color --timeout --fields --no-pager --yes -y --help' -- "$cur")); return; fi
+      ;;
+    'webhook prove')
+      case "$prev" in
+        --secret-env) return ;;
+        --basic-auth-env) return ;;
+        --timeout) return ;;
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) _svc_profiles; return ;;
+        --base-url) return ;;
+        --fields) return ;;
+      esac
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W '--secret-env --basic-auth-env --timeout --json --output -o --profile --base-url --debug --no-color --fields --no-pager --yes -y --help' -- "$cur")); return; fi
       ;;
     'events')
       case "$prev" in

@@ -15,7 +15,7 @@ function __svc_path
         end
         string match -q -- "-*" $w; and continue
         set -l candidate (string trim -- "$cmdpath $w")
-        if contains -- $candidate 'demo' 'auth' 'auth login' 'auth status' 'auth logout' 'profile' 'profile list' 'profile use' 'profile remove' 'health' 'tenant' 'tenant list' 'tenant get' 'tenant create' 'tenant update' 'tenant use' 'number' 'number provision' 'number unprovision' 'number list' 'number get' 'number update' 'number loa' 'number loa upload' 'order' 'order get' 'order watch' 'send' 'send report' 'message' 'message get' 'message watch' 'media' 'media upload' 'media types' 'webhook' 'webhook sign' 'webhook verify' 'webhook listen' 'events' 'events list' 'events show' 'events tail' 'events replay' 'events prune' 'thread' 'optouts' 'optouts list' 'optouts add' 'optouts remove' 'optouts import' 'optouts export' 'diff' 'apply' 'export' 'sandbox' 'sandbox start' 'sandbox inbound' 'sandbox trigger' 'sandbox trigger message-received' 'sandbox trigger delivery-receipt' 'sandbox trigger order-status' 'sandbox webhooks' 'sandbox webhooks list' 'sandbox webhooks failed' 'sandbox webhooks replay' 'sandbox openapi' 'api' 'completion'
+        if contains -- $candidate 'demo' 'auth' 'auth login' 'auth status' 'auth logout' 'profile' 'profile list' 'profile use' 'profile remove' 'health' 'tenant' 'tenant list' 'tenant get' 'tenant create' 'tenant update' 'tenant use' 'number' 'number provision' 'number unprovision' 'number list' 'number get' 'number update' 'number loa' 'number loa upload' 'order' 'order get' 'order watch' 'send' 'send report' 'message' 'message get' 'message watch' 'media' 'media upload' 'media types' 'webhook' 'webhook sign' 'webhook verify' 'webhook listen' 'webhook prove' 'events' 'events list' 'events show' 'events tail' 'events replay' 'events prune' 'thread' 'optouts' 'optouts list' 'optouts add' 'optouts remove' 'optouts import' 'optouts export' 'diff' 'apply' 'export' 'sandbox' 'sandbox start' 'sandbox inbound' 'sandbox trigger' 'sandbox trigger message-received' 'sandbox trigger delivery-receipt' 'sandbox trigger order-status' 'sandbox webhooks' 'sandbox webhooks list' 'sandbox webhooks failed' 'sandbox webhooks replay' 'sandbox openapi' 'api' 'completion'
             set cmdpath $candidate
         else
             set args (math $args + 1)
@@ -44,7 +44,7 @@ complete -c svc -n '__svc_at '\'''\''' -a order -d 'provisioning orders: read on
 complete -c svc -n '__svc_at '\'''\''' -a send -d 'send an SMS or MMS to one or more numbers, or to every number of a file'
 complete -c svc -n '__svc_at '\'''\''' -a message -d 'the status of messages you sent'
 complete -c svc -n '__svc_at '\'''\''' -a media -d 'upload media for MMS, and the supported formats'
-complete -c svc -n '__svc_at '\'''\''' -a webhook -d 'sign, verify and receive webhook events locally'
+complete -c svc -n '__svc_at '\'''\''' -a webhook -d 'sign, verify and receive webhook events locally, and check your receiver'
 complete -c svc -n '__svc_at '\'''\''' -a events -d 'the events the webhook listener kept: list, show, follow, replay, prune'
 complete -c svc -n '__svc_at '\'''\''' -a thread -d 'one conversation with a number, in time order: sent messages, replies and receipts'
 complete -c svc -n '__svc_at '\'''\''' -a optouts -d 'the people who asked not to be messaged: kept by webhook listen, honoured by every send'
@@ -540,6 +540,7 @@ complete -c svc -n '__svc_at '\''media types'\''' -l yes -s y -d 'do not ask for
 complete -c svc -n '__svc_at '\''webhook'\''' -a sign -d 'print the X-Svc-Signature of a body (Base64 HMAC-SHA256 of its raw bytes)'
 complete -c svc -n '__svc_at '\''webhook'\''' -a verify -d 'check an X-Svc-Signature against a body: prints valid (exit 0) or invalid (exit 1)'
 complete -c svc -n '__svc_at '\''webhook'\''' -a listen -d 'receive webhook events locally, check them and print each one'
+complete -c svc -n '__svc_at '\''webhook'\''' -a prove -d 'check your webhook receiver: signed events acknowledged, forged ones refused (exit 7 if not)'
 complete -c svc -n '__svc_at '\''webhook'\''' -l json -d 'machine output: one JSON document on stdout (same as -o json)'
 complete -c svc -n '__svc_at '\''webhook'\''' -l output -s o -x -a 'table json ndjson' -d 'output format'
 complete -c svc -n '__svc_at '\''webhook'\''' -l profile -x -a '(__svc_profiles)' -d 'use this profile (default: SVC_PROFILE, then the active profile)'
@@ -594,6 +595,18 @@ complete -c svc -n '__svc_at '\''webhook listen'\''' -l timeout -x -d 'per-reque
 complete -c svc -n '__svc_at '\''webhook listen'\''' -l fields -x -d 'only these fields (comma-separated, dotted paths such as settings.rateLimit) in tables, --json and ndjson'
 complete -c svc -n '__svc_at '\''webhook listen'\''' -l no-pager -d 'do not page long output on a terminal (default: SVC_PAGER, PAGER, then less -FRX)'
 complete -c svc -n '__svc_at '\''webhook listen'\''' -l yes -s y -d 'do not ask for confirmation (needed without a terminal by commands that confirm)'
+complete -c svc -n '__svc_at '\''webhook prove'\''' -l secret-env -x -d 'environment variable holding the webhook secret (default SVC_WEBHOOK_SECRET); never pass the secret itself'
+complete -c svc -n '__svc_at '\''webhook prove'\''' -l basic-auth-env -x -d 'environment variable holding the USER:PASSWORD the receiver expects'
+complete -c svc -n '__svc_at '\''webhook prove'\''' -l timeout -x -d 'bound of each request (default 12: a little over the service'\''s 10 s); the run is bounded by 10 of them'
+complete -c svc -n '__svc_at '\''webhook prove'\''' -l json -d 'machine output: one JSON document on stdout (same as -o json)'
+complete -c svc -n '__svc_at '\''webhook prove'\''' -l output -s o -x -a 'table json ndjson' -d 'output format'
+complete -c svc -n '__svc_at '\''webhook prove'\''' -l profile -x -a '(__svc_profiles)' -d 'use this profile (default: SVC_PROFILE, then the active profile)'
+complete -c svc -n '__svc_at '\''webhook prove'\''' -l base-url -x -d 'override the profile'\''s base URL (default: SVC_BASE_URL)'
+complete -c svc -n '__svc_at '\''webhook prove'\''' -l debug -d 'trace HTTP requests and answers on stderr, secrets redacted'
+complete -c svc -n '__svc_at '\''webhook prove'\''' -l no-color -d 'no colour (also off for NO_COLOR or when not a TTY)'
+complete -c svc -n '__svc_at '\''webhook prove'\''' -l fields -x -d 'only these fields (comma-separated, dotted paths such as settings.rateLimit) in tables, --json and ndjson'
+complete -c svc -n '__svc_at '\''webhook prove'\''' -l no-pager -d 'do not page long output on a terminal (default: SVC_PAGER, PAGER, then less -FRX)'
+complete -c svc -n '__svc_at '\''webhook prove'\''' -l yes -s y -d 'do not ask for confirmation (needed without a terminal by commands that confirm)'
 complete -c svc -n '__svc_at '\''events'\''' -a list -d 'list stored events, oldest first, filtered by type, number, message and time'
 complete -c svc -n '__svc_at '\''events'\''' -a show -d 'show one stored event: its payload, delivery headers and whether its signature was checked'
 complete -c svc -n '__svc_at '\''events'\''' -a tail -d 'print the newest stored events; --follow prints new ones as any listener stores them'
