@@ -1,7 +1,7 @@
 // The one URL a run may send to, checked before anything is sent: https://, or http:// to a
 // loopback host (the rule every URL of svc follows), and no credentials in it.
 
-import { isLoopbackHost } from '../../domain/validate.js';
+import { isHttpsOrLoopbackUrl } from '../../domain/urls.js';
 import { UsageError } from '../../errors.js';
 
 /** The URL as it may be shown: no user or password. */
@@ -28,7 +28,7 @@ export function receiverUrl(text: string): URL {
       'give the Basic credentials the receiver expects with --basic-auth-env VAR (VAR holding USER:PASSWORD)',
     ]);
   }
-  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+  if (!isHttpsOrLoopbackUrl(url)) {
     throw new UsageError(`${shownUrl(url)}: plain http:// is allowed only to loopback hosts (localhost, 127.0.0.0/8, [::1])`, [
       'the service calls https:// endpoints only; check the receiver at its https:// address',
     ]);
