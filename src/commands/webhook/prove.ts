@@ -44,7 +44,11 @@ export async function run(input: InputFor<typeof webhookCommands, 'webhook prove
       signal: ctx.signal,
       userAgent: `svc-webhook-prove/${VERSION}`,
       onCheck: (index, total, name) => {
-        if (progress) progress.text = `checking ${url.host}: ${index + 1}/${total} ${name}`;
+        if (progress) {
+          progress.text = `checking ${url.host}: ${index + 1}/${total} ${name}`;
+          // Drawn now, not at the spinner's next frame: a quick receiver answers between frames.
+          progress.render();
+        }
       },
     });
   } catch (error) {

@@ -9,7 +9,7 @@ import { isIP, type LookupFunction } from 'node:net';
 import type { Clock } from '../../clock.js';
 import { InterruptedError } from '../../errors.js';
 import { checkLoopbackSocket, neverSent, pinnedLookup } from '../../api/transport.js';
-import { terminalSafe } from '../format.js';
+import { visibleLine } from '../../output/terminal.js';
 
 /** How much of an answer's body is kept to show; the rest is read and dropped, up to a bound. */
 const SHOWN_BYTES = 200;
@@ -137,7 +137,7 @@ export async function openTarget(url: URL, clock: Clock): Promise<PostTarget> {
 
 function excerptOf(chunks: Buffer[]): string {
   const text = Buffer.concat(chunks).toString('utf8').replace(/\uFFFD+$/, '');
-  return terminalSafe(text.replace(/\s+/g, ' ').trim());
+  return visibleLine(text.replace(/\s+/g, ' ').trim());
 }
 
 function seconds(ms: number): string {

@@ -2,7 +2,7 @@
 // terminal; blocks instead of a table when the terminal is narrow), for a pipe (tab-separated
 // rows) and for CI (one JSON document). Receiver-supplied text is already terminal-safe.
 
-import { fitColumns } from '../../output/fit.js';
+import { fitTable, TEXT_FLOOR } from '../../output/fit.js';
 import type { Palette } from '../../output/palette.js';
 import type { CheckAnswer, CheckResult, ProveResult } from './run.js';
 
@@ -87,8 +87,16 @@ function cellsOf(check: CheckResult): string[] {
 function tableWidths(checks: readonly CheckResult[], columns: number): number[] {
   const rows = checks.map(cellsOf);
   const natural = HEADERS.map((header, i) => Math.max(width(header), ...rows.map((row) => width(row[i]!))));
-  // The check's name and its verdict stay whole; what was sent and what came back wrap.
-  return fitColumns(natural, HEADERS.map(width), columns, [true, true, false, false]);
+  // The check's name and its verdict stay whole; what was sent and what came back wrap (so no
+  // column is left out: one the fit would drop keeps its narrowest width and wraps).
+  const fit = fitTable(
+    HEADERS.map((header, i) => ({ natural: natural[i]!, header: width(header), kind: i < 2 ? ('id' as const) : ('text' as const), importance: HEADERS.length - i })),
+    columns,
+  );
+  return HEADERS.map((header, i) => {
+    const at = fit.shown.indexOf(i);
+    return at === -1 ? Math.min(natural[i]!, Math.max(TEXT_FLOOR, width(header))) : fit.widths[at]!;
+  });
 }
 
 function table(checks: readonly CheckResult[], widths: readonly number[], palette: Palette): string[] {
