@@ -268,7 +268,8 @@ export function compactStore(dir: string, options: { threshold?: number; steps?:
       const small: SegmentIndex[] = [];
       for (const name of candidates) {
         const segment = loadSegmentIndex(dir, name);
-        if (segment !== undefined && segment.count < SMALL_SEGMENT_RECORDS) small.push(segment);
+        // A segment holding lines that are not records is left as it is: rewriting keeps records only.
+        if (segment !== undefined && segment.count < SMALL_SEGMENT_RECORDS && segment.unreadable.length === 0) small.push(segment);
       }
       for (const group of recordRuns(small)) {
         if (group.length < 2) continue;
@@ -295,8 +296,10 @@ export interface PruneResult {
   pruned: number;
   /** Records kept (at or after the time, or in a segment a live writer still appends to). */
   kept: number;
-  /** Old records left because a running listener or send is still writing their segment. */
+  /** Old records left because a running listener or send is still writing their segment, or the segment holds lines that are not records. */
   busy: number;
+  /** Segments left whole because they hold lines that are not records (see `unreadable`). */
+  untouched: string[];
 }
 
 /**
@@ -306,7 +309,7 @@ export interface PruneResult {
  * and counted as busy.
  */
 export async function pruneStore(dir: string, before: number, steps?: CompactionSteps): Promise<PruneResult> {
-  const result: PruneResult = { pruned: 0, kept: 0, busy: 0 };
+  const result: PruneResult = { pruned: 0, kept: 0, busy: 0, untouched: [] };
   const done = withLock(dir, () => {
     recoverCompaction(dir);
     const names = listSegments(dir);
@@ -318,7 +321,10 @@ export async function pruneStore(dir: string, before: number, steps?: Compaction
       if (segment === undefined) continue;
       let old = 0;
       for (let i = 0; i < segment.count; i++) if (segment.view.getFloat64(i * ENTRY_BYTES, true) < before) old++;
-      if (busy.has(name)) {
+      if (busy.has(name) || segment.unreadable.length > 0) {
+        // A live writer's segment, or one holding lines that are not records (edited by hand):
+        // deleting or rewriting it would lose what it holds.
+        if (segment.unreadable.length > 0) result.untouched.push(segment.path);
         result.busy += old;
         result.kept += segment.count;
         continue;

@@ -4,9 +4,9 @@
 
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ANY, ENTRY_BYTES, hash32, loadSegmentIndex, normalizeNumber, typeKey, type SegmentIndex } from './index-entries.js';
+import { ANY, ENTRY_BYTES, entryNames, hash32, loadSegmentIndex, normalizeNumber, rebuildSegmentIndex, saveIndex, typeKey, type SegmentIndex } from './index-entries.js';
 import { parseRecord, type StoredKind, type StoredRecord } from './record.js';
-import { listSegments, readRange } from './segments.js';
+import { isCompacted, listSegments, readRange, segmentWriterPid } from './segments.js';
 
 export interface StoreQuery {
   kinds?: readonly StoredKind[];
@@ -119,8 +119,9 @@ function firstCopies<T extends Placed>(segments: readonly SegmentIndex[], picked
       continue; // gone since its index was read (compacted away): its records live on in the new segment
     }
     lines.forEach((line, k) => {
-      const id = parseRecord(line)?.id;
-      if (id !== undefined && first.has(id)) consider(id, { time: segment.f64[entries[k]! * 5]!, segment: s, entry: entries[k]! });
+      const record = parseRecord(line);
+      if (!entryNames(segment, entries[k]!, record)) throw new StaleIndex(s);
+      if (first.has(record.id)) consider(record.id, { time: segment.f64[entries[k]! * 5]!, segment: s, entry: entries[k]! });
     });
   }
   return picked.filter((p) => {
@@ -129,17 +130,89 @@ function firstCopies<T extends Placed>(segments: readonly SegmentIndex[], picked
   });
 }
 
+/** Thrown while reading when an entry does not name the record at its place: segment `segment`'s index is wrong. */
+class StaleIndex extends Error {
+  constructor(readonly segment: number) {
+    super('the index does not match the data');
+  }
+}
+
+/** Whether a process that may still append to a segment is running (compaction's segments have none). */
+function writerAlive(name: string): boolean {
+  if (isCompacted(name)) return false;
+  const pid = segmentWriterPid(name);
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export interface ReaderOptions {
+  /**
+   * Told once per segment when its index did not match its data (and the data was read instead),
+   * and once per segment about lines that are not records. Nothing is lost either way.
+   */
+  notice?: (message: string) => void;
+}
+
 export class EventStoreReader {
   private segments: SegmentIndex[] | undefined;
+  private readonly told = new Set<string>();
 
-  constructor(readonly dir: string) {}
+  constructor(
+    readonly dir: string,
+    private readonly options: ReaderOptions = {},
+  ) {}
 
   /** Every segment's index (loaded once per reader). */
   load(): SegmentIndex[] {
     this.segments ??= listSegments(this.dir)
       .map((name) => loadSegmentIndex(this.dir, name))
-      .filter((segment): segment is SegmentIndex => segment !== undefined);
+      .filter((segment): segment is SegmentIndex => segment !== undefined)
+      .map((segment) => this.checked(segment));
     return this.segments;
+  }
+
+  /** Says what a segment's index or data showed, and keeps an index made from the data for the next reader. */
+  private checked(segment: SegmentIndex): SegmentIndex {
+    if (segment.rebuilt && !this.told.has(`rebuilt:${segment.name}`)) {
+      this.told.add(`rebuilt:${segment.name}`);
+      const kept = !writerAlive(segment.name);
+      if (kept) saveIndex(segment);
+      this.options.notice?.(
+        `the index of ${segment.path} did not match its data (was the file edited?); its records were read from the data itself${kept ? ' and the index written anew' : ''}: nothing is lost`,
+      );
+    }
+    if (segment.unreadable.length > 0 && !this.told.has(`unreadable:${segment.name}`)) {
+      this.told.add(`unreadable:${segment.name}`);
+      const shown = segment.unreadable.slice(0, 5).map((line) => `${segment.path}:${line}`);
+      const more = segment.unreadable.length > shown.length ? ` and ${segment.unreadable.length - shown.length} more` : '';
+      const lines = segment.unreadable.length === 1 ? 'line is' : 'lines are';
+      this.options.notice?.(`${segment.unreadable.length} ${lines} not an event record, left out of what is listed (the file keeps them): ${shown.join(', ')}${more}`);
+    }
+    return segment;
+  }
+
+  /**
+   * Runs a read; when it finds an entry that does not name the record at its place (an edit that
+   * kept the file's length, which the checks at load cannot see), reads that segment from its data
+   * and runs the read again.
+   */
+  verified<T>(read: () => T): T {
+    for (;;) {
+      try {
+        return read();
+      } catch (error) {
+        if (!(error instanceof StaleIndex)) throw error;
+        const segments = this.load();
+        const stale = segments[error.segment]!;
+        segments[error.segment] = this.checked({ ...rebuildSegmentIndex(stale), rebuilt: true });
+      }
+    }
   }
 
   get total(): number {
@@ -148,6 +221,10 @@ export class EventStoreReader {
 
   /** The records that match, oldest first. */
   query(query: StoreQuery): StoredRecord[] {
+    return this.verified(() => this.queryOnce(query));
+  }
+
+  private queryOnce(query: StoreQuery): StoredRecord[] {
     let linked: Set<string> | undefined;
     if (query.number !== undefined && query.linkReceipts === true) {
       linked = new Set(
@@ -210,7 +287,7 @@ export class EventStoreReader {
       const lines = readLines(segment, entries);
       lines.forEach((line, k) => {
         const record = parseRecord(line);
-        if (record === undefined) return;
+        if (!entryNames(segment, entries[k]!, record)) throw new StaleIndex(s);
         if (kinds !== undefined && !kinds.has(record.kind)) return;
         if (typeNames !== undefined && !typeNames.has(typeKey(record.type))) return;
         if (messageIds !== undefined && (record.messageId === undefined || !messageIds.has(record.messageId))) return;
@@ -229,6 +306,10 @@ export class EventStoreReader {
 
   /** One record by its id: the copy stored first, when it was stored more than once (see firstCopies). */
   get(id: string): StoredRecord | undefined {
+    return this.verified(() => this.getOnce(id));
+  }
+
+  private getOnce(id: string): StoredRecord | undefined {
     const idHash = hash32(id);
     let found: Placed | undefined;
     this.load().forEach((segment, s) => {
@@ -237,7 +318,8 @@ export class EventStoreReader {
       if (entries.length === 0) return;
       readLines(segment, entries).forEach((line, k) => {
         const record = parseRecord(line);
-        if (record === undefined || record.id !== id) return;
+        if (!entryNames(segment, entries[k]!, record)) throw new StaleIndex(s);
+        if (record.id !== id) return;
         const place = { record, time: segment.f64[entries[k]! * 5]!, segment: s, entry: entries[k]! };
         if (found === undefined || storedBefore(place, found)) found = place;
       });
@@ -285,6 +367,10 @@ export function recentIds(dir: string, limit: number): string[] {
  */
 export function latestRecords(reader: EventStoreReader, count: number, kinds: readonly StoredKind[] = ['event']): StoredRecord[] {
   if (count <= 0) return [];
+  return reader.verified(() => latestRecordsOnce(reader, count, kinds));
+}
+
+function latestRecordsOnce(reader: EventStoreReader, count: number, kinds: readonly StoredKind[]): StoredRecord[] {
   const sentHash = hash32('sent');
   const wantSent = kinds.includes('sent');
   const wantEvents = kinds.includes('event');
@@ -310,7 +396,8 @@ export function latestRecords(reader: EventStoreReader, count: number, kinds: re
     const placed: Placed[] = [];
     for (const candidate of best) {
       const record = parseRecord(readLines(segments[candidate.segment]!, [candidate.entry])[0] ?? '');
-      if (record !== undefined && kinds.includes(record.kind)) placed.push({ record, ...candidate });
+      if (!entryNames(segments[candidate.segment]!, candidate.entry, record)) throw new StaleIndex(candidate.segment);
+      if (kinds.includes(record.kind)) placed.push({ record, ...candidate });
     }
     const firsts = firstCopies(segments, placed);
     if (firsts.length === placed.length) return firsts.map((p) => p.record);

@@ -415,7 +415,7 @@ describe('svc events prune', () => {
     campaign(store);
     const result = await run(['events', 'prune', '--before', '2026-03-01T09:00:05.500Z', '--store', store, '--json']);
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual({ before: '2026-03-01T09:00:05.500Z', pruned: 3, kept: 2, busy: 0 });
+    expect(JSON.parse(result.stdout)).toEqual({ before: '2026-03-01T09:00:05.500Z', pruned: 3, kept: 2, busy: 0, untouched: [] });
     expect(new EventStoreReader(store).query({}).map((r) => r.id)).toEqual(['dlv-2', 'dlv-3']);
     expect((await run(['events', 'prune', '--store', store])).code).toBe(2);
   });

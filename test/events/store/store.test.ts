@@ -190,7 +190,7 @@ describe('the event store', () => {
     writeSegment(dir, [receipt('c', 'm', T0 + 20), receipt('d', 'm', T0 + 30)]);
     writeSegment(dir, [receipt('e', 'm', T0 + 40)]);
     const result = await pruneStore(dir, T0 + 30);
-    expect(result).toEqual({ pruned: 3, kept: 2, busy: 0 });
+    expect(result).toEqual({ pruned: 3, kept: 2, busy: 0, untouched: [] });
     expect(new EventStoreReader(dir).query({}).map((r) => r.id)).toEqual(['d', 'e']);
   });
 
@@ -199,7 +199,7 @@ describe('the event store', () => {
     const writer = EventStoreWriter.open(dir);
     await writer.append(receipt('old', 'm', T0));
     const result = await pruneStore(dir, T0 + 1000);
-    expect(result).toEqual({ pruned: 0, kept: 1, busy: 1 });
+    expect(result).toEqual({ pruned: 0, kept: 1, busy: 1, untouched: [] });
     await writer.append(receipt('new', 'm', T0 + 2000));
     await writer.close();
     expect(new EventStoreReader(dir).query({}).map((r) => r.id)).toEqual(['old', 'new']);
@@ -366,7 +366,7 @@ describe('a delivery stored twice (two listeners on one store)', () => {
     const pruned = tempStore();
     writeSegment(pruned, [copy('dlv-1', T0 + 5000, 'b')], `seg-${String(T0).padStart(14, '0')}-0-b`);
     writeSegment(pruned, [copy('dlv-0', T0 - 1000, 'a'), copy('dlv-1', T0, 'a')], `seg-${String(T0 + 1).padStart(14, '0')}-0-a`);
-    expect(await pruneStore(pruned, T0 - 500)).toEqual({ pruned: 1, kept: 1, busy: 0 });
+    expect(await pruneStore(pruned, T0 - 500)).toEqual({ pruned: 1, kept: 1, busy: 0, untouched: [] });
     expect(new EventStoreReader(pruned).query({}).map((r) => `${r.id}@${r.headers?.['x-listener']}`)).toEqual(['dlv-1@a']);
     expect(new EventStoreReader(pruned).total).toBe(1);
   });
@@ -436,7 +436,7 @@ describe('compaction', () => {
     await expect(pruneStore(dir, T0 + 12, { afterRename: () => { throw crash; } })).rejects.toThrow(crash);
     const left = all.filter((id) => !/^d0-|^d1-[01]$/.test(id));
     expect(ids(dir)).toEqual(all.filter((id) => left.includes(id)));
-    expect(await pruneStore(dir, T0 + 12)).toEqual({ pruned: 0, kept: left.length, busy: 0 });
+    expect(await pruneStore(dir, T0 + 12)).toEqual({ pruned: 0, kept: left.length, busy: 0, untouched: [] });
     expect(ids(dir)).toEqual(all.filter((id) => left.includes(id)));
   });
 });

@@ -41,7 +41,7 @@ export function timeRange(ctx: Context, sinceText: string | undefined, untilText
 
 export function openReader(input: CommandInput<'store'>, ctx: Context): { dir: string; reader: EventStoreReader; exists: boolean } {
   const dir = readStoreDir(input, ctx.env);
-  return { dir, reader: new EventStoreReader(dir), exists: existsSync(dir) };
+  return { dir, reader: new EventStoreReader(dir, { notice: (message) => ctx.warn(message) }), exists: existsSync(dir) };
 }
 
 export function requireId(input: CommandInput<never>): string {
