@@ -1,23 +1,13 @@
-import { createHash } from 'node:crypto';
 import type { InputFor } from '../spec.js';
 import type { numberCommands } from './index.js';
 import type { Context } from '../../context.js';
 import { listActiveNumbers, type PhoneNumber } from '../../api/numbers.js';
 import { createListPrinter } from '../../output/render.js';
+import { metaNumber, totalOf, walkPages } from '../../api/pages.js';
 import { numberColumns } from './shared/number-view.js';
 
-// `--all` walks pages until one is empty or short, the total is reached or the envelope says
-// there is no more. Each page is printed as it arrives and dropped: ndjson and piped rows never
-// hold more than one page.
-
-function metaNumber(meta: Record<string, unknown>, ...keys: string[]): number | undefined {
-  for (const key of keys) {
-    const value = meta[key];
-    const n = typeof value === 'number' ? value : typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : undefined;
-    if (n !== undefined && Number.isFinite(n) && n >= 0) return n;
-  }
-  return undefined;
-}
+// `--all` walks the pages (api/pages.ts: it stops on a server whose pages cannot be right). Each
+// page is printed as it arrives and dropped: ndjson and piped rows never hold more than one page.
 
 export async function run(input: InputFor<typeof numberCommands, 'number list'>, ctx: Context): Promise<number> {
   const page = input.number('page', '--page', { min: 1, integer: true });
@@ -30,7 +20,7 @@ export async function run(input: InputFor<typeof numberCommands, 'number list'>,
     await printer.add(items as PhoneNumber[]);
     await printer.end();
     // A person who sees 20 rows must not conclude there are 20 numbers.
-    const total = metaNumber(meta, 'total', 'totalCount', 'totalItems', 'totalRecords');
+    const total = totalOf(meta);
     const current = page ?? metaNumber(meta, 'page', 'pageNumber') ?? 1;
     const size = metaNumber(meta, 'limit', 'pageSize', 'perPage', 'size') ?? limit ?? items.length;
     const before = (current - 1) * size;
@@ -40,35 +30,19 @@ export async function run(input: InputFor<typeof numberCommands, 'number list'>,
     }
     return 0;
   }
-  const firstPage = page ?? 1;
-  let current = firstPage;
-  let pageSize: number | undefined;
-  let seen = 0;
-  let previousPrint: string | undefined;
-  for (;;) {
-    const { items, meta } = await listActiveNumbers(api, { page: current, limit });
-    if (items.length === 0) break;
-    // A server that ignores `page` would hand back the same page for ever.
-    const print = createHash('sha256').update(JSON.stringify(items)).digest('hex');
-    if (print === previousPrint) {
-      ctx.warn(`page ${current} repeats page ${current - 1}; the server seems to ignore the page parameter, so the list stops here`);
-      break;
-    }
-    previousPrint = print;
-    await printer.add(items as PhoneNumber[]);
-    seen += items.length;
-    // Without a page size in the envelope, the first page's length is the size: a server may
-    // clamp --limit (docs/decisions.md#lists: larger is clamped), and taking --limit would end the walk
-    // after one "short" page. At worst this costs one request for an empty page.
-    pageSize ??= metaNumber(meta, 'limit', 'pageSize', 'perPage', 'size') ?? items.length;
-    const total = metaNumber(meta, 'total', 'totalCount', 'totalItems', 'totalRecords');
-    const totalPages = metaNumber(meta, 'totalPages', 'pageCount', 'pages');
-    if (items.length < pageSize) break;
-    if (total !== undefined && (firstPage - 1) * pageSize + seen >= total) break;
-    if (totalPages !== undefined && current >= totalPages) break;
-    if (meta['hasMore'] === false || meta['hasNextPage'] === false || meta['hasNext'] === false) break;
-    current++;
+  const pages = walkPages<PhoneNumber>({
+    firstPage: page,
+    limit,
+    fetchPage: (current) => listActiveNumbers(api, { page: current, limit }),
+    keyOf: (number) => String(number.phoneNumber ?? JSON.stringify(number)),
+    noun: 'active numbers',
+    warn: (message) => ctx.warn(message),
+  });
+  try {
+    for await (const items of pages) await printer.add(items);
+  } finally {
+    // What was listed before a page that cannot be right stays printed.
+    await printer.end();
   }
-  await printer.end();
   return 0;
 }

@@ -155,3 +155,51 @@ describe('svc number get', () => {
     expect((await runCli(['number', 'get', '+15551239999'], { env, dispatcher: api.agent })).code).toBe(4);
   });
 });
+
+// A server whose pages cannot be right must not be walked for ever (nor its items listed twice).
+describe('svc number list --all against a server that pages wrongly', () => {
+  it('stops with exit 1 on pages that alternate, after printing what the first pages listed once', async () => {
+    const api = createMockApi();
+    api.expect('GET', 'phone-numbers/active?page=1', { status: 200, body: { items: range(1, 2), limit: 2 } });
+    api.expect('GET', 'phone-numbers/active?page=2', { status: 200, body: { items: range(3, 2), limit: 2 } });
+    api.expect('GET', 'phone-numbers/active?page=3', { status: 200, body: { items: [n(5), n(1)], limit: 2 } });
+    const result = await runCli(['number', 'list', '--all', '-o', 'ndjson'], { env, dispatcher: api.agent });
+    api.verify();
+    expect(result.code).toBe(1);
+    expect(result.stdout.trim().split('\n').map((line) => JSON.parse(line) as unknown)).toEqual(range(1, 4));
+    expect(result.stderr).toContain('page 3 of the active numbers lists +15551230001 again');
+  });
+
+  it('stops with a warning (exit 0) on a page that repeats only what was listed: A, B, A', async () => {
+    const api = createMockApi();
+    api.expect('GET', 'phone-numbers/active?page=1', { status: 200, body: range(1, 2) });
+    api.expect('GET', 'phone-numbers/active?page=2', { status: 200, body: range(3, 2) });
+    api.expect('GET', 'phone-numbers/active?page=3', { status: 200, body: range(1, 2) });
+    const result = await runCli(['number', 'list', '--all', '--json'], { env, dispatcher: api.agent });
+    api.verify();
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual(range(1, 4));
+    expect(result.stderr).toContain('repeats what earlier pages listed');
+  });
+
+  it('stops with exit 1 on a page longer than asked (pages that grow)', async () => {
+    const api = createMockApi();
+    api.expect('GET', 'phone-numbers/active?page=1&limit=2', { status: 200, body: range(1, 2) });
+    api.expect('GET', 'phone-numbers/active?page=2&limit=2', { status: 200, body: range(3, 3) });
+    const result = await runCli(['number', 'list', '--all', '--limit', '2', '--json'], { env, dispatcher: api.agent });
+    api.verify();
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stderr).error.message).toContain('page 2 of the active numbers holds 3 items where pages hold at most 2');
+  });
+
+  it('stops with exit 1 past the pages the first total allows (a total that grows with every page)', async () => {
+    const api = createMockApi();
+    for (let page = 1; page <= 4; page++) {
+      api.expect('GET', `phone-numbers/active?page=${page}`, { status: 200, body: { items: range(page * 10, 2), limit: 2, total: 2 + page * 2 } });
+    }
+    const result = await runCli(['number', 'list', '--all', '--json'], { env, dispatcher: api.agent });
+    api.verify();
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stderr).error.message).toContain('page 4 of the active numbers lies past the 4 the first page gave as the total');
+  });
+});
