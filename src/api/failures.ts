@@ -1,5 +1,5 @@
 import { NetworkError } from '../errors.js';
-import { errorCode, type TransportFailure } from './transport.js';
+import { AnswerTooLarge, errorCode, type TransportFailure } from './transport.js';
 
 // What a failed exchange means, in words that name the real cause: the proxy when it was the
 // proxy, the certificate's actual problem for TLS, the --timeout for a deadline. `sent` tells the
@@ -67,6 +67,13 @@ export function describeTransportFailure(failure: TransportFailure, context: Fai
     const what = failure.stage === 'answer' ? ': the answer began but did not finish in time' : '';
     return new NetworkError(`No answer from ${host} within ${seconds}${what}`, true, error);
   }
+  if (error instanceof AnswerTooLarge) {
+    // Read no further and never again: the same request would bring the same answer.
+    const size = error.declared ? `its Content-Length is ${mebibytes(error.size)}` : `more than ${mebibytes(error.limit)} had come`;
+    return new NetworkError(`The answer from ${host} is too large: ${size}, and svc reads at most ${mebibytes(error.limit)} of an answer (docs/limits.md)`, true, error, {
+      permanent: true,
+    });
+  }
   if (code === 'ERR_SVC_NOT_LOOPBACK') {
     return new NetworkError(`Refused to connect to ${host}: ${error instanceof Error ? error.message : String(error)}`, false, error, { permanent: true });
   }
@@ -101,4 +108,8 @@ export function describeTransportFailure(failure: TransportFailure, context: Fai
     sent,
     error,
   );
+}
+
+function mebibytes(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${(bytes / (1024 * 1024)).toFixed(1).replace(/\.0$/, '')} MiB` : `${bytes} bytes`;
 }

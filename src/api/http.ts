@@ -250,7 +250,7 @@ export class ApiClient {
       transport = this.ownTransport ?? (await this.transport());
       // The deadline starts when the request can leave: loading the transport is not the exchange.
       this.deadlines.add(exchange);
-      const answer = await transport.exchange({ method: req.method, url, headers, body, cancel: exchange });
+      const answer = await transport.exchange({ method: req.method, url, headers, body, cancel: exchange, maxAnswerBytes: answerLimit(req) });
       if (debug) traceAnswer(this.trace, answer, url, performance.now() - started);
       const parsed = parseBody(answer.text, answer.headers['content-type']);
       const response: ApiResponse = { status: answer.status, headers: answer.headers, data: parsed.data, text: answer.text };
@@ -276,6 +276,18 @@ export class ApiClient {
     this.transportPromise = undefined;
     if (own) await own.close();
   }
+}
+
+/**
+ * The most of an answer's body read (docs/limits.md): generous for a list page and for `svc api`,
+ * whose answers may be lists; an object the service describes is a few kilobytes.
+ */
+export const LIST_ANSWER_LIMIT = 64 * 1024 * 1024;
+export const OBJECT_ANSWER_LIMIT = 8 * 1024 * 1024;
+
+function answerLimit(req: ApiRequest): number {
+  if (req.call === 'raw') return LIST_ANSWER_LIMIT;
+  return ENDPOINTS[req.call].answer === 'list' ? LIST_ANSWER_LIMIT : OBJECT_ANSWER_LIMIT;
 }
 
 /** The JSON object of an answer whose call promises one (answers.ts has checked it). */

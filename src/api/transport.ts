@@ -18,6 +18,29 @@ export interface Exchange {
   body: Uint8Array | string | undefined;
   /** How the caller stops the exchange (its whole-exchange deadline, Ctrl-C). */
   cancel: Cancel;
+  /** The most bytes of answer body read: past it the exchange fails with AnswerTooLarge, nothing more held. */
+  maxAnswerBytes: number;
+}
+
+/** An answer whose body is longer than the caller takes (declared by Content-Length, or counted as it came). */
+export class AnswerTooLarge extends Error {
+  readonly code = 'ERR_SVC_ANSWER_TOO_LARGE';
+  constructor(
+    readonly limit: number,
+    /** The Content-Length declared, or the bytes counted when reading stopped. */
+    readonly size: number,
+    readonly declared: boolean,
+  ) {
+    super(`the answer is larger than ${limit} bytes`);
+  }
+}
+
+/** The Content-Length of an answer past the limit, as the failure to give (undefined when none is declared or it fits). */
+function declaredTooLarge(contentLength: string | string[] | undefined, limit: number): AnswerTooLarge | undefined {
+  const text = Array.isArray(contentLength) ? contentLength[0] : contentLength;
+  if (text === undefined || !/^\d+$/.test(text.trim())) return undefined;
+  const size = Number(text.trim());
+  return size > limit ? new AnswerTooLarge(limit, size, true) : undefined;
 }
 
 /**
@@ -170,8 +193,15 @@ export async function nodeHttpTransport(options: { connections?: number | undefi
         });
         request.on('response', (response) => {
           stage = 'answer';
+          const declared = declaredTooLarge(response.headers['content-length'], x.maxAnswerBytes);
+          if (declared) return fail(declared);
           const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          let bytes = 0;
+          response.on('data', (chunk: Buffer) => {
+            bytes += chunk.length;
+            if (bytes > x.maxAnswerBytes) return fail(new AnswerTooLarge(x.maxAnswerBytes, bytes, false));
+            chunks.push(chunk);
+          });
           response.on('error', fail);
           response.on('aborted', () => fail(Object.assign(new Error('the connection closed before the answer was complete'), { code: 'ECONNRESET' })));
           response.on('end', () => {
@@ -271,7 +301,7 @@ export async function undiciTransport(options: UndiciTransportOptions): Promise<
     },
     exchange: (x) =>
       new Promise<RawAnswer>((resolve, reject) => {
-        const handler = new AnswerHandler(x.cancel, resolve, reject, undici.headerNameToString);
+        const handler = new AnswerHandler(x.cancel, x.maxAnswerBytes, resolve, reject, undici.headerNameToString);
         if (x.cancel.cancelled) return handler.onError(x.cancel.reason);
         x.cancel.onCancel = handler.cancel;
         const { origin, path } = target(x.url);
@@ -305,9 +335,11 @@ class AnswerHandler implements Dispatcher.DispatchHandler {
   private status = 0;
   private headers: Record<string, string> = {};
   private readonly chunks: Buffer[] = [];
+  private bytes = 0;
 
   constructor(
     private readonly stop: Cancel,
+    private readonly maxBytes: number,
     private readonly resolve: (answer: RawAnswer) => void,
     private readonly reject: (failure: TransportFailure) => void,
     private readonly headerName: (name: Buffer | string) => string,
@@ -334,10 +366,17 @@ class AnswerHandler implements Dispatcher.DispatchHandler {
     this.answered = true;
     this.status = statusCode;
     this.headers = rawHeadersToRecord(rawHeaders, this.headerName);
+    const declared = declaredTooLarge(this.headers['content-length'], this.maxBytes);
+    if (declared) this.cancel(declared);
     return true;
   }
 
   onData(chunk: Buffer): boolean {
+    this.bytes += chunk.length;
+    if (this.bytes > this.maxBytes) {
+      this.cancel(new AnswerTooLarge(this.maxBytes, this.bytes, false));
+      return false;
+    }
     this.chunks.push(chunk);
     return true;
   }

@@ -161,7 +161,7 @@ describe('plain http:// whose peer is not loopback', () => {
       const url = new URL(`http://${external ?? '127.0.0.1'}:${port}/api/v1/tenants`);
       const transport =
         which === 'node:http' ? await nodeHttpTransport({ root: url }) : await undiciTransport({ timeoutMs: 5_000, throughput: false });
-      const exchange = { method: 'GET', url, headers: {}, body: undefined, cancel: { cancelled: false, reason: undefined, onCancel: undefined } };
+      const exchange = { method: 'GET', url, headers: {}, body: undefined, cancel: { cancelled: false, reason: undefined, onCancel: undefined }, maxAnswerBytes: 1024 * 1024 };
       if (external !== undefined) {
         const failure = await transport.exchange(exchange).then(() => undefined, (error: unknown) => error);
         expect(failure).toBeInstanceOf(TransportFailure);
