@@ -4,7 +4,14 @@ import { InterruptedError } from './errors.js';
 // so that tests drive time with a fake one (test/helpers/cli.ts) instead of waiting for it.
 
 export interface Clock {
+  /** Wall time, ms since the epoch: for what is shown or compared with dates (send windows, event times). */
   now(): number;
+  /**
+   * Milliseconds on a clock that moves only forward, at the rate of real time, whatever is done to
+   * the wall clock (NTP steps, a changed time zone, a laptop's sleep): for every duration, deadline,
+   * pace and back-off. Its zero means nothing; only differences do.
+   */
+  monotonic(): number;
   /** Resolves after `ms`; rejects with InterruptedError once `signal` aborts. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
   /** A signal that aborts `ms` from now, as AbortSignal.timeout() does in real time. */
@@ -13,6 +20,7 @@ export interface Clock {
 
 export const systemClock: Clock = {
   now: () => Date.now(),
+  monotonic: () => performance.now(),
   sleep: (ms, signal) =>
     new Promise<void>((resolve, reject) => {
       if (signal?.aborted) {

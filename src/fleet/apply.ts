@@ -347,7 +347,7 @@ export class FleetApplier {
 
   /** Polls every order and number in flight until all are done; false when the wait timed out. */
   private async waitForOrders(): Promise<boolean> {
-    const started = this.deps.clock.now();
+    const started = this.deps.clock.monotonic();
     const deadline = this.options.waitTimeoutMs === undefined ? undefined : started + this.options.waitTimeoutMs;
     let interval = this.options.firstPollMs;
     const total = (): number => [...this.waiting.values()].reduce((sum, o) => sum + o.numbers.length, 0) + this.waitingNumbers.size;
@@ -357,7 +357,7 @@ export class FleetApplier {
         this.deps.events.progress(undefined);
         return true;
       }
-      const now = this.deps.clock.now();
+      const now = this.deps.clock.monotonic();
       if (deadline !== undefined && now >= deadline) {
         this.deps.events.progress(undefined);
         return false;
@@ -391,7 +391,7 @@ export class FleetApplier {
         }
       });
       if (total() === 0) continue;
-      const elapsed = Math.round((this.deps.clock.now() - started) / 1000);
+      const elapsed = Math.round((this.deps.clock.monotonic() - started) / 1000);
       const parts = [...progress.values()];
       if (this.waitingNumbers.size > 0) parts.push(`${this.waitingNumbers.size} number${this.waitingNumbers.size === 1 ? '' : 's'} from an earlier run`);
       this.deps.events.progress(`Waiting for ${total()} number${total() === 1 ? '' : 's'} (${elapsed} s): ${parts.join(', ')}`);

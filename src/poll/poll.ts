@@ -73,7 +73,7 @@ export async function pollUntil<T>(options: PollOptions<T>): Promise<T> {
   const max = Math.max(options.maxIntervalMs ?? DEFAULT_MAX_INTERVAL_MS, options.firstIntervalMs);
   const factor = options.factor ?? DEFAULT_FACTOR;
   const fingerprint = options.fingerprint ?? ((value: T) => JSON.stringify(value));
-  const deadline = options.timeoutMs === undefined ? Infinity : clock.now() + options.timeoutMs;
+  const deadline = options.timeoutMs === undefined ? Infinity : clock.monotonic() + options.timeoutMs;
   let interval = options.firstIntervalMs;
   let previous: T | undefined;
   let previousPrint: string | undefined;
@@ -90,13 +90,13 @@ export async function pollUntil<T>(options: PollOptions<T>): Promise<T> {
   const timedOut = (): PollTimeoutError =>
     new PollTimeoutError(`Timed out waiting for ${options.what} after ${formatSeconds(options.timeoutMs ?? 0)}`, previous);
   if (options.initialDelay) {
-    await pause(Math.min(interval, Math.max(0, deadline - clock.now())));
+    await pause(Math.min(interval, Math.max(0, deadline - clock.monotonic())));
     interval = Math.min(max, interval * factor);
   }
   for (;;) {
     if (signal.aborted) throw new InterruptedError();
     let fetched: { value: T } | undefined;
-    const cutOff = deadline === Infinity ? undefined : clock.timeout(Math.max(deadline - clock.now(), FETCH_GRACE_MS));
+    const cutOff = deadline === Infinity ? undefined : clock.timeout(Math.max(deadline - clock.monotonic(), FETCH_GRACE_MS));
     try {
       fetched = { value: await options.fetch(cutOff) };
       failures = 0;
@@ -116,7 +116,7 @@ export async function pollUntil<T>(options: PollOptions<T>): Promise<T> {
       }
       if (options.isDone(value)) return value;
     }
-    const remaining = deadline - clock.now();
+    const remaining = deadline - clock.monotonic();
     if (remaining <= 0) throw timedOut();
     await pause(Math.min(interval, remaining));
     interval = Math.min(max, interval * factor);

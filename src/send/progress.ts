@@ -207,7 +207,8 @@ export function createSendProgress(options: SendProgressOptions): SendProgress {
     },
     event(event) {
       const time = now();
-      const until = event.type === 'throttled' ? event.until : event.type === 'window-closed' ? event.opensAt : time;
+      // `time` is the monotonic clock: a throttle's end is on it too, a window's opening is a wait from now.
+      const until = event.type === 'throttled' ? event.until : event.type === 'window-closed' ? time + event.opensInMs : time;
       wait = event.type === 'window-opened' ? undefined : { text: describeWait(event), short: describeWaitShort(event), until };
       if (event.type === 'throttled' && isTTY) {
         draw(time);

@@ -76,9 +76,9 @@ export async function runSend(
   const recorder = plan.store === false ? undefined : plan.store !== undefined ? openSentRecorder(plan.store, (message) => ctx.warn(message)) : sentRecorderFor(ctx);
   // Read once before sending: the number's own cap, per second (docs/decisions.md#throttling).
   const numberRate = bulk && !nothingToSend ? await readNumberRateLimit(api, plan.from, (line) => ctx.debug(line)) : undefined;
-  const started = ctx.clock.now();
+  const started = ctx.clock.monotonic();
   const progress: SendProgress | undefined = bulk
-    ? createSendProgress({ stream: ctx.io.stderr, isTTY: ctx.io.stderrIsTTY, columns: ctx.io.columns, total, now: () => ctx.clock.now() })
+    ? createSendProgress({ stream: ctx.io.stderr, isTTY: ctx.io.stderrIsTTY, columns: ctx.io.columns, total, now: () => ctx.clock.monotonic() })
     : undefined;
   const onPaceEvent = (event: PaceEvent): void => {
     // Journaled, so that the journal shows why the run went quiet; nothing is in flight across
@@ -166,7 +166,7 @@ export async function runSend(
   await printer.end();
 
   if (bulk || plan.journal !== undefined || summary.interrupted || filter.leftOut > 0) {
-    writeSummary(ctx, plan, summary, ctx.clock.now() - started, filter);
+    writeSummary(ctx, plan, summary, ctx.clock.monotonic() - started, filter);
   }
   return { summary, recipientsAccepted, recipientsFailed };
 }

@@ -80,34 +80,43 @@ export function tempConfigDir(): { dir: string; cleanup: () => void } {
 
 /**
  * A clock whose sleeps return at once and advance its time, recording each wait. Its timeouts
- * abort when its time reaches them, by a sleep or by advance(): never in real time.
+ * abort when its time reaches them, by a sleep or by advance(): never in real time. `jump(ms)`
+ * steps the wall clock alone (as NTP or a user may), leaving the monotonic clock where it is.
  */
-export function fakeClock(start = Date.parse('2026-01-01T00:00:00Z')): Clock & { sleeps: number[]; time: number; advance(ms: number): void } {
+export function fakeClock(start = Date.parse('2026-01-01T00:00:00Z')): Clock & { sleeps: number[]; time: number; elapsed: number; advance(ms: number): void; jump(ms: number): void } {
   const timers: { at: number; controller: AbortController }[] = [];
   const fireDue = (): void => {
-    for (const timer of timers.filter((t) => t.at <= clock.time)) {
+    for (const timer of timers.filter((t) => t.at <= clock.elapsed)) {
       timers.splice(timers.indexOf(timer), 1);
       timer.controller.abort(new DOMException('The operation timed out.', 'TimeoutError'));
     }
   };
   const clock = {
     time: start,
+    /** The monotonic reading: moved by sleeps and advance(), never by jump(); equal to the wall time until a jump. */
+    elapsed: start,
     sleeps: [] as number[],
     now: () => clock.time,
+    monotonic: () => clock.elapsed,
     sleep: async (ms: number, signal?: AbortSignal) => {
       if (signal?.aborted) throw new Error('aborted');
       clock.sleeps.push(ms);
       clock.time += ms;
+      clock.elapsed += ms;
       fireDue();
     },
     timeout: (ms: number) => {
       const controller = new AbortController();
-      timers.push({ at: clock.time + ms, controller });
+      timers.push({ at: clock.elapsed + ms, controller });
       return controller.signal;
     },
     advance: (ms: number) => {
       clock.time += ms;
+      clock.elapsed += ms;
       fireDue();
+    },
+    jump: (ms: number) => {
+      clock.time += ms;
     },
   };
   return clock;

@@ -59,7 +59,7 @@ describe('send progress', () => {
     expect(lines).toHaveLength(2); // at 5 s and at 10 s
     expect(lines[0]).toBe('svc send: 20/50 sent (20 accepted), 4/s, 8s left');
     expect(out.text()).not.toContain('\r');
-    progress.event({ type: 'window-closed', opensAt: time + 3_600_000, opensAtText: '2026-11-24 09:00 Europe/Berlin', windowText: '09:00-20:00' });
+    progress.event({ type: 'window-closed', opensAt: time + 3_600_000, opensInMs: 3_600_000, opensAtText: '2026-11-24 09:00 Europe/Berlin', windowText: '09:00-20:00' });
     expect(out.text().trim().split('\n').at(-1)).toBe('outside the send window 09:00-20:00: waiting until 2026-11-24 09:00 Europe/Berlin');
     progress.event({ type: 'throttled', status: 503, waitMs: 2000, until: time + 2000, retryAfterGiven: true });
     progress.event({ type: 'throttled', status: 503, waitMs: 2000, until: time + 2000, retryAfterGiven: true });

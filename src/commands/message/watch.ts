@@ -21,7 +21,7 @@ export async function run(input: InputFor<typeof messageCommands, 'message watch
   const intervalSeconds = input.number('interval', '--interval', { min: 0.001 });
   const timeoutSeconds = input.number('timeout', '--timeout', { min: 0.001 });
   const api = await ctx.api();
-  const started = ctx.clock.now();
+  const started = ctx.clock.monotonic();
 
   let spinner: Spinner | undefined;
   if (ctx.io.stderrIsTTY) {
@@ -54,7 +54,7 @@ export async function run(input: InputFor<typeof messageCommands, 'message watch
   }
   spinner?.stop();
   await writeObject(ctx, final, { title: `Message ${id}` });
-  const seconds = ((ctx.clock.now() - started) / 1000).toFixed(1);
+  const seconds = ((ctx.clock.monotonic() - started) / 1000).toFixed(1);
   if (messageOutcome(final) === 'delivered') {
     if (ctx.globals.output === 'table') ctx.io.stderr.write(`Delivered (${seconds} s).\n`);
     return ExitCode.Ok;

@@ -38,8 +38,8 @@ interface Progress {
 }
 
 async function startProgress(ctx: Context, orderId: string): Promise<Progress> {
-  const started = ctx.clock.now();
-  const elapsed = (): string => formatSeconds(ctx.clock.now() - started);
+  const started = ctx.clock.monotonic();
+  const elapsed = (): string => formatSeconds(ctx.clock.monotonic() - started);
   if (ctx.io.stderrIsTTY) {
     const spinner = await startSpinner(ctx, `Order ${orderId}: reading`);
     let last: Order | undefined;

@@ -18,8 +18,10 @@ import type { WindowSchedule } from './window.js';
 const MIN_THROTTLE_WAIT_MS = 50;
 
 export type PaceEvent =
+  /** `until` is on the monotonic clock (Clock.monotonic), like every pause. */
   | { type: 'throttled'; status: number; waitMs: number; until: number; retryAfterGiven: boolean }
-  | { type: 'window-closed'; opensAt: number; opensAtText: string; windowText: string }
+  /** `opensAt` is wall time (the window is a time of day); `opensInMs` the wait, for a clock of durations. */
+  | { type: 'window-closed'; opensAt: number; opensInMs: number; opensAtText: string; windowText: string }
   | { type: 'window-opened'; closesAt: number };
 
 export interface PacerOptions {
@@ -57,7 +59,8 @@ export class Pacer {
 
   constructor(options: PacerOptions) {
     this.clock = options.clock;
-    const now = options.clock.now();
+    // Pace, pauses and stalls are durations: the monotonic clock; only the window reads the wall.
+    const now = options.clock.monotonic();
     this.stall = new StallWatch(options.maxStallMs ?? DEFAULT_MAX_STALL_SECONDS * 1000, now);
     this.gate = new PauseGate(options.clock);
     this.aimd = new AimdLimiter({ max: options.concurrency });
@@ -85,14 +88,14 @@ export class Pacer {
    * during the wait. The promise rejects (from the clock's sleep) when `signal` aborts.
    */
   admit(signal?: AbortSignal, count = 1): number | Promise<number> {
-    const now = this.window === undefined && this.bucket === undefined ? 0 : this.clock.now();
+    const now = this.bucket === undefined ? 0 : this.clock.monotonic();
     const n = this.admitNow(now, count, false);
     return n > 0 ? n : this.admitSlowly(signal, count);
   }
 
-  /** The requests that may leave at `now` (tokens taken), or 0. */
+  /** The requests that may leave at `now` (monotonic; tokens taken), or 0. */
   private admitNow(now: number, count: number, pastStall: boolean): number {
-    if (this.window !== undefined && !(now < this.openUntil)) return 0;
+    if (this.window !== undefined && !(this.clock.now() < this.openUntil)) return 0;
     // A pause that outlasts the stall deadline lets one more try through at the deadline: its
     // answer decides whether the run gives up.
     if (!pastStall && this.gate.pausedUntil() !== undefined) return 0;
@@ -104,19 +107,19 @@ export class Pacer {
       if (this.window !== undefined) await this.waitForWindow(signal);
       let pastStall = false;
       if (this.gate.pausedUntil() !== undefined) {
-        const started = this.clock.now();
+        const started = this.clock.monotonic();
         await this.gate.wait(signal, this.stall.deadline());
-        this.throttleWaitMs += this.clock.now() - started;
+        this.throttleWaitMs += this.clock.monotonic() - started;
         pastStall = this.gate.pausedUntil() !== undefined;
       }
       if (this.bucket !== undefined) {
-        const wait = this.bucket.untilNext(this.clock.now());
+        const wait = this.bucket.untilNext(this.clock.monotonic());
         if (wait > 0) {
           await this.clock.sleep(wait, signal);
           continue;
         }
       }
-      const n = this.admitNow(this.clock.now(), count, pastStall);
+      const n = this.admitNow(this.clock.monotonic(), count, pastStall);
       if (n > 0) return n;
     }
   }
@@ -131,12 +134,13 @@ export class Pacer {
         return;
       }
       const opensAt = window.nextChange(now);
-      this.onEvent({ type: 'window-closed', opensAt, opensAtText: window.describe(opensAt), windowText: `${window.window.text} (${window.window.timeZone})` });
+      this.onEvent({ type: 'window-closed', opensAt, opensInMs: opensAt - now, opensAtText: window.describe(opensAt), windowText: `${window.window.text} (${window.window.timeZone})` });
+      const sleptFrom = this.clock.monotonic();
       await this.clock.sleep(opensAt - now, signal);
       const after = this.clock.now();
-      this.windowWaitMs += after - now;
+      this.windowWaitMs += this.clock.monotonic() - sleptFrom;
       // Hours outside the window are no stall: the service was not asked.
-      this.stall.progress(after);
+      this.stall.progress(this.clock.monotonic());
       if (window.isOpen(after)) {
         this.openUntil = window.nextChange(after);
         this.onEvent({ type: 'window-opened', closesAt: this.openUntil });
@@ -151,7 +155,7 @@ export class Pacer {
   }
 
   accepted(): void {
-    this.stall.progress(this.clock.now());
+    this.stall.progress(this.clock.monotonic());
     this.consecutiveThrottles = 0;
     this.aimd.accepted();
   }
@@ -162,7 +166,7 @@ export class Pacer {
    * throttle is final and the recipient is rejected.
    */
   throttled(ticket: number, status: number, retryAfterMs: number | undefined): ThrottleVerdict {
-    const now = this.clock.now();
+    const now = this.clock.monotonic();
     if (this.stall.stalled(now)) return 'give-up';
     // A window of requests throttled together is one event: it halves the limit once and
     // doubles the backoff once.

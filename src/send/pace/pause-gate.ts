@@ -11,13 +11,13 @@ export class PauseGate {
 
   /** Holds every launch for at least `ms` from now (a later pause already set stands). */
   pauseFor(ms: number): number {
-    this.until = Math.max(this.until, this.clock.now() + Math.max(0, ms));
+    this.until = Math.max(this.until, this.clock.monotonic() + Math.max(0, ms));
     return this.until;
   }
 
   /** The instant launches may go again, or undefined when they may go now. */
   pausedUntil(): number | undefined {
-    return this.clock.now() < this.until ? this.until : undefined;
+    return this.clock.monotonic() < this.until ? this.until : undefined;
   }
 
   /**
@@ -26,7 +26,7 @@ export class PauseGate {
    */
   async wait(signal?: AbortSignal, limit = Infinity): Promise<void> {
     for (;;) {
-      const now = this.clock.now();
+      const now = this.clock.monotonic();
       const end = Math.min(this.until, limit);
       if (now >= end) return;
       await this.clock.sleep(end - now, signal);

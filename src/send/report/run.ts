@@ -165,8 +165,8 @@ async function readAllStatuses(ctx: SendContext, options: ReportOptions, recipie
   // each read is bounded by the per-request timeout and its retries). Its signal cuts off the
   // reads in flight, down to the HTTP request, so that the report ends at the deadline.
   const timeoutS = options.timeoutS ?? (watch ? DEFAULT_WATCH_TIMEOUT_S : undefined);
-  const deadline = timeoutS === undefined ? undefined : ctx.clock.now() + timeoutS * 1000;
-  const deadlineSignal = deadline === undefined ? undefined : ctx.clock.timeout(Math.max(0, deadline - ctx.clock.now()));
+  const deadline = timeoutS === undefined ? undefined : ctx.clock.monotonic() + timeoutS * 1000;
+  const deadlineSignal = deadline === undefined ? undefined : ctx.clock.timeout(Math.max(0, deadline - ctx.clock.monotonic()));
   const deadlinePassed = (): boolean => deadlineSignal?.aborted === true;
   let timedOut = false;
   let unread: string[] = [];
@@ -180,7 +180,7 @@ async function readAllStatuses(ctx: SendContext, options: ReportOptions, recipie
       if (pending.length === 0) break;
       if (round > 0) {
         if (!watch || deadline === undefined) break;
-        const left = deadline - ctx.clock.now();
+        const left = deadline - ctx.clock.monotonic();
         if (left <= 0 || deadlinePassed()) {
           timedOut = true;
           break;

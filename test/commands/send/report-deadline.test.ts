@@ -36,6 +36,7 @@ function manualClock(onSleep: (ms: number) => void = () => {}): Clock & { advanc
   };
   return {
     now: () => time,
+    monotonic: () => time,
     sleep: (ms, signal) =>
       new Promise<void>((resolve, reject) => {
         if (signal?.aborted) {
