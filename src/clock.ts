@@ -38,5 +38,6 @@ export const systemClock: Clock = {
       signal?.addEventListener('abort', onAbort, { once: true });
     }),
   // Unreferenced: a pending timeout never keeps the process alive.
-  timeout: (ms) => AbortSignal.timeout(ms),
+  // Whole milliseconds: durations read from the monotonic clock have fractions, which AbortSignal.timeout refuses.
+  timeout: (ms) => AbortSignal.timeout(Math.max(0, Math.ceil(ms))),
 };
