@@ -389,7 +389,7 @@ _svc() {
         --timeout) return ;;
         --fields) return ;;
       esac
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W '--from --to --to-file --body --body-file --media --media-file --tenant --async --concurrency --journal --resume --unknown --rate --max-stall --window --tz --exclude-file --shard --store --no-store --dry-run --yes -y --json --output -o --profile --base-url --debug --no-color --timeout --fields --no-pager --help' -- "$cur")); return; fi
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W '--from --to --to-file --body --body-file --media --media-file --tenant --async --concurrency --journal --resume --unknown --rate --max-stall --window --tz --exclude-file --ignore-optouts --shard --store --no-store --dry-run --yes -y --json --output -o --profile --base-url --debug --no-color --timeout --fields --no-pager --help' -- "$cur")); return; fi
       COMPREPLY=($(compgen -W 'report' -- "$cur")) ;;
     'send report')
       case "$prev" in

@@ -439,6 +439,7 @@ complete -c svc -n '__svc_at '\''send'\''' -l max-stall -x -d 'give up on thrott
 complete -c svc -n '__svc_at '\''send'\''' -l window -x -d 'quiet hours: send only inside these local hours (with --tz), pause outside'
 complete -c svc -n '__svc_at '\''send'\''' -l tz -x -d 'IANA time zone of --window, e.g. America/New_York'
 complete -c svc -n '__svc_at '\''send'\''' -l exclude-file -r -F -d 'never send to these numbers (one a line, or a CSV with a number column)'
+complete -c svc -n '__svc_at '\''send'\''' -l ignore-optouts -d 'send to people on the opt-out list too (asked on a terminal, --yes otherwise)'
 complete -c svc -n '__svc_at '\''send'\''' -l shard -x -d 'send only shard K of N of the recipients (stable hash of the number)'
 complete -c svc -n '__svc_at '\''send'\''' -l store -r -F -d 'record what was sent in this event store, for svc thread (default: the user data directory)'
 complete -c svc -n '__svc_at '\''send'\''' -l no-store -d 'do not record what was sent in the event store'

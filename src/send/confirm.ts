@@ -71,3 +71,14 @@ export async function confirmSend(plan: SendPlan, ctx: SendContext, cost: CostOf
   }
   return isAsync;
 }
+
+/**
+ * --ignore-optouts sends to people who asked not to hear from the number: on a terminal it is
+ * asked (default no), elsewhere it needs --yes. Nothing to ask when the list holds nobody for it.
+ */
+export async function confirmIgnoreOptOuts(plan: SendPlan, ctx: SendContext): Promise<void> {
+  const ignored = plan.ignoredOptOuts;
+  if (plan.dryRun || ignored === undefined || ignored.listed === 0) return;
+  const people = ignored.listed === 1 ? 'the 1 person' : `the ${ignored.listed} people`;
+  await confirmAction(ctx, `send to ${people} on the opt-out list of ${plan.from} as well, if they are among the recipients (--ignore-optouts)`, { yes: plan.yes });
+}

@@ -1,5 +1,5 @@
 import type { SendContext } from './send-context.js';
-import { confirmBigSend, confirmSend } from './confirm.js';
+import { confirmBigSend, confirmIgnoreOptOuts, confirmSend } from './confirm.js';
 import { planSend, type SendRequest } from './plan.js';
 import { resumeFrom, type Resumed } from './resume.js';
 import { runSend, type SendOutcome } from './run.js';
@@ -24,6 +24,7 @@ export async function sendPipeline(request: SendRequest, ctx: SendContext): Prom
   const plan = await planSend(request, ctx);
   let resumed: Resumed | undefined;
   try {
+    await confirmIgnoreOptOuts(plan, ctx);
     resumed = await resumeFrom(plan, ctx);
     const skip = resumed?.skip;
     // With a templated body the cost is a pass over the recipients: made once, when first asked.

@@ -14,6 +14,9 @@ import { checkMessageMedia, readMediaFile, type MediaFile } from '../input/media
 import { readPaceFlags, type PaceFlags, type PaceOptions } from './pace/options.js';
 import { RecipientFilter } from './pace/filter.js';
 import { CostTally, type BodyStats } from './stats.js';
+import { defaultStoreDir } from '../events/paths.js';
+import { OptOutList, type OptOutLookup } from '../optouts/list.js';
+import { OPTOUTS_FILE } from '../optouts/log.js';
 
 // Everything `svc send` checks before it sends anything: numbers, body, media, the recipients
 // file and its placeholders, and the flags that go together. Any problem is a usage error (exit 2)
@@ -45,6 +48,17 @@ export interface SendRequest {
   pace: PaceOptions;
   /** The event store that records what was sent: a directory (--store), false (--no-store), or the default. */
   store?: string | false | undefined;
+  /** --ignore-optouts: send to people who opted out of the sending number too (asked first). */
+  ignoreOptOuts?: boolean | undefined;
+}
+
+/** The opt-outs a send honours: those of its sending number and of every number. */
+export interface PlanOptOuts {
+  /** The event store directory the list is kept beside. */
+  dir: string;
+  lookup: OptOutLookup;
+  /** Lines of the list's log that could not be read. */
+  damaged: number[];
 }
 
 /** The flags a plan carries on as they were asked for. */
@@ -66,6 +80,10 @@ export interface SendPlan extends Pick<SendRequest, CarriedFlags> {
   pace: PaceFlags;
   /** See SendRequest's store. */
   store: string | false | undefined;
+  /** The opt-outs left out of this send; undefined with --ignore-optouts. */
+  optOuts: PlanOptOuts | undefined;
+  /** --ignore-optouts, with how many the list holds that it overrides. */
+  ignoredOptOuts: { dir: string; listed: number } | undefined;
   /** Releases the inputs (the recipients file's descriptor, a spooled pipe). */
   close(): void;
 }
@@ -301,6 +319,7 @@ export async function planSend(request: SendRequest, ctx: SendContext): Promise<
   const pace = await readPaceFlags(request.pace, toFilePath !== undefined, (path) =>
     openOrRefuse(path, inputOptions(ctx, '--exclude-file', MAX_RECIPIENTS_BYTES, false)),
   );
+  const { optOuts, ignoredOptOuts } = readOptOuts(request, from, ctx);
 
   let toFile: SendPlan['toFile'];
   let template: CompiledTemplate;
@@ -310,7 +329,9 @@ export async function planSend(request: SendRequest, ctx: SendContext): Promise<
     // questions on a terminal), so that the file is read once; not with --resume, whose journal
     // (read later) changes who is counted.
     const wantsCost = !resume && (request.dryRun || ctx.io.stderrIsTTY || ctx.io.canPrompt);
-    const tally = wantsCost ? new CostTally(body.text, (columns) => compileTemplate(body.text, columns), new RecipientFilter(pace.exclude?.list, pace.shard)) : undefined;
+    const tally = wantsCost
+      ? new CostTally(body.text, (columns) => compileTemplate(body.text, columns), new RecipientFilter(pace.exclude?.list, pace.shard, undefined, optOuts?.lookup))
+      : undefined;
     try {
       const check = await checkFile(source, ctx, tally);
       const cost = tally?.finish();
@@ -362,6 +383,34 @@ export async function planSend(request: SendRequest, ctx: SendContext): Promise<
     yes: request.yes,
     pace,
     store: request.store,
+    optOuts,
+    ignoredOptOuts,
     close: () => toFile?.source.close(),
   };
+}
+
+/**
+ * The opt-out list beside the event store (--store DIR, else the default; --no-store only stops
+ * the record of what is sent, never the list), read afresh by every run: a resumed run leaves out
+ * whoever opted out since the run began. A damaged line is skipped with a warning, never fatal:
+ * refusing to send would not make the rest of the list less true.
+ */
+function readOptOuts(request: SendRequest, from: string, ctx: SendContext): Pick<SendPlan, 'optOuts' | 'ignoredOptOuts'> {
+  const dir = typeof request.store === 'string' ? request.store : defaultStoreDir(ctx.env);
+  let read: ReturnType<typeof OptOutList.read>;
+  try {
+    read = OptOutList.read(dir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    // Sending without knowing who opted out is what the list is there to prevent.
+    throw new UsageError(`Cannot read the opt-out list ${dir}/${OPTOUTS_FILE}: ${String(code ?? error)}`, [
+      'Nothing was sent. Fix its permissions, or give --store DIR (the event store the list is kept beside).',
+    ]);
+  }
+  const lookup = read.list.lookupFor(from);
+  if (read.damaged.length > 0) {
+    ctx.warn(`${dir}/${OPTOUTS_FILE}: ${read.damaged.length} line${read.damaged.length === 1 ? '' : 's'} could not be read (line ${read.damaged.slice(0, 5).join(', ')}) and ${read.damaged.length === 1 ? 'was' : 'were'} skipped`);
+  }
+  if (request.ignoreOptOuts === true) return { optOuts: undefined, ignoredOptOuts: { dir, listed: lookup.size } };
+  return { optOuts: { dir, lookup, damaged: read.damaged }, ignoredOptOuts: undefined };
 }

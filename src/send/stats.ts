@@ -35,13 +35,15 @@ export interface BodyStats {
   excluded: number;
   /** Recipients that belong to the other shards (--shard). */
   otherShards: number;
+  /** Recipients who opted out of the sending number (not already accepted). */
+  optedOut: number;
 }
 
 const MAX_LISTED = 20;
 
 /** The filter of this run's recipients: its shard, the exclude list, and what --resume skips. */
 export function recipientFilterOf(plan: SendPlan, skip: SkipRecipient | undefined): RecipientFilter {
-  return new RecipientFilter(plan.pace.exclude?.list, plan.pace.shard, skip);
+  return new RecipientFilter(plan.pace.exclude?.list, plan.pace.shard, skip, plan.optOuts?.lookup);
 }
 
 /** The --to recipients this run sends to (in order), less those `filter` leaves out (it counts them). */
@@ -81,6 +83,7 @@ function countLeftOut(stats: BodyStats, filter: RecipientFilter): void {
   stats.skippedUnknown = filter.unknownSkipped;
   stats.excluded = filter.excluded;
   stats.otherShards = filter.otherShards;
+  stats.optedOut = filter.optedOut;
 }
 
 function emptyStats(templated: boolean): BodyStats {
@@ -98,6 +101,7 @@ function emptyStats(templated: boolean): BodyStats {
     templated,
     excluded: 0,
     otherShards: 0,
+    optedOut: 0,
   };
 }
 

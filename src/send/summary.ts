@@ -16,6 +16,7 @@ function leftOutParts(filter: RecipientFilter): string[] {
   const parts: string[] = [];
   if (filter.accepted > 0) parts.push(`${filter.accepted} already accepted (skipped, as the journal says)`);
   if (filter.unknownSkipped > 0) parts.push(`${filter.unknownSkipped} of unknown outcome skipped (--unknown skip)`);
+  if (filter.optedOut > 0) parts.push(`${filter.optedOut} opted out (left out: they asked not to hear from this number)`);
   if (filter.excluded > 0) parts.push(`${filter.excluded} excluded (--exclude-file)`);
   if (filter.otherShards > 0) parts.push(`${filter.otherShards} left to the other shards`);
   return parts;
@@ -23,6 +24,10 @@ function leftOutParts(filter: RecipientFilter): string[] {
 
 /** Why a run sent nothing at all: everyone was left out, for the reasons counted. */
 function nothingToSendLine(plan: SendPlan, filter: RecipientFilter): string {
+  if (filter.leftOut === filter.optedOut) {
+    const every = filter.optedOut === 1 ? 'the only recipient has' : `all ${filter.optedOut} recipients have`;
+    return `Nothing sent: ${every} opted out of ${plan.from} (svc optouts list --number ${plan.from} shows why).`;
+  }
   if (filter.leftOut === filter.excluded) {
     const every = filter.excluded === 1 ? 'the only recipient is' : `all ${filter.excluded} recipients are`;
     return `Nothing sent: ${every} on the --exclude-file list (${plan.pace.exclude?.path ?? ''}).`;
@@ -31,6 +36,7 @@ function nothingToSendLine(plan: SendPlan, filter: RecipientFilter): string {
   const reasons: string[] = [];
   if (filter.accepted > 0) reasons.push('already accepted');
   if (filter.unknownSkipped > 0) reasons.push('of unknown outcome, skipped by choice (--unknown skip)');
+  if (filter.optedOut > 0) reasons.push(`opted out of ${plan.from}`);
   if (filter.excluded > 0) reasons.push('on the --exclude-file list');
   if (filter.otherShards > 0) reasons.push('of another shard');
   return `Nothing left to send: every recipient is ${reasons.join(', or ')}.`;
@@ -73,6 +79,7 @@ export async function writeDryRun(ctx: SendContext, plan: SendPlan, stats: BodyS
     totalSegments: stats.totalSegments,
     nonGsmCharacters: stats.nonGsmCharacters,
     ...(plan.resume ? { skipped: stats.skipped, unknown } : {}),
+    ...(plan.optOuts !== undefined ? { optedOut: stats.optedOut } : {}),
     ...(plan.pace.exclude !== undefined ? { excluded: stats.excluded } : {}),
     ...(plan.pace.shard !== undefined ? { shard: { k: plan.pace.shard.k, n: plan.pace.shard.n }, otherShards: stats.otherShards } : {}),
     ...(window !== undefined ? { window: window.document } : {}),
@@ -87,6 +94,8 @@ export async function writeDryRun(ctx: SendContext, plan: SendPlan, stats: BodyS
     'Dry run: nothing was sent.',
     `requests    ${stats.requests}`,
     `recipients  ${stats.recipients}${plan.resume ? ` (${describeSkipped(stats, plan, resumed)})` : ''}`,
+    ...(plan.optOuts !== undefined ? [`opted out   ${stats.optedOut} (asked not to hear from ${plan.from}; svc optouts list --number ${plan.from})`] : []),
+    ...(plan.ignoredOptOuts !== undefined ? [`opted out   not left out (--ignore-optouts; the list holds ${plan.ignoredOptOuts.listed} for ${plan.from})`] : []),
     ...(plan.pace.exclude !== undefined ? [`excluded    ${stats.excluded} (on ${plan.pace.exclude.path})`] : []),
     ...(plan.pace.shard !== undefined ? [`shard       ${plan.pace.shard.k}/${plan.pace.shard.n} (${stats.otherShards} recipients belong to the other shards)`] : []),
     ...(window !== undefined ? [window.line] : []),

@@ -23,6 +23,10 @@ export const sendCommands = defineCommands([
       'messages per second. Quiet hours: --window 09:00-20:00 --tz America/New_York sends only',
       'inside those local hours (a window may wrap past midnight, 21:00-08:00) and pauses outside',
       'them. --exclude-file skips a suppression list; --shard K/N splits one list over N machines.',
+      '',
+      'Whoever opted out of the sending number (texted STOP to it, or was added with svc optouts) is',
+      'left out and counted as opted out, in the summary, the dry run and the journal; the list is kept',
+      'beside the event store (--store) and read again by every run, a --resume too.',
     ].join('\n'),
     options: [
       { flags: '--from <number>', description: 'your provisioned number (E.164)' },
@@ -43,6 +47,7 @@ export const sendCommands = defineCommands([
       { flags: '--window <HH:MM-HH:MM>', description: 'quiet hours: send only inside these local hours (with --tz), pause outside' },
       { flags: '--tz <zone>', description: 'IANA time zone of --window, e.g. America/New_York' },
       { flags: '--exclude-file <file>', description: 'never send to these numbers (one a line, or a CSV with a number column)', complete: 'file' },
+      { flags: '--ignore-optouts', description: 'send to people on the opt-out list too (asked on a terminal, --yes otherwise)' },
       { flags: '--shard <K/N>', description: 'send only shard K of N of the recipients (stable hash of the number)' },
       { flags: '--store <dir>', description: 'record what was sent in this event store, for svc thread (default: the user data directory)', complete: 'file' },
       { flags: '--no-store', description: 'do not record what was sent in the event store' },

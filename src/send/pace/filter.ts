@@ -1,8 +1,11 @@
+import type { OptOutLookup } from '../../optouts/list.js';
 import type { ExcludeList } from './exclude.js';
 import { inShard, type Shard } from './shard.js';
 
-// Which recipients this run sends to: in its shard, not already accepted (--resume), not on the
-// suppression list, and not of unknown outcome when --unknown skip says so. Counted by reason,
+// Which recipients this run sends to: in its shard, not already accepted (--resume), not opted
+// out of the sending number (the opt-out list kept beside the event store, read afresh by every
+// run, a resumed one too), not on the suppression list, and not of unknown outcome when --unknown
+// skip says so. Counted by reason,
 // so that the summary, the dry run and the progress line can say how many were left out and why
 // (the same rules for --to and --to-file).
 
@@ -21,15 +24,22 @@ export class RecipientFilter {
   excluded = 0;
   /** Recipients of unknown outcome left out by --unknown skip (not excluded). */
   unknownSkipped = 0;
+  /** Recipients who opted out of the sending number (not already accepted). */
+  optedOut = 0;
+  private readonly optOuts: OptOutLookup | undefined;
 
   constructor(
     private readonly exclude: ExcludeList | undefined,
     private readonly shard: Shard | undefined,
     private readonly skip: SkipRecipient | undefined = undefined,
-  ) {}
+    optOuts: OptOutLookup | undefined = undefined,
+  ) {
+    // An empty list leaves nobody out: the bulk path then asks nothing per recipient.
+    this.optOuts = optOuts !== undefined && optOuts.size > 0 ? optOuts : undefined;
+  }
 
   get active(): boolean {
-    return this.exclude !== undefined || (this.shard !== undefined && this.shard.n > 1) || this.skip !== undefined;
+    return this.exclude !== undefined || (this.shard !== undefined && this.shard.n > 1) || this.skip !== undefined || this.optOuts !== undefined;
   }
 
   /** Left out by the journal: already accepted, or of unknown outcome by choice. */
@@ -39,13 +49,15 @@ export class RecipientFilter {
 
   /** Left out for any reason. */
   get leftOut(): number {
-    return this.otherShards + this.accepted + this.excluded + this.unknownSkipped;
+    return this.otherShards + this.accepted + this.optedOut + this.excluded + this.unknownSkipped;
   }
 
   /**
    * True when `to` is to be sent to by this run. A recipient already accepted counts as such
    * even when it is on the list now (it was sent to before the list had it); one of unknown
    * outcome that is on the list counts as excluded (it is not sent to, whatever --unknown says).
+   * Someone both opted out and on --exclude-file counts as opted out: their own request is the
+   * reason that binds.
    */
   admits(to: string): boolean {
     if (this.shard !== undefined && !inShard(to, this.shard)) {
@@ -55,6 +67,10 @@ export class RecipientFilter {
     const reason = this.skip?.(to);
     if (reason === 'accepted') {
       this.accepted++;
+      return false;
+    }
+    if (this.optOuts?.has(to)) {
+      this.optedOut++;
       return false;
     }
     if (this.exclude?.has(to)) {

@@ -39,5 +39,6 @@ export function sendRequestOf(input: InputFor<typeof sendCommands, 'send'>, ctx:
     pace: readPaceOptions(input),
     // --store DIR, --no-store (false), or the default store (undefined).
     store: store ?? (input.has('store') ? false : undefined),
+    ignoreOptOuts: input.flag('ignoreOptouts'),
   };
 }

@@ -1,0 +1,165 @@
+import { join } from 'node:path';
+import { MockAgent } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Clock } from '../../../src/clock.js';
+import { appendOptOutChanges, EVERY_NUMBER, type ConsentChange } from '../../../src/optouts/log.js';
+import { fakeClock, runCli, scriptedPrompter } from '../../helpers/cli.js';
+import { MOCK_ENV, MOCK_ORIGIN } from '../../helpers/mock-api.js';
+import { numbers, testDir } from './helpers.js';
+
+// Every send leaves out whoever opted out of its sending number (or of every number), counts them,
+// and sends to them only with --ignore-optouts, confirmed. In-process against a MockAgent service.
+
+const FROM = '+15551230000';
+const OTHER = '+15551239999';
+
+interface Service {
+  agent: MockAgent;
+  posts: string[][];
+  close(): Promise<void>;
+}
+
+function service(reject: (to: string, attempt: number) => boolean = () => false): Service {
+  const agent = new MockAgent();
+  agent.disableNetConnect();
+  const pool = agent.get(MOCK_ORIGIN);
+  const posts: string[][] = [];
+  const attempts = new Map<string, number>();
+  pool
+    .intercept({ method: 'GET', path: `/api/v1/phone-numbers/${encodeURIComponent(FROM)}` })
+    .reply(200, { number: FROM, settings: {} }, { headers: { 'content-type': 'application/json' } })
+    .persist();
+  pool
+    .intercept({ method: 'POST', path: (path) => path.startsWith('/api/v1/messages?') })
+    .reply((options) => {
+      const to = (JSON.parse(String(options.body)) as { to: string[] }).to;
+      posts.push(to);
+      const attempt = (attempts.get(to[0]!) ?? 0) + 1;
+      attempts.set(to[0]!, attempt);
+      if (reject(to[0]!, attempt)) {
+        return { statusCode: 400, data: JSON.stringify({ message: 'bad', title: 'Bad', errorCode: 'VALIDATION_ERROR' }), responseOptions: { headers: { 'content-type': 'application/json' } } };
+      }
+      return { statusCode: 202, data: JSON.stringify({ messageId: `m-${to[0]}`, status: 'queued' }), responseOptions: { headers: { 'content-type': 'application/json' } } };
+    })
+    .persist();
+  return { agent, posts, close: () => agent.close() };
+}
+
+let svc: Service | undefined;
+afterEach(async () => {
+  await svc?.close();
+  svc = undefined;
+});
+
+function run(argv: string[], clock: Clock, options: Parameters<typeof runCli>[1] = {}) {
+  return runCli(argv, { clock, ...options, env: { ...MOCK_ENV, ...options.env }, dispatcher: svc!.agent });
+}
+
+function optOut(store: string, number: string, from: string): void {
+  const change: ConsentChange = { op: 'out', number, from, at: '2026-01-01T00:00:00.000Z', cause: 'keyword', keyword: 'STOP', event: `dlv-${number}`, by: 'test' };
+  appendOptOutChanges(store, [change]);
+}
+
+describe('svc send and the opt-out list', () => {
+  it('leaves out every recipient opted out of the sending number or of every number, and says how many', async () => {
+    const clock = fakeClock();
+    svc = service();
+    const d = testDir();
+    const store = join(d.dir, 'events');
+    const recipients = numbers(20, 14155551000);
+    optOut(store, recipients[2]!, FROM);
+    optOut(store, recipients[5]!, EVERY_NUMBER);
+    optOut(store, recipients[7]!, FROM);
+    // Opted out of another number only: still sent from this one.
+    optOut(store, recipients[9]!, OTHER);
+    const file = d.file('to.csv', `phone,name\n${recipients.map((n, i) => `${n},P${i}`).join('\n')}\n`);
+    const args = ['send', '--from', FROM, '--to-file', file, '--body', 'Hi {{name}}', '--async', '--store', store];
+
+    const dry = await run([...args, '--dry-run', '--json'], clock);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ recipients: 17, requests: 17, optedOut: 3 });
+    const table = await run([...args, '--dry-run'], clock);
+    expect(table.stdout).toContain(`opted out   3 (asked not to hear from ${FROM}; svc optouts list --number ${FROM})`);
+    expect(svc.posts).toHaveLength(0);
+
+    const result = await run([...args, '-o', 'ndjson'], clock);
+    expect(result.code, result.stderr).toBe(0);
+    const sent = new Set(svc.posts.map((p) => p[0]));
+    expect(sent.size).toBe(17);
+    for (const i of [2, 5, 7]) expect(sent.has(recipients[i]!)).toBe(false);
+    expect(sent.has(recipients[9]!)).toBe(true);
+    expect(result.stderr).toContain('3 opted out (left out: they asked not to hear from this number)');
+  });
+
+  it('applies to --to, and says so when it leaves out the only recipient', async () => {
+    const clock = fakeClock();
+    svc = service();
+    const d = testDir();
+    const store = join(d.dir, 'events');
+    optOut(store, '+14155551002', FROM);
+    const two = await run(['send', '--from', FROM, '--to', '+14155551001', '+14155551002', '--body', 'Hi', '--store', store, '--json'], clock);
+    expect(two.code, two.stderr).toBe(0);
+    expect(svc.posts).toEqual([['+14155551001']]);
+    expect(two.stderr).toContain('1 opted out');
+    const one = await run(['send', '--from', FROM, '--to', '+14155551002', '--body', 'Hi', '--store', store], clock);
+    expect(one.code).toBe(0);
+    expect(one.stderr).toContain(`Nothing sent: the only recipient has opted out of ${FROM}`);
+    expect(svc.posts).toHaveLength(1);
+  });
+
+  it('sends to them with --ignore-optouts only when confirmed: asked on a terminal, --yes elsewhere', async () => {
+    const clock = fakeClock();
+    svc = service();
+    const d = testDir();
+    const store = join(d.dir, 'events');
+    optOut(store, '+14155551002', FROM);
+    const args = ['send', '--from', FROM, '--to', '+14155551001', '+14155551002', '--body', 'Hi', '--store', store, '--ignore-optouts'];
+    const piped = await run(args, clock);
+    expect(piped.code).toBe(2);
+    expect(piped.stderr).toContain('the 1 person on the opt-out list');
+    expect(piped.stderr).toContain('--yes');
+    const declined = scriptedPrompter({ 'opt-out list': false });
+    const no = await run(args, clock, { tty: true, prompter: declined, env: { NO_COLOR: '1' } });
+    expect(no.code).toBe(2);
+    expect(declined.asked).toHaveLength(1);
+    expect(svc.posts).toHaveLength(0);
+    const dry = await run([...args, '--dry-run'], clock);
+    expect(dry.stdout).toContain('opted out   not left out (--ignore-optouts; the list holds 1');
+    const yes = await run([...args, '--yes'], clock);
+    expect(yes.code, yes.stderr).toBe(0);
+    expect(svc.posts).toEqual([['+14155551001', '+14155551002']]);
+  });
+
+  it('a --resume reads the list again: someone who opted out since the run began is not sent', async () => {
+    const clock = fakeClock();
+    // Every first attempt to 1003 and 1004 is rejected, so that the resume sends them again.
+    svc = service((to, attempt) => attempt === 1 && (to === '+14155551003' || to === '+14155551004'));
+    const d = testDir();
+    const store = join(d.dir, 'events');
+    const file = d.file('to.txt', `${numbers(6, 14155551000).join('\n')}\n`);
+    const journal = join(d.dir, 'run.jsonl');
+    const args = ['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--async', '--store', store, '--journal', journal];
+    const first = await run(args, clock);
+    expect(first.code).toBe(6);
+    expect(svc.posts).toHaveLength(6);
+    optOut(store, '+14155551003', FROM);
+    const resumed = await run([...args, '--resume'], clock);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(svc.posts.slice(6)).toEqual([['+14155551004']]);
+    expect(resumed.stderr).toContain('1 opted out');
+  });
+
+  it('warns of a damaged line of the list and honours the rest', async () => {
+    const clock = fakeClock();
+    svc = service();
+    const d = testDir();
+    const store = join(d.dir, 'events');
+    optOut(store, '+14155551002', FROM);
+    const { appendFileSync } = await import('node:fs');
+    appendFileSync(join(store, 'optouts.ndjson'), '{"op":"out","number":"+14155551001"}\n');
+    const result = await run(['send', '--from', FROM, '--to', '+14155551001', '+14155551002', '--body', 'Hi', '--store', store], clock);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('optouts.ndjson: 1 line could not be read (line 2)');
+    expect(svc.posts).toEqual([['+14155551001']]);
+  });
+});
