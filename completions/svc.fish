@@ -9,7 +9,7 @@ function __svc_path
             set skip 0
             continue
         end
-        if contains -- $w --activated --base-url --basic-auth-env --before --billing-plan --body --body-file --brand-id --campaign-id --class --concurrency --data --description --domain --email --error-code --error-message --exclude-file --external-id --failed-to --faults --fields --file --forward-to --from --host --interval --journal --limit --lines --loa-url --max-stall --media --media-file --message --mms --number --order --order-delay --out --output --page --plan --platform-type --port --profile --query --rate --rate-limit --reason --secret-env --set --shape --shard --signature --since --state --status --status-reason --store --tenant --tenant-id --time-scale --timeout --to --to-file --type --tz --unknown --until --user --user-id --username --wait-timeout --webhook-basic-auth-username --webhook-event-type --webhook-primary-uri --webhook-secondary-uri --webhook-secret-env --window -d -n -o -q
+        if contains -- $w --activated --base-url --basic-auth-env --before --billing-plan --body --body-file --brand-id --budget --campaign-id --class --concurrency --data --description --domain --email --error-code --error-message --exclude-file --external-id --failed-to --faults --fields --file --forward-to --from --host --interval --journal --limit --lines --loa-url --max-stall --media --media-file --message --mms --number --order --order-delay --out --output --page --plan --platform-type --port --prices --profile --query --rate --rate-limit --reason --secret-env --set --shape --shard --signature --since --state --status --status-reason --store --tenant --tenant-id --time-scale --timeout --to --to-file --type --tz --unknown --until --user --user-id --username --wait-timeout --webhook-basic-auth-username --webhook-event-type --webhook-primary-uri --webhook-secondary-uri --webhook-secret-env --window -d -n -o -q
             set skip 1
             continue
         end
@@ -439,6 +439,8 @@ complete -c svc -n '__svc_at '\''send'\''' -l max-stall -x -d 'give up on thrott
 complete -c svc -n '__svc_at '\''send'\''' -l window -x -d 'quiet hours: send only inside these local hours (with --tz), pause outside'
 complete -c svc -n '__svc_at '\''send'\''' -l tz -x -d 'IANA time zone of --window, e.g. America/New_York'
 complete -c svc -n '__svc_at '\''send'\''' -l exclude-file -r -F -d 'never send to these numbers (one a line, or a CSV with a number column)'
+complete -c svc -n '__svc_at '\''send'\''' -l prices -r -F -d 'CSV of country,price_per_segment[,currency] (* for the rest): adds the cost to the dry run and the questions'
+complete -c svc -n '__svc_at '\''send'\''' -l budget -x -d 'with --prices: launch nothing whose cost would take the run past this amount (resume with a larger one)'
 complete -c svc -n '__svc_at '\''send'\''' -l ignore-optouts -d 'send to people on the opt-out list too (asked on a terminal, --yes otherwise)'
 complete -c svc -n '__svc_at '\''send'\''' -l shard -x -d 'send only shard K of N of the recipients (stable hash of the number)'
 complete -c svc -n '__svc_at '\''send'\''' -l store -r -F -d 'record what was sent in this event store, for svc thread (default: the user data directory)'

@@ -200,6 +200,11 @@ const GSM_LOOKALIKES: ReadonlyMap<string, string> = new Map([
   ['\u00e7', 'Ç'],
 ]);
 
+/** The plain GSM-7 spelling of a character outside GSM-7 (`’` is `'`), or undefined when it has none. */
+export function gsmLookalikeOf(character: string): string | undefined {
+  return GSM_LOOKALIKES.get(character);
+}
+
 /** Replaces characters outside GSM-7 with plain look-alikes where one exists; others are kept. */
 export function toGsmLookalikes(text: string): string {
   let out = '';

@@ -52,7 +52,7 @@ export async function confirmSend(plan: SendPlan, ctx: SendContext, cost: CostOf
   let shown = false;
   if (ctx.io.stderrIsTTY) {
     const stats = await cost();
-    if (stats.segments > 1 || stats.encoding === 'UCS-2') {
+    if (stats.segments > 1 || stats.encoding === 'UCS-2' || stats.cost !== undefined) {
       ctx.io.stderr.write(`This message is ${costLine(stats)}.\n`);
       shown = true;
     }

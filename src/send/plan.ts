@@ -17,6 +17,8 @@ import { CostTally, type BodyStats } from './stats.js';
 import { defaultStoreDir } from '../events/paths.js';
 import { OptOutList, type OptOutLookup } from '../optouts/list.js';
 import { OPTOUTS_FILE } from '../optouts/log.js';
+import { readTextFile } from '../input/files.js';
+import type { PriceList } from './cost/prices.js';
 
 // Everything `svc send` checks before it sends anything: numbers, body, media, the recipients
 // file and its placeholders, and the flags that go together. Any problem is a usage error (exit 2)
@@ -50,6 +52,10 @@ export interface SendRequest {
   store?: string | false | undefined;
   /** --ignore-optouts: send to people who opted out of the sending number too (asked first). */
   ignoreOptOuts?: boolean | undefined;
+  /** --prices FILE, not yet read. */
+  prices?: string | undefined;
+  /** --budget, in millionths of the prices' currency. */
+  budget?: number | undefined;
 }
 
 /** The opt-outs a send honours: those of its sending number and of every number. */
@@ -84,6 +90,10 @@ export interface SendPlan extends Pick<SendRequest, CarriedFlags> {
   optOuts: PlanOptOuts | undefined;
   /** --ignore-optouts, with how many the list holds that it overrides. */
   ignoredOptOuts: { dir: string; listed: number } | undefined;
+  /** --prices: the price per segment by country. */
+  prices: PriceList | undefined;
+  /** --budget, in millionths: no request is launched whose cost would take the run past it. */
+  budget: number | undefined;
   /** Releases the inputs (the recipients file's descriptor, a spooled pipe). */
   close(): void;
 }
@@ -320,6 +330,14 @@ export async function planSend(request: SendRequest, ctx: SendContext): Promise<
     openOrRefuse(path, inputOptions(ctx, '--exclude-file', MAX_RECIPIENTS_BYTES, false)),
   );
   const { optOuts, ignoredOptOuts } = readOptOuts(request, from, ctx);
+  if (request.budget !== undefined && request.prices === undefined) {
+    throw new UsageError('--budget needs --prices FILE: the price per segment by country, to know what each message costs');
+  }
+  let prices: PriceList | undefined;
+  if (request.prices !== undefined) {
+    const { readPriceList } = await import('./cost/prices.js');
+    prices = await readPriceList(request.prices, await readTextFile(request.prices, 'the --prices file'));
+  }
 
   let toFile: SendPlan['toFile'];
   let template: CompiledTemplate;
@@ -330,7 +348,7 @@ export async function planSend(request: SendRequest, ctx: SendContext): Promise<
     // (read later) changes who is counted.
     const wantsCost = !resume && (request.dryRun || ctx.io.stderrIsTTY || ctx.io.canPrompt);
     const tally = wantsCost
-      ? new CostTally(body.text, (columns) => compileTemplate(body.text, columns), new RecipientFilter(pace.exclude?.list, pace.shard, undefined, optOuts?.lookup))
+      ? new CostTally(body.text, (columns) => compileTemplate(body.text, columns), new RecipientFilter(pace.exclude?.list, pace.shard, undefined, optOuts?.lookup), prices)
       : undefined;
     try {
       const check = await checkFile(source, ctx, tally);
@@ -385,6 +403,8 @@ export async function planSend(request: SendRequest, ctx: SendContext): Promise<
     store: request.store,
     optOuts,
     ignoredOptOuts,
+    prices,
+    budget: request.budget,
     close: () => toFile?.source.close(),
   };
 }

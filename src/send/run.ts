@@ -14,6 +14,8 @@ import { createResultPrinter } from './results.js';
 import { openJournal, ownCounts, type Resumed } from './resume.js';
 import { recipientFilterOf, toRecipients, type BodyStats } from './stats.js';
 import { writeSummary } from './summary.js';
+import { UsageError } from '../errors.js';
+import { BudgetGate } from './cost/budget.js';
 
 // The sending stage of a send: the media go up, the requests stream from the plan's recipients
 // (less those the journal, --exclude-file or --shard leave out) through the paced engine, each
@@ -38,6 +40,17 @@ export async function runSend(
 ): Promise<SendOutcome> {
   const { isAsync, resumed, cost } = options;
   const skip = resumed?.skip;
+  // A budget is kept only over a cost that is known: every recipient must have a price.
+  const budget = plan.budget !== undefined && plan.prices !== undefined ? new BudgetGate(plan.budget, plan.prices) : undefined;
+  if (budget !== undefined) {
+    const unpriced = (await cost()).cost?.unpriced;
+    if (unpriced !== undefined && unpriced.recipients > 0) {
+      throw new UsageError(
+        `--budget: ${unpriced.recipients} recipient${unpriced.recipients === 1 ? ' is' : 's are'} in ${unpriced.countries.join(', ')}, which ${plan.prices!.path} gives no price for`,
+        ['Nothing was sent. Add their countries, or a * line for every other country, to the prices file.'],
+      );
+    }
+  }
   const api = await ctx.api();
   if (plan.toFile !== undefined) api.preferThroughput(plan.concurrency);
   // Opened before any upload: a journal that cannot be written is a usage error (exit 2), and
@@ -111,6 +124,14 @@ export async function runSend(
 
   async function* requests(): AsyncGenerator<BulkRequest<SendMessageRequest>[]> {
     if (toRemaining !== undefined) {
+      // One request for every --to recipient: within the budget whole, or not sent.
+      if (budget !== undefined && toRemaining.length > 0) {
+        const admitted = toRemaining.filter((to) => budget.admits(to, plan.body));
+        if (admitted.length < toRemaining.length) {
+          budget.held = toRemaining.length;
+          return;
+        }
+      }
       if (toRemaining.length > 0) yield [{ to: toRemaining, payload: payloadFor(toRemaining, plan.body) }];
       return;
     }
@@ -123,13 +144,21 @@ export async function runSend(
     for await (const rows of readRecipientBatches(plan.toFile!.source, { findDuplicates, highWaterMark: SEND_BATCH_BYTES })) {
       const batch: BulkRequest<SendMessageRequest>[] = [];
       for (const row of rows) {
-        if (filter.active && !filter.admits(row.to)) {
-          counts.skipped = filter.leftOut;
-          continue;
+        if (filter.active) {
+          const skippedBefore = filter.skipped;
+          if (!filter.admits(row.to)) {
+            // Sent by an earlier run (or maybe sent): its cost is part of what the run has spent.
+            if (budget !== undefined && filter.skipped > skippedBefore) budget.sentBefore(row.to, plan.template.render(row.fields));
+            counts.skipped = filter.leftOut;
+            continue;
+          }
         }
+        const body = plan.template.render(row.fields);
+        // Past the budget nothing more is launched; the rest of the file is read to count them.
+        if (budget !== undefined && !budget.admits(row.to, body)) continue;
         // One array for the request and its payload (neither is changed once made).
         const to = [row.to];
-        batch.push({ to, payload: payloadFor(to, plan.template.render(row.fields)) });
+        batch.push({ to, payload: payloadFor(to, body) });
       }
       if (batch.length > 0) yield batch;
     }
@@ -165,8 +194,8 @@ export async function runSend(
   }
   await printer.end();
 
-  if (bulk || plan.journal !== undefined || summary.interrupted || filter.leftOut > 0) {
-    writeSummary(ctx, plan, summary, ctx.clock.monotonic() - started, filter);
+  if (bulk || plan.journal !== undefined || summary.interrupted || filter.leftOut > 0 || budget?.stop !== undefined) {
+    writeSummary(ctx, plan, summary, ctx.clock.monotonic() - started, filter, budget);
   }
   return { summary, recipientsAccepted, recipientsFailed };
 }

@@ -1,4 +1,6 @@
-import { countSegments, type SmsEncoding } from '../domain/segments.js';
+import { countSegments, gsmLookalikeOf, toGsmLookalikes, type SegmentInfo, type SmsEncoding } from '../domain/segments.js';
+import { CostBook, type CostSummary, type EncodingCounts } from './cost/book.js';
+import type { PriceList } from './cost/prices.js';
 import { readRecipients } from './recipients.js';
 import type { RecipientRow } from './recipient-rows.js';
 import type { CompiledTemplate } from './template.js';
@@ -37,6 +39,18 @@ export interface BodyStats {
   otherShards: number;
   /** Recipients who opted out of the sending number (not already accepted). */
   optedOut: number;
+  /** Messages and segments by encoding, over all recipients. */
+  byEncoding: EncodingCounts;
+  /**
+   * Segments in total were every character outside GSM-7 that has a plain look-alike spelt so
+   * (curly quotes, dashes, ellipsis, odd spaces): less than totalSegments when that spelling
+   * would take messages out of UCS-2.
+   */
+  gsmSpellingSegments: number;
+  /** The characters of nonGsmCharacters that have a GSM-7 spelling, with it. */
+  respellable: { character: string; as: string }[];
+  /** With --prices: the cost by country. */
+  cost?: CostSummary;
 }
 
 const MAX_LISTED = 20;
@@ -61,18 +75,23 @@ export async function bodyStats(plan: SendPlan, skip: SkipRecipient | undefined)
     stats.recipients = remaining.length;
     stats.requests = remaining.length > 0 ? 1 : 0;
     countLeftOut(stats, filter);
-    addText(stats, plan.body, remaining.length);
+    const info = addText(stats, plan.body, remaining.length);
+    if (plan.prices !== undefined) {
+      const book = new CostBook(plan.prices);
+      for (const to of remaining) book.add(to, info.segments);
+      stats.cost = book.summary();
+    }
     return stats;
   }
 
   const file = plan.toFile!;
-  if (plan.template.isStatic && !filter.active) {
+  if (plan.template.isStatic && !filter.active && plan.prices === undefined) {
     stats.recipients = file.check.recipients;
     stats.requests = file.check.recipients;
     addText(stats, plan.body, file.check.recipients);
     return stats;
   }
-  const tally = new CostTally(plan.body, () => plan.template, filter);
+  const tally = new CostTally(plan.body, () => plan.template, filter, plan.prices);
   for await (const row of readRecipients(file.source)) tally.row(row, []);
   return tally.finish()!;
 }
@@ -102,18 +121,35 @@ function emptyStats(templated: boolean): BodyStats {
     excluded: 0,
     otherShards: 0,
     optedOut: 0,
+    byEncoding: { 'GSM-7': { messages: 0, segments: 0 }, 'UCS-2': { messages: 0, segments: 0 } },
+    gsmSpellingSegments: 0,
+    respellable: [],
   };
 }
 
-function addText(stats: BodyStats, text: string, recipients: number): void {
+/** Counts `recipients` messages of `text`; returns the text's segment count. */
+function addText(stats: BodyStats, text: string, recipients: number): SegmentInfo {
   const info = countSegments(text);
-  if (info.encoding === 'UCS-2') stats.encoding = 'UCS-2';
   stats.characters = Math.max(stats.characters, info.characters);
   stats.segments = Math.max(stats.segments, info.segments);
   stats.totalSegments += info.segments * recipients;
-  for (const character of info.nonGsmCharacters) {
-    if (stats.nonGsmCharacters.length < MAX_LISTED && !stats.nonGsmCharacters.includes(character)) stats.nonGsmCharacters.push(character);
+  const encoding = stats.byEncoding[info.encoding];
+  encoding.messages += recipients;
+  encoding.segments += info.segments * recipients;
+  if (info.encoding === 'GSM-7') {
+    stats.gsmSpellingSegments += info.segments * recipients;
+    return info;
   }
+  stats.encoding = 'UCS-2';
+  stats.gsmSpellingSegments += countSegments(toGsmLookalikes(text)).segments * recipients;
+  for (const character of info.nonGsmCharacters) {
+    if (stats.nonGsmCharacters.length < MAX_LISTED && !stats.nonGsmCharacters.includes(character)) {
+      stats.nonGsmCharacters.push(character);
+      const as = gsmLookalikeOf(character);
+      if (as !== undefined) stats.respellable.push({ character, as });
+    }
+  }
+  return info;
 }
 
 /**
@@ -127,13 +163,18 @@ export class CostTally {
   private failed = false;
   private staticInfo: { text: string } | undefined;
   private readonly stats: BodyStats;
+  private readonly book: CostBook | undefined;
+  /** A static body's segments (counted once), for pricing each recipient. */
+  private staticSegments: number | undefined;
 
   constructor(
     private readonly body: string,
     private readonly templateFor: (columns: readonly string[]) => CompiledTemplate,
     private readonly filter: RecipientFilter,
+    prices?: PriceList | undefined,
   ) {
     this.stats = emptyStats(false);
+    this.book = prices !== undefined ? new CostBook(prices) : undefined;
   }
 
   readonly row = (row: RecipientRow, columns: readonly string[]): void => {
@@ -150,7 +191,13 @@ export class CostTally {
     }
     if (this.filter.active && !this.filter.admits(row.to)) return;
     this.stats.recipients++;
-    if (this.staticInfo === undefined) addText(this.stats, this.template.render(row.fields), 1);
+    if (this.staticInfo === undefined) {
+      const info = addText(this.stats, this.template.render(row.fields), 1);
+      this.book?.add(row.to, info.segments);
+    } else if (this.book !== undefined) {
+      this.staticSegments ??= countSegments(this.body).segments;
+      this.book.add(row.to, this.staticSegments);
+    }
   };
 
   /** The cost, or undefined when the template did not compile. */
@@ -160,6 +207,7 @@ export class CostTally {
     stats.requests = stats.recipients;
     countLeftOut(stats, this.filter);
     if (this.template === undefined || this.staticInfo !== undefined) addText(stats, this.body, stats.recipients);
+    if (this.book !== undefined) stats.cost = this.book.summary();
     return stats;
   }
 }

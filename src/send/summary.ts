@@ -7,6 +7,9 @@ import type { SendPlan } from './plan.js';
 import { formatDuration } from './progress.js';
 import type { Resumed } from './resume.js';
 import type { BodyStats } from './stats.js';
+import { formatAmount, UNIT } from './cost/money.js';
+import type { CostSummary } from './cost/book.js';
+import type { BudgetGate } from './cost/budget.js';
 
 // What a send says about itself: what a message costs (before asking), the dry run's document,
 // and the summary line of a run with what to do next (on stderr).
@@ -50,7 +53,10 @@ function describeEncoding(stats: BodyStats): string {
 
 export function costLine(stats: BodyStats): string {
   const each = stats.templated ? `up to ${stats.characters} characters, up to ${stats.segments}` : `${stats.characters} characters, ${stats.segments}`;
-  return `${each} segment${stats.segments === 1 ? '' : 's'} per message in ${describeEncoding(stats)}; ${stats.totalSegments} segment${stats.totalSegments === 1 ? '' : 's'} in total for ${stats.recipients} recipient${stats.recipients === 1 ? '' : 's'}`;
+  const saves = stats.totalSegments - stats.gsmSpellingSegments;
+  const spelling = saves > 0 ? ` (${saves} fewer spelt in GSM-7: ${stats.respellable.map((r) => `${JSON.stringify(r.character)} as ${JSON.stringify(r.as)}`).join(', ')})` : '';
+  const money = stats.cost !== undefined ? `, costing ${formatAmount(stats.cost.total, stats.cost.currency)}` : '';
+  return `${each} segment${stats.segments === 1 ? '' : 's'} per message in ${describeEncoding(stats)}; ${stats.totalSegments} segment${stats.totalSegments === 1 ? '' : 's'} in total for ${stats.recipients} recipient${stats.recipients === 1 ? '' : 's'}${spelling}${money}`;
 }
 
 /** What --resume leaves out, for the dry run: already accepted, and unknown by choice or until --unknown chooses. */
@@ -78,6 +84,11 @@ export async function writeDryRun(ctx: SendContext, plan: SendPlan, stats: BodyS
     media,
     totalSegments: stats.totalSegments,
     nonGsmCharacters: stats.nonGsmCharacters,
+    byEncoding: stats.byEncoding,
+    ...(stats.encoding === 'UCS-2'
+      ? { gsm7Spelling: { segments: stats.gsmSpellingSegments, saves: stats.totalSegments - stats.gsmSpellingSegments, characters: stats.respellable } }
+      : {}),
+    ...(stats.cost !== undefined ? { cost: costDocument(stats.cost, plan.budget) } : {}),
     ...(plan.resume ? { skipped: stats.skipped, unknown } : {}),
     ...(plan.optOuts !== undefined ? { optedOut: stats.optedOut } : {}),
     ...(plan.pace.exclude !== undefined ? { excluded: stats.excluded } : {}),
@@ -94,14 +105,16 @@ export async function writeDryRun(ctx: SendContext, plan: SendPlan, stats: BodyS
     'Dry run: nothing was sent.',
     `requests    ${stats.requests}`,
     `recipients  ${stats.recipients}${plan.resume ? ` (${describeSkipped(stats, plan, resumed)})` : ''}`,
-    ...(plan.optOuts !== undefined ? [`opted out   ${stats.optedOut} (asked not to hear from ${plan.from}; svc optouts list --number ${plan.from})`] : []),
+    ...(plan.optOuts !== undefined ? [`opted out   ${stats.optedOut}${stats.optedOut > 0 ? ` (asked not to hear from ${plan.from}; svc optouts list --number ${plan.from})` : ''}`] : []),
     ...(plan.ignoredOptOuts !== undefined ? [`opted out   not left out (--ignore-optouts; the list holds ${plan.ignoredOptOuts.listed} for ${plan.from})`] : []),
     ...(plan.pace.exclude !== undefined ? [`excluded    ${stats.excluded} (on ${plan.pace.exclude.path})`] : []),
     ...(plan.pace.shard !== undefined ? [`shard       ${plan.pace.shard.k}/${plan.pace.shard.n} (${stats.otherShards} recipients belong to the other shards)`] : []),
     ...(window !== undefined ? [window.line] : []),
     `encoding    ${describeEncoding(stats)}`,
     `characters  ${stats.templated ? 'up to ' : ''}${stats.characters}`,
-    `segments    ${stats.templated ? 'up to ' : ''}${stats.segments} per message, ${stats.totalSegments} in total`,
+    `segments    ${stats.templated ? 'up to ' : ''}${stats.segments} per message, ${stats.totalSegments} in total${encodingSplit(stats)}`,
+    ...gsmSpellingLines(stats),
+    ...(stats.cost !== undefined ? costLines(stats.cost, plan.budget) : []),
     `media       ${media.length === 0 ? 'none' : media.map((m) => ('url' in m ? m.url : `${m.file} (${m.contentType}, ${describeSize(m.bytes)})`)).join(', ')}`,
   ];
   ctx.io.stdout.write(`${lines.join('\n')}\n`);
@@ -134,7 +147,7 @@ interface DryRunWindow {
   closesAt?: string;
 }
 
-export function writeSummary(ctx: SendContext, plan: SendPlan, summary: BulkSummary, elapsedMs: number, filter: RecipientFilter): void {
+export function writeSummary(ctx: SendContext, plan: SendPlan, summary: BulkSummary, elapsedMs: number, filter: RecipientFilter, budget?: BudgetGate): void {
   const rate = elapsedMs > 0 ? Math.round((summary.requests * 1000) / elapsedMs) : summary.requests;
   const parts = [`${summary.accepted} accepted`];
   if (summary.rejected > 0) parts.push(`${summary.rejected} failed`);
@@ -155,7 +168,20 @@ export function writeSummary(ctx: SendContext, plan: SendPlan, summary: BulkSumm
       `Stopped: the service could not be reached ${summary.unreachable.failures} times in a row (${summary.unreachable.reason}); nothing more was sent. Check that it is running, then resume.\n`,
     );
   }
-  if (summary.requests === 0 && !summary.interrupted && filter.leftOut > 0) ctx.io.stderr.write(`${nothingToSendLine(plan, filter)}\n`);
+  if (summary.requests === 0 && !summary.interrupted && filter.leftOut > 0 && budget?.stop === undefined) ctx.io.stderr.write(`${nothingToSendLine(plan, filter)}\n`);
+  const stop = budget?.stop;
+  if (stop !== undefined) {
+    const money = (amount: number): string => formatAmount(amount, plan.prices?.currency);
+    const before = budget!.spentBefore > 0 ? `, ${money(budget!.spentBefore)} of it by the run before` : '';
+    ctx.io.stderr.write(
+      `Stopped at the budget: ${money(stop.spent)} spent of ${money(stop.budget)}${before}; the message to ${stop.to} would cost ${money(stop.next)} more, so it and ${budget!.held - 1} more recipient${budget!.held - 1 === 1 ? '' : 's'} were not sent.\n`,
+    );
+    ctx.io.stderr.write(
+      plan.journal !== undefined
+        ? `To go on, run the same command with --resume and a larger --budget (journal: ${plan.journal}).\n`
+        : 'With --journal FILE, a run stopped at its budget can go on with --resume and a larger --budget.\n',
+    );
+  }
   const failed = summary.rejected + summary.unknown;
   if ((summary.interrupted || summary.stalled || failed > 0) && plan.journal !== undefined) {
     const choose = summary.unknown > 0 ? ` and --unknown resend|skip for the ${summary.unknown} without an answer` : '';
@@ -163,4 +189,54 @@ export function writeSummary(ctx: SendContext, plan: SendPlan, summary: BulkSumm
   } else if ((summary.interrupted || summary.unreachable !== undefined || failed > 0) && plan.toFile !== undefined) {
     ctx.io.stderr.write('With --journal FILE, a run can be resumed without sending anyone twice.\n');
   }
+}
+
+/** `(GSM-7: 40 messages, 40 segments; UCS-2: 10 messages, 20 segments)` when both encodings occur. */
+function encodingSplit(stats: BodyStats): string {
+  const gsm = stats.byEncoding['GSM-7'];
+  const ucs = stats.byEncoding['UCS-2'];
+  if (gsm.messages === 0 || ucs.messages === 0) return '';
+  return ` (GSM-7: ${gsm.messages} messages, ${gsm.segments} segments; UCS-2: ${ucs.messages} messages, ${ucs.segments} segments)`;
+}
+
+/** What spelling the look-alike characters in GSM-7 would save, when anything is in UCS-2. */
+function gsmSpellingLines(stats: BodyStats): string[] {
+  if (stats.encoding !== 'UCS-2') return [];
+  const saves = stats.totalSegments - stats.gsmSpellingSegments;
+  const spelled = stats.respellable.map((r) => `${JSON.stringify(r.character)} as ${JSON.stringify(r.as)}`).join(', ');
+  if (stats.respellable.length === 0) return ['gsm-7       no spelling in GSM-7 helps: the characters that force UCS-2 have no plain look-alike'];
+  if (saves === 0) return [`gsm-7       spelling ${spelled} saves nothing here (other characters keep UCS-2, or the segments stay the same)`];
+  return [`gsm-7       spelling ${spelled} would need ${stats.gsmSpellingSegments} segments instead of ${stats.totalSegments}: ${saves} fewer`];
+}
+
+function costLines(cost: CostSummary, budget: number | undefined): string[] {
+  const money = (amount: number): string => formatAmount(amount, cost.currency);
+  const lines = [`cost        ${money(cost.total)}${cost.unpriced.recipients > 0 ? ` for the priced recipients` : ''}${budget !== undefined ? ` (budget ${money(budget)}${cost.total > budget ? ': the run would stop before it passes it' : ''})` : ''}`];
+  for (const entry of cost.byCountry) {
+    lines.push(`  ${entry.country.padEnd(8)}${plural(entry.recipients, 'recipient')}, ${plural(entry.segments, 'segment')} x ${formatAmount(entry.price, undefined)} = ${money(entry.amount)}`);
+  }
+  if (cost.unpriced.recipients > 0) {
+    lines.push(`  unpriced  ${plural(cost.unpriced.recipients, 'recipient')} in ${cost.unpriced.countries.join(', ')}: no price for their country and no * line`);
+  }
+  return lines;
+}
+
+function costDocument(cost: CostSummary, budget: number | undefined): Record<string, unknown> {
+  return {
+    currency: cost.currency ?? null,
+    total: cost.total / UNIT,
+    ...(budget !== undefined ? { budget: budget / UNIT } : {}),
+    byCountry: cost.byCountry.map((entry) => ({
+      country: entry.country,
+      recipients: entry.recipients,
+      segments: entry.segments,
+      pricePerSegment: entry.price / UNIT,
+      amount: entry.amount / UNIT,
+    })),
+    unpriced: cost.unpriced,
+  };
+}
+
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? '' : 's'}`;
 }

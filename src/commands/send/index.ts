@@ -47,6 +47,8 @@ export const sendCommands = defineCommands([
       { flags: '--window <HH:MM-HH:MM>', description: 'quiet hours: send only inside these local hours (with --tz), pause outside' },
       { flags: '--tz <zone>', description: 'IANA time zone of --window, e.g. America/New_York' },
       { flags: '--exclude-file <file>', description: 'never send to these numbers (one a line, or a CSV with a number column)', complete: 'file' },
+      { flags: '--prices <file>', description: 'CSV of country,price_per_segment[,currency] (* for the rest): adds the cost to the dry run and the questions', complete: 'file' },
+      { flags: '--budget <amount>', description: 'with --prices: launch nothing whose cost would take the run past this amount (resume with a larger one)' },
       { flags: '--ignore-optouts', description: 'send to people on the opt-out list too (asked on a terminal, --yes otherwise)' },
       { flags: '--shard <K/N>', description: 'send only shard K of N of the recipients (stable hash of the number)' },
       { flags: '--store <dir>', description: 'record what was sent in this event store, for svc thread (default: the user data directory)', complete: 'file' },

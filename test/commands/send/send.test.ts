@@ -208,6 +208,9 @@ describe('svc send --dry-run', () => {
       media: [{ url: 'https://e.com/a.png' }],
       totalSegments: 4,
       nonGsmCharacters: [],
+      byEncoding: { 'GSM-7': { messages: 2, segments: 4 }, 'UCS-2': { messages: 0, segments: 0 } },
+      // Nobody on the opt-out list: counted all the same, so that a script sees the list was honoured.
+      optedOut: 0,
     });
     expect(mock.sends).toHaveLength(0);
   });

@@ -8,6 +8,7 @@ import { UsageError } from '../../../errors.js';
 import { TENANT_MISSING, tenantOrAsk } from '../../tenant/shared/choose-tenant.js';
 import { readPaceOptions } from './pace-flags.js';
 import { checkStoreDir } from '../../events/shared/store-options.js';
+import { parseBudget } from '../../../send/cost/money.js';
 
 // The command line of `svc send` as the pipeline's request: every flag read here, once, each
 // number and pace value parsed (exit 2 naming it); what the values mean together is the plan's
@@ -15,6 +16,7 @@ import { checkStoreDir } from '../../events/shared/store-options.js';
 
 export function sendRequestOf(input: InputFor<typeof sendCommands, 'send'>, ctx: Context): SendRequest {
   const unknownText = input.string('unknown');
+  const budgetText = input.string('budget');
   const store = input.string('store');
   if (store !== undefined && store.trim() === '') throw new UsageError('--store needs a directory, not an empty string');
   // A --store that cannot be a directory is the user's mistake, told before anything is sent (the
@@ -40,5 +42,7 @@ export function sendRequestOf(input: InputFor<typeof sendCommands, 'send'>, ctx:
     // --store DIR, --no-store (false), or the default store (undefined).
     store: store ?? (input.has('store') ? false : undefined),
     ignoreOptOuts: input.flag('ignoreOptouts'),
+    prices: input.string('prices'),
+    budget: budgetText === undefined ? undefined : parseBudget(budgetText),
   };
 }

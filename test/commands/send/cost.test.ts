@@ -1,0 +1,166 @@
+import { join } from 'node:path';
+import { MockAgent } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Clock } from '../../../src/clock.js';
+import { fakeClock, runCli } from '../../helpers/cli.js';
+import { MOCK_ENV, MOCK_ORIGIN } from '../../helpers/mock-api.js';
+import { testDir } from './helpers.js';
+
+// The cost before sending: segments by encoding, what a GSM-7 spelling would save, the cost by
+// country from --prices, and --budget stopping a run and a --resume going on with a larger one.
+
+const FROM = '+15551230000';
+
+interface Service {
+  agent: MockAgent;
+  posts: string[][];
+  close(): Promise<void>;
+}
+
+function service(): Service {
+  const agent = new MockAgent();
+  agent.disableNetConnect();
+  const pool = agent.get(MOCK_ORIGIN);
+  const posts: string[][] = [];
+  pool
+    .intercept({ method: 'GET', path: `/api/v1/phone-numbers/${encodeURIComponent(FROM)}` })
+    .reply(200, { number: FROM, settings: {} }, { headers: { 'content-type': 'application/json' } })
+    .persist();
+  pool
+    .intercept({ method: 'POST', path: (path) => path.startsWith('/api/v1/messages?') })
+    .reply((options) => {
+      const to = (JSON.parse(String(options.body)) as { to: string[] }).to;
+      posts.push(to);
+      return { statusCode: 202, data: JSON.stringify({ messageId: `m-${to[0]}`, status: 'queued' }), responseOptions: { headers: { 'content-type': 'application/json' } } };
+    })
+    .persist();
+  return { agent, posts, close: () => agent.close() };
+}
+
+let svc: Service | undefined;
+afterEach(async () => {
+  await svc?.close();
+  svc = undefined;
+});
+
+function run(argv: string[], clock: Clock, options: Parameters<typeof runCli>[1] = {}) {
+  return runCli(argv, { clock, ...options, env: { ...MOCK_ENV, ...options.env }, dispatcher: svc!.agent });
+}
+
+const US = ['+12125551001', '+13105551002', '+17735551003', '+13035551004'];
+const GB = '+442079460958';
+const DE = '+4930123456';
+
+describe('the cost of a send, before it is sent', () => {
+  it('counts segments by encoding over every rendered message, and what a GSM-7 spelling would save', async () => {
+    const clock = fakeClock();
+    svc = service();
+    const d = testDir();
+    const file = d.file('to.csv', `phone,name\n${US[0]},Ann\n${US[1]},Bob\n${GB},Zoë\n`);
+    // 70 UCS-2 units fit one segment: the curly quote and the dash push this body to two, and
+    // spelt in GSM-7 (for Ann and Bob; Zoë's ë keeps hers in UCS-2) it is one again.
+    const body = `Hi {{name}} – it’s ${'x'.repeat(60)}`;
+    const dry = await run(['send', '--from', FROM, '--to-file', file, '--body', body, '--dry-run', '--json', '--store', join(d.dir, 'events')], clock);
+    expect(dry.code, dry.stderr).toBe(0);
+    const doc = JSON.parse(dry.stdout) as Record<string, unknown>;
+    expect(doc).toMatchObject({
+      encoding: 'UCS-2',
+      totalSegments: 6,
+      byEncoding: { 'GSM-7': { messages: 0, segments: 0 }, 'UCS-2': { messages: 3, segments: 6 } },
+      gsm7Spelling: { segments: 4, saves: 2, characters: [{ character: '–', as: '-' }, { character: '’', as: "'" }] },
+    });
+    const table = await run(['send', '--from', FROM, '--to-file', file, '--body', body, '--dry-run', '--store', join(d.dir, 'events')], clock);
+    expect(table.stdout).toContain('gsm-7       spelling "–" as "-", "’" as "\'" would need 4 segments instead of 6: 2 fewer');
+    expect(svc.posts).toHaveLength(0);
+  });
+
+  it('adds the cost by country from --prices, naming recipients without a price', async () => {
+    const clock = fakeClock();
+    svc = service();
+    const d = testDir();
+    const file = d.file('to.txt', `${[...US, GB, DE].join('\n')}\n`);
+    const prices = d.file('prices.csv', 'country,price_per_segment,currency\nUS,0.0079,USD\nGB,0.04,USD\n');
+    const dry = await run(['send', '--from', FROM, '--to-file', file, '--body', 'Hello', '--dry-run', '--json', '--prices', prices, '--store', join(d.dir, 'events')], clock);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect((JSON.parse(dry.stdout) as { cost: unknown }).cost).toEqual({
+      currency: 'USD',
+      total: 0.0716,
+      byCountry: [
+        { country: 'GB', recipients: 1, segments: 1, pricePerSegment: 0.04, amount: 0.04 },
+        { country: 'US', recipients: 4, segments: 4, pricePerSegment: 0.0079, amount: 0.0316 },
+      ],
+      unpriced: { recipients: 1, countries: ['DE'] },
+    });
+    const table = await run(['send', '--from', FROM, '--to-file', file, '--body', 'Hello', '--dry-run', '--prices', prices, '--store', join(d.dir, 'events')], clock);
+    expect(table.stdout).toContain('cost        0.0716 USD for the priced recipients');
+    expect(table.stdout).toContain('  US      4 recipients, 4 segments x 0.0079 = 0.0316 USD');
+    expect(table.stdout).toContain('  unpriced  1 recipient in DE: no price for their country and no * line');
+    // A budget needs every recipient priced: refused before anything is sent.
+    const budget = await run(['send', '--from', FROM, '--to-file', file, '--body', 'Hello', '--prices', prices, '--budget', '1', '--store', join(d.dir, 'events')], clock);
+    expect(budget.code).toBe(2);
+    expect(budget.stderr).toContain(`1 recipient is in DE, which ${prices} gives no price for`);
+    expect(svc.posts).toHaveLength(0);
+  });
+
+  it.each([
+    ['US,abc\n', ':1: "abc" is not a price per segment'],
+    ['country,price\nUS,0.01\nXX,0.02\n', ':3: "XX" is not a country code'],
+    ['US,0.01,USD\nGB,0.02,EUR\n', ':2: EUR, where line 1 says USD'],
+    ['US,0.01\nus,0.02\n', ':2: US is priced again (first on line 1)'],
+    ['US,0.01,USD,extra\n', ':1: 4 fields'],
+    ['country,price\n', ': no prices in the file'],
+  ])('refuses a bad prices file %j naming file:line, exit 2', async (content, message) => {
+    const clock = fakeClock();
+    svc = service();
+    const d = testDir();
+    const prices = d.file('prices.csv', content);
+    const result = await run(['send', '--from', FROM, '--to', US[0]!, '--body', 'Hi', '--prices', prices, '--dry-run', '--store', join(d.dir, 'events')], clock);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`--prices ${prices}${message}`);
+  });
+
+  it('refuses --budget without --prices, and a budget that is not an amount', async () => {
+    const clock = fakeClock();
+    svc = service();
+    const d = testDir();
+    const store = join(d.dir, 'events');
+    const alone = await run(['send', '--from', FROM, '--to', US[0]!, '--body', 'Hi', '--budget', '5', '--store', store], clock);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain('--budget needs --prices FILE');
+    for (const bad of ['0', '-3', 'ten', '1.1234567']) {
+      const result = await run(['send', '--from', FROM, '--to', US[0]!, '--body', 'Hi', '--budget', bad, '--store', store], clock);
+      expect(result.code, bad).toBe(2);
+      expect(result.stderr).toContain(`not "${bad}"`);
+    }
+    expect(svc.posts).toHaveLength(0);
+  });
+
+  it('stops launching before the budget would be passed, says where, and --resume with a larger budget goes on', async () => {
+    const clock = fakeClock();
+    svc = service();
+    const d = testDir();
+    const recipients = Array.from({ length: 10 }, (_, i) => `+1212555${String(1000 + i)}`);
+    const file = d.file('to.txt', `${recipients.join('\n')}\n`);
+    const prices = d.file('prices.csv', 'US,0.01,USD\n');
+    const journal = join(d.dir, 'run.jsonl');
+    const args = ['send', '--from', FROM, '--to-file', file, '--body', 'Hello', '--async', '--prices', prices, '--journal', journal, '--store', join(d.dir, 'events')];
+    const first = await run([...args, '--budget', '0.045'], clock);
+    expect(first.code, first.stderr).toBe(0);
+    expect(svc.posts.map((p) => p[0])).toEqual(recipients.slice(0, 4));
+    expect(first.stderr).toContain(`Stopped at the budget: 0.04 USD spent of 0.045 USD; the message to ${recipients[4]} would cost 0.01 USD more, so it and 5 more recipients were not sent.`);
+    expect(first.stderr).toContain('--resume and a larger --budget');
+
+    // The same budget again sends nothing more: what the first run sent counts against it.
+    const same = await run([...args, '--budget', '0.045', '--resume'], clock);
+    expect(same.code, same.stderr).toBe(0);
+    expect(svc.posts).toHaveLength(4);
+    const more = await run([...args, '--budget', '0.08', '--resume'], clock);
+    expect(more.code, more.stderr).toBe(0);
+    expect(svc.posts.map((p) => p[0])).toEqual(recipients.slice(0, 8));
+    expect(more.stderr).toContain('0.08 USD spent of 0.08 USD, 0.04 USD of it by the run before');
+    const rest = await run([...args, '--budget', '1', '--resume'], clock);
+    expect(rest.code, rest.stderr).toBe(0);
+    expect(svc.posts.map((p) => p[0])).toEqual(recipients);
+    expect(rest.stderr).not.toContain('Stopped at the budget');
+  });
+});
