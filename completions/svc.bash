@@ -14,7 +14,7 @@ _svc() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
     case "$w" in
-      --activated|--base-url|--basic-auth-env|--before|--billing-plan|--body|--body-file|--brand-id|--budget|--campaign-id|--class|--concurrency|--data|--description|--domain|--email|--error-code|--error-message|--exclude-file|--external-id|--failed-to|--faults|--fields|--file|--forward-to|--from|--host|--interval|--journal|--limit|--lines|--loa-url|--max-stall|--media|--media-file|--message|--mms|--number|--order|--order-delay|--out|--output|--page|--plan|--platform-type|--port|--prices|--profile|--query|--rate|--rate-limit|--reason|--secret-env|--set|--shape|--shard|--signature|--since|--state|--status|--status-reason|--store|--tenant|--tenant-id|--time-scale|--timeout|--to|--to-file|--type|--tz|--unknown|--until|--user|--user-id|--username|--wait-timeout|--webhook-basic-auth-username|--webhook-event-type|--webhook-primary-uri|--webhook-secondary-uri|--webhook-secret-env|--window|-d|-n|-o|-q) ((i++)); continue ;;
+      --activated|--base-url|--basic-auth-env|--before|--billing-plan|--body|--body-file|--brand-id|--budget|--campaign-id|--class|--concurrency|--data|--description|--domain|--email|--error-code|--error-message|--exclude-file|--external-id|--failed-to|--faults|--fields|--file|--forward-to|--from|--host|--interval|--journal|--limit|--lines|--loa-url|--max-stall|--media|--media-file|--message|--mms|--number|--order|--order-delay|--out|--output|--page|--plan|--platform-type|--port|--prices|--profile|--query|--rate|--rate-limit|--reason|--secret-env|--set|--shape|--shard|--signature|--since|--state|--status|--status-reason|--store|--tenant|--tenant-id|--time-scale|--timeout|--to|--to-file|--type|--tz|--tz-column|--unknown|--until|--user|--user-id|--username|--wait-timeout|--webhook-basic-auth-username|--webhook-event-type|--webhook-primary-uri|--webhook-secondary-uri|--webhook-secret-env|--window|-d|-n|-o|-q) ((i++)); continue ;;
       -*) continue ;;
     esac
     candidate="${cmdpath:+$cmdpath }$w"
@@ -380,6 +380,7 @@ _svc() {
         --max-stall) return ;;
         --window) return ;;
         --tz) return ;;
+        --tz-column) return ;;
         --exclude-file) _svc_files; return ;;
         --prices) _svc_files; return ;;
         --budget) return ;;
@@ -391,7 +392,7 @@ _svc() {
         --timeout) return ;;
         --fields) return ;;
       esac
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W '--from --to --to-file --body --body-file --media --media-file --tenant --async --concurrency --journal --resume --unknown --rate --max-stall --window --tz --exclude-file --prices --budget --ignore-optouts --shard --store --no-store --dry-run --yes -y --json --output -o --profile --base-url --debug --no-color --timeout --fields --no-pager --help' -- "$cur")); return; fi
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W '--from --to --to-file --body --body-file --media --media-file --tenant --async --concurrency --journal --resume --unknown --rate --max-stall --window --tz --tz-column --exclude-file --prices --budget --ignore-optouts --shard --store --no-store --dry-run --yes -y --json --output -o --profile --base-url --debug --no-color --timeout --fields --no-pager --help' -- "$cur")); return; fi
       COMPREPLY=($(compgen -W 'report' -- "$cur")) ;;
     'send report')
       case "$prev" in

@@ -9,7 +9,7 @@ function __svc_path
             set skip 0
             continue
         end
-        if contains -- $w --activated --base-url --basic-auth-env --before --billing-plan --body --body-file --brand-id --budget --campaign-id --class --concurrency --data --description --domain --email --error-code --error-message --exclude-file --external-id --failed-to --faults --fields --file --forward-to --from --host --interval --journal --limit --lines --loa-url --max-stall --media --media-file --message --mms --number --order --order-delay --out --output --page --plan --platform-type --port --prices --profile --query --rate --rate-limit --reason --secret-env --set --shape --shard --signature --since --state --status --status-reason --store --tenant --tenant-id --time-scale --timeout --to --to-file --type --tz --unknown --until --user --user-id --username --wait-timeout --webhook-basic-auth-username --webhook-event-type --webhook-primary-uri --webhook-secondary-uri --webhook-secret-env --window -d -n -o -q
+        if contains -- $w --activated --base-url --basic-auth-env --before --billing-plan --body --body-file --brand-id --budget --campaign-id --class --concurrency --data --description --domain --email --error-code --error-message --exclude-file --external-id --failed-to --faults --fields --file --forward-to --from --host --interval --journal --limit --lines --loa-url --max-stall --media --media-file --message --mms --number --order --order-delay --out --output --page --plan --platform-type --port --prices --profile --query --rate --rate-limit --reason --secret-env --set --shape --shard --signature --since --state --status --status-reason --store --tenant --tenant-id --time-scale --timeout --to --to-file --type --tz --tz-column --unknown --until --user --user-id --username --wait-timeout --webhook-basic-auth-username --webhook-event-type --webhook-primary-uri --webhook-secondary-uri --webhook-secret-env --window -d -n -o -q
             set skip 1
             continue
         end
@@ -437,7 +437,8 @@ complete -c svc -n '__svc_at '\''send'\''' -l unknown -x -a 'resend skip' -d 'wi
 complete -c svc -n '__svc_at '\''send'\''' -l rate -x -d 'at most this many messages a second (the number'\''s rateLimit also caps it)'
 complete -c svc -n '__svc_at '\''send'\''' -l max-stall -x -d 'give up on throttling after this long without an acceptance (default 600)'
 complete -c svc -n '__svc_at '\''send'\''' -l window -x -d 'quiet hours: send only inside these local hours (with --tz), pause outside'
-complete -c svc -n '__svc_at '\''send'\''' -l tz -x -d 'IANA time zone of --window, e.g. America/New_York'
+complete -c svc -n '__svc_at '\''send'\''' -l tz -x -d 'IANA time zone of --window, e.g. America/New_York; auto: each recipient'\''s own, from the number'
+complete -c svc -n '__svc_at '\''send'\''' -l tz-column -x -d 'the --to-file column holding each recipient'\''s IANA time zone, for --window'
 complete -c svc -n '__svc_at '\''send'\''' -l exclude-file -r -F -d 'never send to these numbers (one a line, or a CSV with a number column)'
 complete -c svc -n '__svc_at '\''send'\''' -l prices -r -F -d 'CSV of country,price_per_segment[,currency] (* for the rest): adds the cost to the dry run and the questions'
 complete -c svc -n '__svc_at '\''send'\''' -l budget -x -d 'with --prices: launch nothing whose cost would take the run past this amount (resume with a larger one)'

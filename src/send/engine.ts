@@ -24,6 +24,19 @@ import { classifyFailure, type SendFailure } from './outcome.js';
 export interface BulkRequest<P> {
   to: string[];
   payload: P;
+  /** The group of the recipient's own send window (per-recipient quiet hours), when there is one. */
+  zone?: string;
+}
+
+/**
+ * Per-recipient send windows: asked at the instant a request would launch. `until` answers
+ * undefined (launch it) or the instant its window opens (held until then, under `key`, while the
+ * others go on). `onHold` hears when a group starts waiting.
+ */
+export interface BulkHold<P> {
+  until(request: BulkRequest<P>, now: number): { key: string; at: number } | undefined;
+  now(): number;
+  onHold?(key: string, at: number): void;
 }
 
 export type BulkResult =
@@ -54,6 +67,8 @@ export interface BulkPace {
   admit(signal: AbortSignal, count: number): number | Promise<number>;
   /** Requests allowed in flight now (the engine never exceeds `concurrency` either). */
   readonly limit: number;
+  /** The run waited for its recipients' windows (no stall: the service was not asked). */
+  rested?(): void;
   launched(): number;
   accepted(): void;
   throttled(ticket: number, status: number, retryAfterMs: number | undefined): 'retry' | 'give-up';
@@ -94,6 +109,8 @@ export interface BulkOptions<P> {
   pace?: { pacer: BulkPace; throttleOf: ThrottleReader } | undefined;
   /** Connection failures in a row that stop the launches (default UNREACHABLE_AFTER). */
   unreachableAfter?: number;
+  /** Holds requests outside their recipient's own send window (see BulkHold). */
+  hold?: BulkHold<P> | undefined;
 }
 
 export interface BulkSummary {
@@ -248,7 +265,50 @@ export async function runBulk<P>(options: BulkOptions<P>): Promise<BulkSummary> 
     setImmediate(wakeLauncher);
   };
 
-  const launchWindow = (window: readonly BulkRequest<P>[]): void => {
+  /** Held requests by window group: when the group opens, and its requests in order. */
+  const held = new Map<string, { at: number; requests: BulkRequest<P>[] }>();
+  /** Held requests whose window has opened, to be launched before new ones. */
+  const released: BulkRequest<P>[] = [];
+  const hold = options.hold;
+  /** Sets aside the requests whose window is closed at this instant; the rest launch. */
+  const holdClosed = (window: readonly BulkRequest<P>[]): readonly BulkRequest<P>[] => {
+    if (hold === undefined) return window;
+    const now = hold.now();
+    let open: BulkRequest<P>[] | undefined;
+    for (let i = 0; i < window.length; i++) {
+      const request = window[i]!;
+      const closed = hold.until(request, now);
+      if (closed === undefined) {
+        open?.push(request);
+        continue;
+      }
+      open ??= window.slice(0, i);
+      let group = held.get(closed.key);
+      if (group === undefined) {
+        held.set(closed.key, (group = { at: closed.at, requests: [] }));
+        hold.onHold?.(closed.key, closed.at);
+      }
+      group.requests.push(request);
+    }
+    return open ?? window;
+  };
+  /** Moves the held groups whose window has opened to `released`; the earliest opening still ahead. */
+  const release = (): number | undefined => {
+    if (held.size === 0) return undefined;
+    const now = hold!.now();
+    let next: number | undefined;
+    for (const [key, group] of held) {
+      if (group.at <= now) {
+        held.delete(key);
+        for (const request of group.requests) released.push(request);
+      } else next = next === undefined ? group.at : Math.min(next, group.at);
+    }
+    return next;
+  };
+
+  const launchWindow = (given: readonly BulkRequest<P>[]): void => {
+    const window = holdClosed(given);
+    if (window.length === 0) return;
     let seqs: number[] | undefined;
     if (journal !== undefined) {
       try {
@@ -355,12 +415,43 @@ export async function runBulk<P>(options: BulkOptions<P>): Promise<BulkSummary> 
     }
     return true;
   };
+  /** Launches the released requests (each checked again at its launch instant). */
+  const launchReleased = async (): Promise<boolean> => {
+    while (released.length > 0) {
+      const r = room();
+      const free = typeof r === 'number' ? r : await r;
+      if (free === 0) return false;
+      const a = admitted(Math.min(free, released.length));
+      const take = typeof a === 'number' ? a : await a;
+      if (take === 0) return false;
+      launchWindow(released.splice(0, take));
+    }
+    return true;
+  };
+  /** Sleeps until the earliest held group opens (nothing else to do); false when the run is to stop. */
+  const waitForHeld = async (): Promise<boolean> => {
+    const next = release();
+    if (released.length > 0) return true;
+    if (next === undefined) return true;
+    const sleep = options.sleep ?? defaultSleep;
+    try {
+      await sleep(Math.max(0, next - hold!.now()), options.signal);
+    } catch (error) {
+      if (options.signal.aborted) return false;
+      throw error;
+    }
+    pace?.pacer.rested?.();
+    release();
+    return !stopped();
+  };
   let readError: { error: unknown } | undefined;
   try {
     batches: for await (const batch of options.requests) {
       let next = 0;
       while (next < batch.length) {
         if (retries.length > 0 && !(await launchRetries())) break batches;
+        if (held.size > 0) release();
+        if (released.length > 0 && !(await launchReleased())) break batches;
         const r = room();
         const free = typeof r === 'number' ? r : await r;
         if (free === 0) break batches;
@@ -371,12 +462,18 @@ export async function runBulk<P>(options: BulkOptions<P>): Promise<BulkSummary> 
         next += take;
       }
     }
-    // The file is done; throttled requests may still come back to be sent again.
-    while (!stopped() && (retries.length > 0 || inFlight > 0)) {
+    // The file is done; throttled requests may still come back to be sent again, and held ones
+    // wait for their windows.
+    while (!stopped() && (retries.length > 0 || inFlight > 0 || held.size > 0 || released.length > 0)) {
       if (retries.length > 0) {
         if (!(await launchRetries())) break;
-      } else {
+      } else if (held.size > 0) release();
+      if (released.length > 0) {
+        if (!(await launchReleased())) break;
+      } else if (inFlight > 0) {
         await waitForSlot();
+      } else if (held.size > 0 && retries.length === 0) {
+        if (!(await waitForHeld())) break;
       }
     }
   } catch (error) {

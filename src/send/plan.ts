@@ -6,6 +6,8 @@ import { UsageError } from '../errors.js';
 import { stripOneTrailingNewline } from '../output/io.js';
 import { decodeText } from '../input/text.js';
 import { checkRecipientsFile, RecipientsFileError, type RecipientsCheck } from './recipients.js';
+import type { RecipientRow } from './recipient-rows.js';
+import { RecipientWindows, type ZonesOf } from './pace/recipient-window.js';
 import { InputFileError, MAX_BODY_BYTES, MAX_RECIPIENTS_BYTES, openInput, readInputBytes, type InputSource } from './input-source.js';
 import type { UnknownChoice } from './journal/format.js';
 import { compileTemplate, TemplateError, type CompiledTemplate } from './template.js';
@@ -92,6 +94,8 @@ export interface SendPlan extends Pick<SendRequest, CarriedFlags> {
   ignoredOptOuts: { dir: string; listed: number } | undefined;
   /** --prices: the price per segment by country. */
   prices: PriceList | undefined;
+  /** --window with --tz-column or --tz auto: each recipient's own send window. */
+  recipientWindows: RecipientWindows | undefined;
   /** --budget, in millionths: no request is launched whose cost would take the run past it. */
   budget: number | undefined;
   /** Releases the inputs (the recipients file's descriptor, a spooled pipe). */
@@ -264,11 +268,16 @@ function recipientsFrom(values: readonly string[], ctx: SendContext): string[] {
   return list;
 }
 
-async function checkFile(source: InputSource, ctx: SendContext, tally?: CostTally): Promise<RecipientsCheck> {
+async function checkFile(source: InputSource, ctx: SendContext, tally?: CostTally, zoneCheck?: ZoneColumnCheck): Promise<RecipientsCheck> {
   let check: RecipientsCheck;
   const path = source.name;
+  const onRow =
+    zoneCheck === undefined ? tally?.row : (row: RecipientRow, columns: readonly string[]) => {
+      zoneCheck.row(row);
+      tally?.row(row, columns);
+    };
   try {
-    check = await checkRecipientsFile(source, tally !== undefined ? { onRow: tally.row } : {});
+    check = await checkRecipientsFile(source, onRow !== undefined ? { onRow } : {});
   } catch (error) {
     if (error instanceof RecipientsFileError) throw new UsageError(error.message);
     throw error;
@@ -284,6 +293,7 @@ async function checkFile(source: InputSource, ctx: SendContext, tally?: CostTall
     ctx.warn(`${path}: ${check.duplicateCount - DUPLICATES_SHOWN} more numbers are listed again; each is sent once`);
   }
   if (check.recipients === 0) throw new UsageError(`${path}: no recipients in the file`);
+  zoneCheck?.finish(check.columns);
   return check;
 }
 
@@ -333,6 +343,8 @@ export async function planSend(request: SendRequest, ctx: SendContext): Promise<
   if (request.budget !== undefined && request.prices === undefined) {
     throw new UsageError('--budget needs --prices FILE: the price per segment by country, to know what each message costs');
   }
+  const recipientWindows = await recipientWindowsOf(pace.recipientWindow, ctx);
+  const zoneCheck = pace.recipientWindow?.source.kind === 'column' ? new ZoneColumnCheck(pace.recipientWindow.source.column, toFilePath ?? '') : undefined;
   let prices: PriceList | undefined;
   if (request.prices !== undefined) {
     const { readPriceList } = await import('./cost/prices.js');
@@ -348,10 +360,10 @@ export async function planSend(request: SendRequest, ctx: SendContext): Promise<
     // (read later) changes who is counted.
     const wantsCost = !resume && (request.dryRun || ctx.io.stderrIsTTY || ctx.io.canPrompt);
     const tally = wantsCost
-      ? new CostTally(body.text, (columns) => compileTemplate(body.text, columns), new RecipientFilter(pace.exclude?.list, pace.shard, undefined, optOuts?.lookup), prices)
+      ? new CostTally(body.text, (columns) => compileTemplate(body.text, columns), new RecipientFilter(pace.exclude?.list, pace.shard, undefined, optOuts?.lookup, recipientWindows), prices)
       : undefined;
     try {
-      const check = await checkFile(source, ctx, tally);
+      const check = await checkFile(source, ctx, tally, zoneCheck);
       const cost = tally?.finish();
       toFile = { path: toFilePath, source, check, ...(cost !== undefined ? { cost } : {}) };
       template = compileTemplate(body.text, check.columns);
@@ -404,6 +416,7 @@ export async function planSend(request: SendRequest, ctx: SendContext): Promise<
     optOuts,
     ignoredOptOuts,
     prices,
+    recipientWindows,
     budget: request.budget,
     close: () => toFile?.source.close(),
   };
@@ -433,4 +446,78 @@ function readOptOuts(request: SendRequest, from: string, ctx: SendContext): Pick
   }
   if (request.ignoreOptOuts === true) return { optOuts: undefined, ignoredOptOuts: { dir, listed: lookup.size } };
   return { optOuts: { dir, lookup, damaged: read.damaged }, ignoredOptOuts: undefined };
+}
+
+/** Each recipient's zones: the file's column (named in any letter case), or the number's (--tz auto). */
+async function recipientWindowsOf(spec: PaceFlags['recipientWindow'], ctx: SendContext): Promise<RecipientWindows | undefined> {
+  if (spec === undefined) return undefined;
+  let zonesOf: ZonesOf;
+  if (spec.source.kind === 'auto') {
+    const { loadTimeZones } = await import('../phone/time-zones.js');
+    const timeZonesOf = await loadTimeZones();
+    zonesOf = (to) => timeZonesOf(to);
+  } else {
+    const wanted = spec.source.column.toLowerCase();
+    let header: string | undefined;
+    zonesOf = (_to, fields) => {
+      header ??= Object.keys(fields).find((name) => name.toLowerCase() === wanted);
+      const zone = header === undefined ? '' : (fields[header] ?? '').trim();
+      return zone === '' ? undefined : [zone];
+    };
+  }
+  return new RecipientWindows(spec.hours, spec.source, zonesOf, () => ctx.clock.now());
+}
+
+/**
+ * --tz-column NAME, checked as the file is read: the column must be there, and each zone in it a
+ * name this system knows (a typo is exit 2 naming file:line); an empty cell is a recipient whose
+ * zone cannot be told, held back and named by the send, never refused.
+ */
+class ZoneColumnCheck {
+  private readonly known = new Map<string, boolean>();
+  private readonly problems: string[] = [];
+  private problemCount = 0;
+  private header: string | undefined;
+
+  constructor(
+    private readonly column: string,
+    private readonly path: string,
+  ) {}
+
+  row(row: RecipientRow): void {
+    const wanted = this.column.toLowerCase();
+    this.header ??= Object.keys(row.fields).find((name) => name.toLowerCase() === wanted);
+    if (this.header === undefined) return;
+    const zone = (row.fields[this.header] ?? '').trim();
+    if (zone === '') return;
+    let valid = this.known.get(zone);
+    if (valid === undefined) {
+      try {
+        new Intl.DateTimeFormat('en-US', { timeZone: zone });
+        valid = true;
+      } catch {
+        valid = false;
+      }
+      if (this.known.size < 10_000) this.known.set(zone, valid);
+    }
+    if (!valid) {
+      this.problemCount++;
+      if (this.problems.length < PROBLEMS_SHOWN) this.problems.push(`${this.path}:${row.line}: "${zone}" in column ${this.header} is not a time zone (an IANA name such as America/Chicago)`);
+    }
+  }
+
+  finish(columns: readonly string[]): void {
+    if (!columns.some((name) => name.toLowerCase() === this.column.toLowerCase())) {
+      throw new UsageError(
+        columns.length === 0
+          ? `--tz-column ${this.column}: ${this.path} has no header row (a CSV whose header names the zone column is needed)`
+          : `--tz-column ${this.column}: ${this.path} has no such column (its columns: ${columns.join(', ')})`,
+      );
+    }
+    if (this.problemCount > 0) {
+      const more = this.problems.slice(1);
+      if (this.problemCount > this.problems.length) more.push(`... and ${this.problemCount - this.problems.length} more`);
+      throw new UsageError(this.problemCount === 1 ? this.problems[0]! : `${this.problems[0]!} (${this.problemCount} problems in the file)`, more);
+    }
+  }
 }

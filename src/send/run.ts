@@ -2,7 +2,8 @@ import type { SendContext } from './send-context.js';
 import { messageOutcome, sendMessage, type SendAnswer, type SendMessageRequest } from '../api/messages.js';
 import { uploadMedia } from '../api/media.js';
 import { openSentRecorder, sentRecorderFor } from '../events/records.js';
-import { runBulk, type BulkRequest, type BulkSummary } from './engine.js';
+import { runBulk, type BulkHold, type BulkRequest, type BulkSummary } from './engine.js';
+import type { RecipientWindows } from './pace/recipient-window.js';
 import { readNumberRateLimit } from './pace/number-rate.js';
 import { Pacer, type PaceEvent } from './pace/pacer.js';
 import { throttleOf } from './pace/throttle.js';
@@ -115,6 +116,24 @@ export async function runSend(
     onEvent: onPaceEvent,
   });
   const printer = createResultPrinter(ctx, { bulk, beforeTerminalLine: () => progress?.clear() });
+  // Each recipient's own quiet hours (--tz-column, --tz auto): a group whose window is closed is
+  // held until it opens while the others are sent; each wait is journaled and shown.
+  const windows = plan.recipientWindows;
+  const holdOutsideWindows = (source: RecipientWindows): BulkHold<SendMessageRequest> => ({
+    now: () => ctx.clock.now(),
+    until: (request, now) => {
+      const group = source.group(request.zone!);
+      if (group === undefined || group.isOpen(now)) return undefined;
+      return { key: group.key, at: group.nextOpening(now) ?? now + 86_400_000 };
+    },
+    onHold: (key, at) => {
+      const group = source.group(key)!;
+      journal?.pause('recipient window', { window: `${source.hours.text} ${key}`, until: new Date(at) });
+      const line = `Holding the recipients in ${group.zones.join(', ')} until their window ${source.hours.text} opens (${group.describe(at)}); sending the others meanwhile.`;
+      progress?.clear();
+      ctx.io.stderr.write(`${line}\n`);
+    },
+  });
   const counts = { accepted: 0, failed: 0, skipped: 0 };
   let recipientsAccepted = 0;
   const recipientsFailed: string[] = [];
@@ -146,7 +165,7 @@ export async function runSend(
       for (const row of rows) {
         if (filter.active) {
           const skippedBefore = filter.skipped;
-          if (!filter.admits(row.to)) {
+          if (!filter.admits(row.to, row.fields)) {
             // Sent by an earlier run (or maybe sent): its cost is part of what the run has spent.
             if (budget !== undefined && filter.skipped > skippedBefore) budget.sentBefore(row.to, plan.template.render(row.fields));
             counts.skipped = filter.leftOut;
@@ -158,7 +177,8 @@ export async function runSend(
         if (budget !== undefined && !budget.admits(row.to, body)) continue;
         // One array for the request and its payload (neither is changed once made).
         const to = [row.to];
-        batch.push({ to, payload: payloadFor(to, body) });
+        if (windows !== undefined) batch.push({ to, payload: payloadFor(to, body), zone: windows.groupOf(row.to, row.fields)!.key });
+        else batch.push({ to, payload: payloadFor(to, body) });
       }
       if (batch.length > 0) yield batch;
     }
@@ -186,6 +206,7 @@ export async function runSend(
       },
       ready: () => printer.ready(),
       pace: { pacer, throttleOf },
+      hold: windows !== undefined ? holdOutsideWindows(windows) : undefined,
     });
   } finally {
     progress?.clear();

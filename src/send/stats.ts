@@ -51,13 +51,16 @@ export interface BodyStats {
   respellable: { character: string; as: string }[];
   /** With --prices: the cost by country. */
   cost?: CostSummary;
+  /** Per-recipient --window: recipients held back because their zone cannot be told, and the first of them. */
+  zoneUnknown: number;
+  zoneUnknownNumbers: string[];
 }
 
 const MAX_LISTED = 20;
 
 /** The filter of this run's recipients: its shard, the exclude list, and what --resume skips. */
 export function recipientFilterOf(plan: SendPlan, skip: SkipRecipient | undefined): RecipientFilter {
-  return new RecipientFilter(plan.pace.exclude?.list, plan.pace.shard, skip, plan.optOuts?.lookup);
+  return new RecipientFilter(plan.pace.exclude?.list, plan.pace.shard, skip, plan.optOuts?.lookup, plan.recipientWindows);
 }
 
 /** The --to recipients this run sends to (in order), less those `filter` leaves out (it counts them). */
@@ -103,6 +106,8 @@ function countLeftOut(stats: BodyStats, filter: RecipientFilter): void {
   stats.excluded = filter.excluded;
   stats.otherShards = filter.otherShards;
   stats.optedOut = filter.optedOut;
+  stats.zoneUnknown = filter.zoneUnknown;
+  stats.zoneUnknownNumbers = [...filter.zoneUnknownNumbers];
 }
 
 function emptyStats(templated: boolean): BodyStats {
@@ -124,6 +129,8 @@ function emptyStats(templated: boolean): BodyStats {
     byEncoding: { 'GSM-7': { messages: 0, segments: 0 }, 'UCS-2': { messages: 0, segments: 0 } },
     gsmSpellingSegments: 0,
     respellable: [],
+    zoneUnknown: 0,
+    zoneUnknownNumbers: [],
   };
 }
 
@@ -189,7 +196,7 @@ export class CostTally {
       this.stats.templated = !this.template.isStatic;
       if (this.template.isStatic) this.staticInfo = { text: this.body };
     }
-    if (this.filter.active && !this.filter.admits(row.to)) return;
+    if (this.filter.active && !this.filter.admits(row.to, row.fields)) return;
     this.stats.recipients++;
     if (this.staticInfo === undefined) {
       const info = addText(this.stats, this.template.render(row.fields), 1);

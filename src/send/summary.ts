@@ -20,6 +20,7 @@ function leftOutParts(filter: RecipientFilter): string[] {
   if (filter.accepted > 0) parts.push(`${filter.accepted} already accepted (skipped, as the journal says)`);
   if (filter.unknownSkipped > 0) parts.push(`${filter.unknownSkipped} of unknown outcome skipped (--unknown skip)`);
   if (filter.optedOut > 0) parts.push(`${filter.optedOut} opted out (left out: they asked not to hear from this number)`);
+  if (filter.zoneUnknown > 0) parts.push(`${filter.zoneUnknown} held back: time zone unknown`);
   if (filter.excluded > 0) parts.push(`${filter.excluded} excluded (--exclude-file)`);
   if (filter.otherShards > 0) parts.push(`${filter.otherShards} left to the other shards`);
   return parts;
@@ -40,6 +41,7 @@ function nothingToSendLine(plan: SendPlan, filter: RecipientFilter): string {
   if (filter.accepted > 0) reasons.push('already accepted');
   if (filter.unknownSkipped > 0) reasons.push('of unknown outcome, skipped by choice (--unknown skip)');
   if (filter.optedOut > 0) reasons.push(`opted out of ${plan.from}`);
+  if (filter.zoneUnknown > 0) reasons.push('of a time zone that cannot be told');
   if (filter.excluded > 0) reasons.push('on the --exclude-file list');
   if (filter.otherShards > 0) reasons.push('of another shard');
   return `Nothing left to send: every recipient is ${reasons.join(', or ')}.`;
@@ -91,6 +93,9 @@ export async function writeDryRun(ctx: SendContext, plan: SendPlan, stats: BodyS
     ...(stats.cost !== undefined ? { cost: costDocument(stats.cost, plan.budget) } : {}),
     ...(plan.resume ? { skipped: stats.skipped, unknown } : {}),
     ...(plan.optOuts !== undefined ? { optedOut: stats.optedOut } : {}),
+    ...(plan.recipientWindows !== undefined
+      ? { recipientWindow: { window: plan.recipientWindows.hours.text, zones: plan.recipientWindows.sourceText.replace(/^--/, ''), zoneUnknown: stats.zoneUnknown, zoneUnknownNumbers: stats.zoneUnknownNumbers } }
+      : {}),
     ...(plan.pace.exclude !== undefined ? { excluded: stats.excluded } : {}),
     ...(plan.pace.shard !== undefined ? { shard: { k: plan.pace.shard.k, n: plan.pace.shard.n }, otherShards: stats.otherShards } : {}),
     ...(window !== undefined ? { window: window.document } : {}),
@@ -108,6 +113,7 @@ export async function writeDryRun(ctx: SendContext, plan: SendPlan, stats: BodyS
     ...(plan.optOuts !== undefined ? [`opted out   ${stats.optedOut}${stats.optedOut > 0 ? ` (asked not to hear from ${plan.from}; svc optouts list --number ${plan.from})` : ''}`] : []),
     ...(plan.ignoredOptOuts !== undefined ? [`opted out   not left out (--ignore-optouts; the list holds ${plan.ignoredOptOuts.listed} for ${plan.from})`] : []),
     ...(plan.pace.exclude !== undefined ? [`excluded    ${stats.excluded} (on ${plan.pace.exclude.path})`] : []),
+    ...(plan.recipientWindows !== undefined ? recipientWindowLines(plan, stats) : []),
     ...(plan.pace.shard !== undefined ? [`shard       ${plan.pace.shard.k}/${plan.pace.shard.n} (${stats.otherShards} recipients belong to the other shards)`] : []),
     ...(window !== undefined ? [window.line] : []),
     `encoding    ${describeEncoding(stats)}`,
@@ -169,6 +175,7 @@ export function writeSummary(ctx: SendContext, plan: SendPlan, summary: BulkSumm
     );
   }
   if (summary.requests === 0 && !summary.interrupted && filter.leftOut > 0 && budget?.stop === undefined) ctx.io.stderr.write(`${nothingToSendLine(plan, filter)}\n`);
+  if (filter.zoneUnknown > 0) ctx.io.stderr.write(`${zoneUnknownLine(plan, filter.zoneUnknown, filter.zoneUnknownNumbers)}\n`);
   const stop = budget?.stop;
   if (stop !== undefined) {
     const money = (amount: number): string => formatAmount(amount, plan.prices?.currency);
@@ -239,4 +246,22 @@ function costDocument(cost: CostSummary, budget: number | undefined): Record<str
 
 function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`;
+}
+
+/** Who a per-recipient window holds back for good: their zone cannot be told. */
+function zoneUnknownLine(plan: SendPlan, count: number, numbers: readonly string[]): string {
+  const windows = plan.recipientWindows!;
+  const named = numbers.join(', ') + (count > numbers.length ? `, and ${count - numbers.length} more` : '');
+  const why = windows.source.kind === 'auto' ? 'their numbers do not tell a zone whose hours the window can be kept in' : `their ${windows.source.kind === 'column' ? windows.source.column : ''} cell is empty`;
+  return `Held back, not sent: ${count} recipient${count === 1 ? '' : 's'} whose time zone cannot be told (${why}): ${named}. Give their zones with --tz-column, or send to them apart with --tz ZONE.`;
+}
+
+function recipientWindowLines(plan: SendPlan, stats: BodyStats): string[] {
+  const windows = plan.recipientWindows!;
+  const lines = [`window      ${windows.hours.text} in each recipient's own time zone (${windows.sourceText})`];
+  if (stats.zoneUnknown > 0) {
+    const named = stats.zoneUnknownNumbers.join(', ') + (stats.zoneUnknown > stats.zoneUnknownNumbers.length ? ', ...' : '');
+    lines.push(`zone unknown ${stats.zoneUnknown} held back, never sent by guess: ${named}`);
+  }
+  return lines;
 }

@@ -1,5 +1,6 @@
 import type { OptOutLookup } from '../../optouts/list.js';
 import type { ExcludeList } from './exclude.js';
+import type { RecipientWindows } from './recipient-window.js';
 import { inShard, type Shard } from './shard.js';
 
 // Which recipients this run sends to: in its shard, not already accepted (--resume), not opted
@@ -15,6 +16,10 @@ export type SkipReason = 'accepted' | 'unknown';
 /** What --resume leaves out (undefined: the recipient is sent to, as far as the journal goes). */
 export type SkipRecipient = (to: string) => SkipReason | undefined;
 
+const NO_FIELDS: Readonly<Record<string, string>> = Object.freeze({});
+/** How many recipients of unknown zone a run names. */
+const ZONE_UNKNOWN_NAMED = 20;
+
 export class RecipientFilter {
   /** Recipients of the other shards (--shard). */
   otherShards = 0;
@@ -26,6 +31,10 @@ export class RecipientFilter {
   unknownSkipped = 0;
   /** Recipients who opted out of the sending number (not already accepted). */
   optedOut = 0;
+  /** Recipients held back because their time zone cannot be told (per-recipient --window). */
+  zoneUnknown = 0;
+  /** The first of them, to be named. */
+  readonly zoneUnknownNumbers: string[] = [];
   private readonly optOuts: OptOutLookup | undefined;
 
   constructor(
@@ -33,13 +42,16 @@ export class RecipientFilter {
     private readonly shard: Shard | undefined,
     private readonly skip: SkipRecipient | undefined = undefined,
     optOuts: OptOutLookup | undefined = undefined,
+    private readonly windows: RecipientWindows | undefined = undefined,
   ) {
     // An empty list leaves nobody out: the bulk path then asks nothing per recipient.
     this.optOuts = optOuts !== undefined && optOuts.size > 0 ? optOuts : undefined;
   }
 
   get active(): boolean {
-    return this.exclude !== undefined || (this.shard !== undefined && this.shard.n > 1) || this.skip !== undefined || this.optOuts !== undefined;
+    return (
+      this.exclude !== undefined || (this.shard !== undefined && this.shard.n > 1) || this.skip !== undefined || this.optOuts !== undefined || this.windows !== undefined
+    );
   }
 
   /** Left out by the journal: already accepted, or of unknown outcome by choice. */
@@ -49,7 +61,7 @@ export class RecipientFilter {
 
   /** Left out for any reason. */
   get leftOut(): number {
-    return this.otherShards + this.accepted + this.optedOut + this.excluded + this.unknownSkipped;
+    return this.otherShards + this.accepted + this.optedOut + this.excluded + this.unknownSkipped + this.zoneUnknown;
   }
 
   /**
@@ -59,7 +71,7 @@ export class RecipientFilter {
    * Someone both opted out and on --exclude-file counts as opted out: their own request is the
    * reason that binds.
    */
-  admits(to: string): boolean {
+  admits(to: string, fields: Readonly<Record<string, string>> = NO_FIELDS): boolean {
     if (this.shard !== undefined && !inShard(to, this.shard)) {
       this.otherShards++;
       return false;
@@ -79,6 +91,12 @@ export class RecipientFilter {
     }
     if (reason === 'unknown') {
       this.unknownSkipped++;
+      return false;
+    }
+    // Never sent by guess outside a window: a recipient whose zone cannot be told is held back.
+    if (this.windows !== undefined && this.windows.groupOf(to, fields) === undefined) {
+      this.zoneUnknown++;
+      if (this.zoneUnknownNumbers.length < ZONE_UNKNOWN_NAMED) this.zoneUnknownNumbers.push(to);
       return false;
     }
     return true;

@@ -3,7 +3,8 @@ import { UsageError } from '../../errors.js';
 import { readExcludeFile, type ExcludeList } from './exclude.js';
 import type { Shard } from './shard.js';
 import { DEFAULT_MAX_STALL_SECONDS } from './stall.js';
-import type { WindowSchedule } from './window.js';
+import type { WindowHours, WindowSchedule } from './window.js';
+import type { ZoneSource } from './recipient-window.js';
 
 // The pace of a bulk send: --rate, --max-stall, --window with --tz,
 // --exclude-file and --shard, all checked before anything is sent (exit 2 naming the value).
@@ -17,6 +18,8 @@ export interface PaceOptions {
   /** --max-stall, in seconds. */
   maxStall: number | undefined;
   window: WindowSchedule | undefined;
+  /** --window with --tz-column or --tz auto: the hours, in each recipient's own zone. */
+  recipientWindow?: { hours: WindowHours; source: ZoneSource } | undefined;
   shard: Shard | undefined;
   /** --exclude-file, not yet read. */
   excludeFile: string | undefined;
@@ -27,6 +30,7 @@ export interface PaceFlags {
   rate: number | undefined;
   maxStallMs: number;
   window: WindowSchedule | undefined;
+  recipientWindow: { hours: WindowHours; source: ZoneSource } | undefined;
   exclude: { path: string; list: ExcludeList; identity: InputSource['identity'] } | undefined;
   shard: Shard | undefined;
 }
@@ -41,7 +45,7 @@ export async function readPaceFlags(options: PaceOptions, bulk: boolean, open: (
     const given = [
       rate !== undefined ? '--rate' : undefined,
       maxStall !== undefined ? '--max-stall' : undefined,
-      window !== undefined ? '--window' : undefined,
+      window !== undefined || options.recipientWindow !== undefined ? '--window' : undefined,
       shard !== undefined ? '--shard' : undefined,
     ].filter((flag): flag is string => flag !== undefined);
     if (given.length > 0) throw new UsageError(`${given.join(', ')} pace${given.length === 1 ? 's' : ''} a bulk send: it goes with --to-file, not --to`);
@@ -55,5 +59,5 @@ export async function readPaceFlags(options: PaceOptions, bulk: boolean, open: (
       source.close();
     }
   }
-  return { rate, maxStallMs: (maxStall ?? DEFAULT_MAX_STALL_SECONDS) * 1000, window, exclude, shard };
+  return { rate, maxStallMs: (maxStall ?? DEFAULT_MAX_STALL_SECONDS) * 1000, window, recipientWindow: options.recipientWindow, exclude, shard };
 }

@@ -149,6 +149,11 @@ export class Pacer {
     }
   }
 
+  /** The run waited for its recipients' own windows: hours the service was not asked are no stall. */
+  rested(): void {
+    this.stall.progress(this.clock.now());
+  }
+
   /** A request leaves; the ticket goes back with its answer. */
   launched(): number {
     return this.aimd.launch();

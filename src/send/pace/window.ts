@@ -55,7 +55,10 @@ export function checkTimeZone(value: string): string {
   }
 }
 
-export function parseWindow(value: string, timeZone: string | undefined): SendWindow {
+/** The hours of a window without its zone (each recipient's own zone, with --tz-column or --tz auto). */
+export type WindowHours = Pick<SendWindow, 'start' | 'end' | 'text'>;
+
+export function parseWindowHours(value: string): WindowHours {
   const parts = value.split('-');
   const start = parts.length === 2 ? parseTime(parts[0]!, false) : undefined;
   const end = parts.length === 2 ? parseTime(parts[1]!, true) : undefined;
@@ -63,6 +66,11 @@ export function parseWindow(value: string, timeZone: string | undefined): SendWi
     throw new UsageError(`--window "${value}" is not HH:MM-HH:MM (24-hour clock, for example 09:00-20:00, or 21:00-08:00 across midnight)`);
   }
   if (start === end % 1440) throw new UsageError(`--window "${value}" opens and closes at the same time; leave --window out to send at any hour`);
+  return { start, end, text: `${hhmm(start)}-${hhmm(end)}` };
+}
+
+export function parseWindow(value: string, timeZone: string | undefined): SendWindow {
+  const { start, end } = parseWindowHours(value);
   if (timeZone === undefined) {
     throw new UsageError('--window needs --tz ZONE: the time zone the hours are in (an IANA name such as America/New_York)');
   }
