@@ -11,12 +11,15 @@
 // processes and its ratio: steadier than wall time when other work loads the machine.
 //
 //   BENCH_ROUNDS (5), BENCH_RECIPIENTS (10000), BENCH_LARGE (100000), BENCH_HUGE (1000000; 0 skips),
-//   BENCH_CONCURRENCY (8), BENCH_RATE_LIMIT (2000), BENCH_RATED (10000 recipients under the limit)
+//   BENCH_CONCURRENCY (8), BENCH_RATE_LIMIT (2000), BENCH_RATED (10000 recipients under the limit),
+//   BENCH_OPTOUTS (10000: the opt-out list every CLI send checks each recipient against; none of
+//   its numbers is a recipient, so that both clients send the same requests; 0 for none)
 //
 // The server and the bare loop each run in their own process, as the CLI does, so that no client
 // shares an event loop with the server. Everything is on 127.0.0.1 and bounded in count and time.
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { crc32 } from 'node:zlib';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -120,6 +123,21 @@ function writeRecipients(dir, count) {
   for (let i = 0; i < count; i++) lines.push(`+1555${String(2000000 + i).padStart(7, '0')},Person${i}`);
   writeFileSync(path, `${lines.join('\n')}\n`);
   return path;
+}
+
+/**
+ * The opt-out list of the sending number beside the event store the CLI sends into: `count`
+ * people in another range than the recipients', each line sealed as the CLI seals it.
+ */
+function writeOptOuts(eventsDir, count) {
+  if (count === 0) return;
+  mkdirSync(eventsDir, { recursive: true });
+  const lines = [];
+  for (let i = 0; i < count; i++) {
+    const text = JSON.stringify({ op: 'out', number: `+1444${String(2000000 + i).padStart(7, '0')}`, from: FROM, at: '2026-01-01T00:00:00.000Z', cause: 'import', by: 'bench' });
+    lines.push(`${text.slice(0, -1)},"crc":"${crc32(text).toString(16).padStart(8, '0')}"}\n`);
+  }
+  writeFileSync(join(eventsDir, 'optouts.ndjson'), lines.join(''));
 }
 
 /** Runs the CLI send; wall time of the whole process (start-up and the file check included), and its peak RSS. */
@@ -243,6 +261,8 @@ async function main() {
   const largeRounds = Number(process.env.BENCH_LARGE_ROUNDS ?? 2);
   const huge = Number(process.env.BENCH_HUGE ?? 1_000_000);
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-send-'));
+  const optOuts = Number(process.env.BENCH_OPTOUTS ?? 10_000);
+  writeOptOuts(join(dir, 'data', 'events'), optOuts);
   const server = spawn(process.execPath, [self, '--serve'], { stdio: ['pipe', 'pipe', 'inherit'] });
   const port = await new Promise((resolve) => server.stdout.once('data', (c) => resolve(Number(String(c).trim()))));
   const url = `http://127.0.0.1:${port}`;

@@ -77,7 +77,12 @@ export interface SendPlan extends Pick<SendRequest, CarriedFlags> {
   /** --to recipients (deduplicated, in order), or undefined with --to-file. */
   to: string[] | undefined;
   /** `cost`: what the send costs, counted as the check read the file (see bodyStats). */
-  toFile: { path: string; source: InputSource; check: RecipientsCheck; cost?: BodyStats } | undefined;
+  /**
+   * `admitted`: the recipients this run's filters (shard, opt-outs, --exclude-file, zones) leave in,
+   * counted as the check read the file, with the filter's counts by reason; not with --resume,
+   * whose journal (read later) leaves out more.
+   */
+  toFile: { path: string; source: InputSource; check: RecipientsCheck; cost?: BodyStats; admitted?: RecipientFilter } | undefined;
   /** The body as given (a template with --to-file). */
   body: string;
   template: CompiledTemplate;
@@ -268,14 +273,17 @@ function recipientsFrom(values: readonly string[], ctx: SendContext): string[] {
   return list;
 }
 
-async function checkFile(source: InputSource, ctx: SendContext, tally?: CostTally, zoneCheck?: ZoneColumnCheck): Promise<RecipientsCheck> {
+async function checkFile(source: InputSource, ctx: SendContext, tally?: CostTally, zoneCheck?: ZoneColumnCheck, counting?: RecipientFilter): Promise<RecipientsCheck> {
   let check: RecipientsCheck;
   const path = source.name;
   const onRow =
-    zoneCheck === undefined ? tally?.row : (row: RecipientRow, columns: readonly string[]) => {
-      zoneCheck.row(row);
-      tally?.row(row, columns);
-    };
+    zoneCheck === undefined && counting === undefined
+      ? tally?.row
+      : (row: RecipientRow, columns: readonly string[]) => {
+          zoneCheck?.row(row);
+          counting?.admits(row.to, row.fields);
+          tally?.row(row, columns);
+        };
   try {
     check = await checkRecipientsFile(source, onRow !== undefined ? { onRow } : {});
   } catch (error) {
@@ -363,9 +371,12 @@ export async function planSend(request: SendRequest, ctx: SendContext): Promise<
       ? new CostTally(body.text, (columns) => compileTemplate(body.text, columns), new RecipientFilter(pace.exclude?.list, pace.shard, undefined, optOuts?.lookup, recipientWindows), prices)
       : undefined;
     try {
-      const check = await checkFile(source, ctx, tally, zoneCheck);
+      // Who the filters leave in, counted in this pass (a Map look-up a row), so that the send
+      // need not read the file a second time to know its total.
+      const counting = resume ? undefined : new RecipientFilter(pace.exclude?.list, pace.shard, undefined, optOuts?.lookup, recipientWindows);
+      const check = await checkFile(source, ctx, tally, zoneCheck, counting?.active === true ? counting : undefined);
       const cost = tally?.finish();
-      toFile = { path: toFilePath, source, check, ...(cost !== undefined ? { cost } : {}) };
+      toFile = { path: toFilePath, source, check, ...(cost !== undefined ? { cost } : {}), ...(counting?.active === true ? { admitted: counting } : {}) };
       template = compileTemplate(body.text, check.columns);
     } catch (error) {
       source.close();

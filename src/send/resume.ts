@@ -71,6 +71,9 @@ function runOf(plan: SendPlan): JournalRun {
  */
 export async function ownCounts(plan: SendPlan, cost: () => Promise<BodyStats>): Promise<JournalOwnCounts> {
   if (!recipientFilterOf(plan, undefined).active) return { recipients: plan.to?.length ?? plan.toFile!.check.recipients, excluded: 0 };
+  // Counted as the check read the file: no second pass.
+  const counted = plan.toFile?.admitted;
+  if (counted !== undefined) return { recipients: counted.admittedCount, excluded: counted.excluded };
   const stats = await cost();
   return { recipients: stats.recipients + stats.skipped, excluded: stats.excluded };
 }

@@ -67,7 +67,10 @@ export async function runSend(
   let total = 1;
   try {
     // The file's own recipients (the cost's pass, made once, when anything leaves some out).
-    if (bulk) total = filter.active ? (await cost()).recipients : plan.toFile!.check.recipients;
+    if (bulk) {
+      const counted = skip === undefined ? plan.toFile!.admitted : undefined;
+      total = !filter.active ? plan.toFile!.check.recipients : counted !== undefined ? counted.admittedCount : (await cost()).recipients;
+    }
   } catch (error) {
     await journal?.close();
     throw error;

@@ -59,6 +59,9 @@ export class RecipientFilter {
     return this.accepted + this.unknownSkipped;
   }
 
+  /** Admitted (sent to by this run), of all it was asked about. */
+  admittedCount = 0;
+
   /** Left out for any reason. */
   get leftOut(): number {
     return this.otherShards + this.accepted + this.optedOut + this.excluded + this.unknownSkipped + this.zoneUnknown;
@@ -99,6 +102,7 @@ export class RecipientFilter {
       if (this.zoneUnknownNumbers.length < ZONE_UNKNOWN_NAMED) this.zoneUnknownNumbers.push(to);
       return false;
     }
+    this.admittedCount++;
     return true;
   }
 }
