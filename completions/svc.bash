@@ -19,7 +19,7 @@ _svc() {
     esac
     candidate="${cmdpath:+$cmdpath }$w"
     case "$candidate" in
-      'demo'|'auth'|'auth login'|'auth status'|'auth logout'|'profile'|'profile list'|'profile use'|'profile remove'|'health'|'tenant'|'tenant list'|'tenant get'|'tenant create'|'tenant update'|'tenant use'|'number'|'number provision'|'number unprovision'|'number list'|'number get'|'number update'|'number loa'|'number loa upload'|'order'|'order get'|'order watch'|'send'|'send report'|'message'|'message get'|'message watch'|'media'|'media upload'|'media types'|'webhook'|'webhook sign'|'webhook verify'|'webhook listen'|'webhook prove'|'events'|'events list'|'events show'|'events tail'|'events replay'|'events prune'|'thread'|'optouts'|'optouts list'|'optouts add'|'optouts remove'|'optouts import'|'optouts export'|'diff'|'apply'|'export'|'sandbox'|'sandbox start'|'sandbox inbound'|'sandbox trigger'|'sandbox trigger message-received'|'sandbox trigger delivery-receipt'|'sandbox trigger order-status'|'sandbox webhooks'|'sandbox webhooks list'|'sandbox webhooks failed'|'sandbox webhooks replay'|'sandbox openapi'|'api'|'completion') cmdpath="$candidate" ;;
+      'demo'|'auth'|'auth login'|'auth status'|'auth logout'|'profile'|'profile list'|'profile use'|'profile remove'|'health'|'tenant'|'tenant list'|'tenant get'|'tenant create'|'tenant update'|'tenant use'|'number'|'number provision'|'number unprovision'|'number list'|'number get'|'number update'|'number loa'|'number loa upload'|'order'|'order get'|'order watch'|'send'|'send report'|'message'|'message get'|'message watch'|'media'|'media upload'|'media types'|'webhook'|'webhook sign'|'webhook verify'|'webhook listen'|'webhook prove'|'events'|'events list'|'events show'|'events tail'|'events replay'|'events prune'|'thread'|'optouts'|'optouts list'|'optouts add'|'optouts remove'|'optouts import'|'optouts rebuild'|'optouts export'|'diff'|'apply'|'export'|'sandbox'|'sandbox start'|'sandbox inbound'|'sandbox trigger'|'sandbox trigger message-received'|'sandbox trigger delivery-receipt'|'sandbox trigger order-status'|'sandbox webhooks'|'sandbox webhooks list'|'sandbox webhooks failed'|'sandbox webhooks replay'|'sandbox openapi'|'api'|'completion') cmdpath="$candidate" ;;
       *) ((args++)) ;;
     esac
   done
@@ -634,7 +634,7 @@ _svc() {
         --fields) return ;;
       esac
       if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W '--json --output -o --profile --base-url --debug --no-color --timeout --fields --no-pager --yes -y --help' -- "$cur")); return; fi
-      COMPREPLY=($(compgen -W 'list add remove import export' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W 'list add remove import rebuild export' -- "$cur")) ;;
     'optouts list')
       case "$prev" in
         --number) return ;;
@@ -687,6 +687,17 @@ _svc() {
       case "$args" in
         0) _svc_files; return ;;
       esac
+      ;;
+    'optouts rebuild')
+      case "$prev" in
+        --store) _svc_files; return ;;
+        --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
+        --profile) _svc_profiles; return ;;
+        --base-url) return ;;
+        --timeout) return ;;
+        --fields) return ;;
+      esac
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W '--number-settings --store --json --output -o --profile --base-url --debug --no-color --timeout --fields --no-pager --yes -y --help' -- "$cur")); return; fi
       ;;
     'optouts export')
       case "$prev" in

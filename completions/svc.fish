@@ -15,7 +15,7 @@ function __svc_path
         end
         string match -q -- "-*" $w; and continue
         set -l candidate (string trim -- "$cmdpath $w")
-        if contains -- $candidate 'demo' 'auth' 'auth login' 'auth status' 'auth logout' 'profile' 'profile list' 'profile use' 'profile remove' 'health' 'tenant' 'tenant list' 'tenant get' 'tenant create' 'tenant update' 'tenant use' 'number' 'number provision' 'number unprovision' 'number list' 'number get' 'number update' 'number loa' 'number loa upload' 'order' 'order get' 'order watch' 'send' 'send report' 'message' 'message get' 'message watch' 'media' 'media upload' 'media types' 'webhook' 'webhook sign' 'webhook verify' 'webhook listen' 'webhook prove' 'events' 'events list' 'events show' 'events tail' 'events replay' 'events prune' 'thread' 'optouts' 'optouts list' 'optouts add' 'optouts remove' 'optouts import' 'optouts export' 'diff' 'apply' 'export' 'sandbox' 'sandbox start' 'sandbox inbound' 'sandbox trigger' 'sandbox trigger message-received' 'sandbox trigger delivery-receipt' 'sandbox trigger order-status' 'sandbox webhooks' 'sandbox webhooks list' 'sandbox webhooks failed' 'sandbox webhooks replay' 'sandbox openapi' 'api' 'completion'
+        if contains -- $candidate 'demo' 'auth' 'auth login' 'auth status' 'auth logout' 'profile' 'profile list' 'profile use' 'profile remove' 'health' 'tenant' 'tenant list' 'tenant get' 'tenant create' 'tenant update' 'tenant use' 'number' 'number provision' 'number unprovision' 'number list' 'number get' 'number update' 'number loa' 'number loa upload' 'order' 'order get' 'order watch' 'send' 'send report' 'message' 'message get' 'message watch' 'media' 'media upload' 'media types' 'webhook' 'webhook sign' 'webhook verify' 'webhook listen' 'webhook prove' 'events' 'events list' 'events show' 'events tail' 'events replay' 'events prune' 'thread' 'optouts' 'optouts list' 'optouts add' 'optouts remove' 'optouts import' 'optouts rebuild' 'optouts export' 'diff' 'apply' 'export' 'sandbox' 'sandbox start' 'sandbox inbound' 'sandbox trigger' 'sandbox trigger message-received' 'sandbox trigger delivery-receipt' 'sandbox trigger order-status' 'sandbox webhooks' 'sandbox webhooks list' 'sandbox webhooks failed' 'sandbox webhooks replay' 'sandbox openapi' 'api' 'completion'
             set cmdpath $candidate
         else
             set args (math $args + 1)
@@ -626,7 +626,7 @@ complete -c svc -n '__svc_at '\''events'\''' -l timeout -x -d 'per-request timeo
 complete -c svc -n '__svc_at '\''events'\''' -l fields -x -d 'only these fields (comma-separated, dotted paths such as settings.rateLimit) in tables, --json and ndjson'
 complete -c svc -n '__svc_at '\''events'\''' -l no-pager -d 'do not page long output on a terminal (default: SVC_PAGER, PAGER, then less -FRX)'
 complete -c svc -n '__svc_at '\''events'\''' -l yes -s y -d 'do not ask for confirmation (needed without a terminal by commands that confirm)'
-complete -c svc -n '__svc_at '\''events list'\''' -l type -x -d 'MessageReceived, DeliveryReceipt, OrderStatus or unknown (repeatable)'
+complete -c svc -n '__svc_at '\''events list'\''' -l type -x -d 'MessageReceived, DeliveryReceipt, OrderStatus, OptOut, OptIn or unknown (repeatable)'
 complete -c svc -n '__svc_at '\''events list'\''' -l number -x -d 'events from or to this number, and receipts of messages sent to it'
 complete -c svc -n '__svc_at '\''events list'\''' -l message -x -d 'events about this message id (repeatable)'
 complete -c svc -n '__svc_at '\''events list'\''' -l since -x -d 'received at or after T'
@@ -708,6 +708,7 @@ complete -c svc -n '__svc_at '\''optouts'\''' -a list -d 'list who is opted out,
 complete -c svc -n '__svc_at '\''optouts'\''' -a add -d 'opt numbers out by hand (of one sending number, or of every number)'
 complete -c svc -n '__svc_at '\''optouts'\''' -a remove -d 'lift opt-outs by hand (the person consented again)'
 complete -c svc -n '__svc_at '\''optouts'\''' -a import -d 'add the opt-outs of a CSV file or a list of numbers (a spreadsheet'\''s export works)'
+complete -c svc -n '__svc_at '\''optouts'\''' -a rebuild -d 'rebuild the list from the inbound messages the event store holds (a store older than the list)'
 complete -c svc -n '__svc_at '\''optouts'\''' -a export -d 'write the list as CSV (to FILE, or to standard output) for a spreadsheet'
 complete -c svc -n '__svc_at '\''optouts'\''' -l json -d 'machine output: one JSON document on stdout (same as -o json)'
 complete -c svc -n '__svc_at '\''optouts'\''' -l output -s o -x -a 'table json ndjson' -d 'output format'
@@ -770,6 +771,18 @@ complete -c svc -n '__svc_at '\''optouts import'\''' -l timeout -x -d 'per-reque
 complete -c svc -n '__svc_at '\''optouts import'\''' -l fields -x -d 'only these fields (comma-separated, dotted paths such as settings.rateLimit) in tables, --json and ndjson'
 complete -c svc -n '__svc_at '\''optouts import'\''' -l no-pager -d 'do not page long output on a terminal (default: SVC_PAGER, PAGER, then less -FRX)'
 complete -c svc -n '__svc_at '\''optouts import'\''' -l yes -s y -d 'do not ask for confirmation (needed without a terminal by commands that confirm)'
+complete -c svc -n '__svc_at '\''optouts rebuild'\''' -l number-settings -d 'also read each receiving number'\''s own opt-out and opt-in words (needs the service)'
+complete -c svc -n '__svc_at '\''optouts rebuild'\''' -l store -r -F -d 'the event store the list is kept beside (default: events/ in the user data directory, or $SVC_DATA_DIR/events)'
+complete -c svc -n '__svc_at '\''optouts rebuild'\''' -l json -d 'machine output: one JSON document on stdout (same as -o json)'
+complete -c svc -n '__svc_at '\''optouts rebuild'\''' -l output -s o -x -a 'table json ndjson' -d 'output format'
+complete -c svc -n '__svc_at '\''optouts rebuild'\''' -l profile -x -a '(__svc_profiles)' -d 'use this profile (default: SVC_PROFILE, then the active profile)'
+complete -c svc -n '__svc_at '\''optouts rebuild'\''' -l base-url -x -d 'override the profile'\''s base URL (default: SVC_BASE_URL)'
+complete -c svc -n '__svc_at '\''optouts rebuild'\''' -l debug -d 'trace HTTP requests and answers on stderr, secrets redacted'
+complete -c svc -n '__svc_at '\''optouts rebuild'\''' -l no-color -d 'no colour (also off for NO_COLOR or when not a TTY)'
+complete -c svc -n '__svc_at '\''optouts rebuild'\''' -l timeout -x -d 'per-request timeout in seconds (default 30)'
+complete -c svc -n '__svc_at '\''optouts rebuild'\''' -l fields -x -d 'only these fields (comma-separated, dotted paths such as settings.rateLimit) in tables, --json and ndjson'
+complete -c svc -n '__svc_at '\''optouts rebuild'\''' -l no-pager -d 'do not page long output on a terminal (default: SVC_PAGER, PAGER, then less -FRX)'
+complete -c svc -n '__svc_at '\''optouts rebuild'\''' -l yes -s y -d 'do not ask for confirmation (needed without a terminal by commands that confirm)'
 complete -c svc -n '__svc_at '\''optouts export'\'' 0' -F
 complete -c svc -n '__svc_at '\''optouts export'\''' -l number -x -d 'only the opt-outs a send from this number honours'
 complete -c svc -n '__svc_at '\''optouts export'\''' -l store -r -F -d 'the event store the list is kept beside (default: events/ in the user data directory, or $SVC_DATA_DIR/events)'

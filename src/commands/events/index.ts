@@ -20,7 +20,7 @@ export const eventsCommands = defineCommands([
       `svc send sent to that number (a receipt names only the message). ${TIMES}`,
     ].join('\n'),
     options: [
-      { flags: '--type <type>', description: 'MessageReceived, DeliveryReceipt, OrderStatus or unknown (repeatable)', repeatable: true },
+      { flags: '--type <type>', description: 'MessageReceived, DeliveryReceipt, OrderStatus, OptOut, OptIn or unknown (repeatable)', repeatable: true },
       { flags: '--number <e164>', description: 'events from or to this number, and receipts of messages sent to it' },
       { flags: '--message <id>', description: 'events about this message id (repeatable)', repeatable: true },
       { flags: '--since <T>', description: 'received at or after T' },

@@ -71,6 +71,19 @@ export const optoutsCommands = defineCommands([
     load: () => import('./import.js'),
   },
   {
+    path: ['optouts', 'rebuild'],
+    summary: 'rebuild the list from the inbound messages the event store holds (a store older than the list)',
+    description: [
+      'Runs every stored MessageReceived, oldest first, through the rules webhook listen applies: STOP and',
+      'the other opt-out words, START, UNSTOP and YES. Nothing is recorded twice, and a change older than',
+      'the newest the list holds for that person is skipped (a later decision stands). With --number-settings',
+      'each receiving number\'s own optOut/optIn words are read from the service too.',
+    ].join('\n'),
+    options: [{ flags: '--number-settings', description: 'also read each receiving number\'s own opt-out and opt-in words (needs the service)' }, storeOption],
+    examples: ['svc optouts rebuild', 'svc optouts rebuild --store ./events --number-settings --json'],
+    load: () => import('./rebuild.js'),
+  },
+  {
     path: ['optouts', 'export'],
     summary: 'write the list as CSV (to FILE, or to standard output) for a spreadsheet',
     args: [{ name: 'FILE', description: 'where to write (default: standard output)', complete: 'file' }],

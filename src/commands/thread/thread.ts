@@ -4,6 +4,7 @@ import { paint, projectFields, statusTone, writeJson, writeList } from '../../ou
 import { visibleLine, visibleText } from '../../output/terminal.js';
 import { cutToWidth, widthRuleFor, wrapToWidth } from '../../output/width.js';
 import { parsePayload } from '../../webhooks/payloads.js';
+import { describeConsentRecord } from '../../optouts/record.js';
 import { numberArg, openReader, timeRange } from '../events/shared/event-queries.js';
 import { sendsInJournals, type JournalSend } from './shared/journal-sends.js';
 import type { InputFor } from '../spec.js';
@@ -59,6 +60,7 @@ export function threadItem(record: StoredRecord, number: string): ThreadItem {
   if (record.type === 'MessageReceived') {
     return { ...base, direction: record.from === number ? 'in' : 'out', body: str(payload['message']) ?? str(payload['body']) ?? '' };
   }
+  if (record.type === 'OptOut' || record.type === 'OptIn') return { ...base, direction: 'event', body: describeConsentRecord(record.type, record.body) ?? null };
   return { ...base, direction: 'event', body: null };
 }
 
@@ -98,7 +100,8 @@ async function renderChat(ctx: Context, number: string, items: readonly ThreadIt
       lastDay = today;
     }
     if (item.direction === 'event') {
-      out.push(await paint(ctx, 'stdout', 'dim', cutToWidth(rule, `   ${clock(item.at)} ${item.type} ${visibleLine(item.id)}`, columns)));
+      const what = item.body !== null ? `${item.type}: ${visibleLine(item.body)}` : `${item.type} ${visibleLine(item.id)}`;
+      out.push(await paint(ctx, 'stdout', 'dim', cutToWidth(rule, `   ${clock(item.at)} ${what}`, columns)));
       continue;
     }
     const text = item.body === null ? [await paint(ctx, 'stdout', 'dim', '(text not recorded: from the journal)')] : wrapToWidth(rule, chatText(item.body), bubble - 2);

@@ -167,7 +167,7 @@ describe('svc events list', () => {
     [['--since', '2026-02-30'], /--since must be a date that exists, not "2026-02-30" \(February 2026 has 28 days\)/],
     [['--since', '2026-02-29T09:00:00Z'], /--since must be a date that exists, not "2026-02-29T09:00:00Z" \(February 2026 has 28 days\)/],
     [['--until', '2026-04-31T23:00:00+02:00'], /--until must be a date that exists, not "2026-04-31T23:00:00\+02:00" \(April 2026 has 30 days\)/],
-    [['--type', 'Bogus'], /--type must be one of MessageReceived, DeliveryReceipt, OrderStatus, unknown, not "Bogus"/],
+    [['--type', 'Bogus'], /--type must be one of MessageReceived, DeliveryReceipt, OrderStatus, OptOut, OptIn, unknown, not "Bogus"/],
     [['--number', 'ann'], /--number "ann" is not an E.164 number \(a \+ then 8 to 15 digits/],
     [['--number', '12345'], /--number "12345" is not an E.164 number \(a \+ then 8 to 15 digits/],
     [['--number', '14155551001'], /--number "14155551001" is not an E.164 number \(a \+ then 8 to 15 digits/],

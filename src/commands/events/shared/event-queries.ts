@@ -10,8 +10,11 @@ import type { StoredRecord } from '../../../events/store/record.js';
 import type { CommandInput } from '../../spec.js';
 import { parseTime, readStoreDir } from './store-options.js';
 
-/** The kinds a stored event may have: the service's, or unknown when it named none we know. */
-export const EVENT_TYPES = [...WEBHOOK_EVENT_KINDS, 'unknown'] as const;
+/**
+ * The kinds a stored event may have: the service's; OptOut and OptIn, which the listener records
+ * when a message changes the opt-out list; or unknown when the service named none we know.
+ */
+export const EVENT_TYPES = [...WEBHOOK_EVENT_KINDS, 'OptOut', 'OptIn', 'unknown'] as const;
 
 export function eventType(text: string): string {
   const match = EVENT_TYPES.find((type) => type.toLowerCase() === text.trim().toLowerCase());
