@@ -66,6 +66,29 @@ export interface ConsentFeedOptions {
   warn(message: string): void;
 }
 
+/**
+ * How long an event may wait for its number's settings: the service gives a receiver 10 s to
+ * answer, and a slow read must not cost the delivery (the standard words apply meanwhile).
+ */
+const SETTINGS_DEADLINE_MS = 3_000;
+
+function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no answer within ${ms / 1000} s`)), ms);
+    timer.unref?.();
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}
+
 export class ConsentFeed {
   private readonly keywords = new Map<string, Promise<ConsentKeywords>>();
   private warnedSettings = false;
@@ -79,7 +102,7 @@ export class ConsentFeed {
       keywords =
         read === undefined
           ? Promise.resolve(new ConsentKeywords())
-          : read(number).then(
+          : withDeadline(read(number), SETTINGS_DEADLINE_MS).then(
               (settings) => new ConsentKeywords(settings),
               (error: unknown) => {
                 if (!this.warnedSettings) {

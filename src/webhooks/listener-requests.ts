@@ -25,6 +25,12 @@ export interface RequestHandlerOptions {
   now?: () => Date;
   store?: EventSink;
   storedIds?: readonly string[];
+  /**
+   * Called for each new (not retried) verified event before it is kept and answered: a promise
+   * when it has work that must be done first (the opt-out list, src/optouts/listener-consent.ts);
+   * a rejection refuses the event with 503, so that the sender delivers it again.
+   */
+  consent?: (event: AcceptedWebhookEvent) => Promise<void> | undefined;
 }
 
 export class WebhookRequestHandler {
@@ -36,6 +42,7 @@ export class WebhookRequestHandler {
   private readonly checks: PreparedChecks;
   private readonly store: EventSink | undefined;
   private readonly deliveries: Deliveries;
+  private readonly consent: RequestHandlerOptions['consent'];
 
   constructor(
     options: RequestHandlerOptions,
@@ -50,6 +57,7 @@ export class WebhookRequestHandler {
         ? undefined
         : createRelay(checkForwardUrl(options.forwardTo), { maxBodyBytes, ...(options.forwardTimeoutMs !== undefined ? { timeoutMs: options.forwardTimeoutMs } : {}) });
     this.store = options.store;
+    this.consent = options.consent;
     this.deliveries = new Deliveries(options.dedupeCapacity ?? DEFAULT_DEDUPE_CAPACITY, this.relay !== undefined, options.storedIds ?? []);
   }
 
@@ -189,6 +197,30 @@ export class WebhookRequestHandler {
       status: 200,
       forward: null,
     };
+    if (!duplicate && this.consent !== undefined) {
+      let pending: Promise<void> | undefined;
+      try {
+        pending = this.consent(event);
+      } catch (error) {
+        pending = Promise.reject(error);
+      }
+      if (pending !== undefined) {
+        pending.then(
+          () => this.settle(request, response, verified, event, deliveryId, finish),
+          (error: unknown) => {
+            this.failed(request, response, new Rejection(503, `the opt-out it asks for could not be recorded: ${describeError(error)}`, { 'Retry-After': '5' }), deliveryId);
+            finish();
+          },
+        );
+        return;
+      }
+    }
+    this.settle(request, response, verified, event, deliveryId, finish);
+  }
+
+  /** Keeps (or relays) and answers a verified event once anything it asked for is recorded. */
+  private settle(request: IncomingMessage, response: ServerResponse, verified: VerifiedEvent, event: AcceptedWebhookEvent, deliveryId: string | null, finish: () => void): void {
+    const { dedupeKey, duplicate } = event;
     if (duplicate || (this.store === undefined && this.relay === undefined)) {
       if (!duplicate) this.deliveries.markAcknowledged(dedupeKey);
       reportAccepted(this.sink, event);

@@ -10,6 +10,7 @@ import type { IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { EventSink } from './keep.js';
 import { WebhookRequestHandler } from './listener-requests.js';
+import type { RequestHandlerOptions } from './listener-requests.js';
 import type { BasicCredentials, WebhookSink } from './types.js';
 
 export type { AcceptedWebhookEvent, BasicCredentials, ForwardResult, RejectedWebhookRequest, WebhookSink } from './types.js';
@@ -45,6 +46,8 @@ export interface WebhookListenerOptions {
   store?: EventSink;
   /** Event ids already in the store (newest last), so that a restarted listener still deduplicates. */
   storedIds?: readonly string[];
+  /** Work for each new event before it is kept and answered (see RequestHandlerOptions). */
+  consent?: RequestHandlerOptions['consent'];
 }
 
 export interface WebhookListener {

@@ -10,6 +10,12 @@ import { DEFAULT_LISTEN_PORT } from '../defaults.js';
 import { basicAuthFromEnv, secretsFromEnv } from './shared/webhook-inputs.js';
 import { terminalPalette } from '../../output/palette.js';
 import { EventStoreWriter } from '../../events/store/writer.js';
+import { hostname } from 'node:os';
+import { defaultStoreDir } from '../../events/paths.js';
+import { listenerConsent } from '../../optouts/listener-consent.js';
+import { readConsentSettings } from '../../optouts/settings.js';
+import type { ConsentSettings } from '../../optouts/keywords.js';
+import type { ApiClient } from '../../api/http.js';
 import { recentIds } from '../../events/store/reader.js';
 import { compactQuietly } from '../../events/store/compact.js';
 import { batchedWriter, nonBlank, storeDirFrom } from '../events/shared/store-options.js';
@@ -72,6 +78,21 @@ export async function run(input: InputFor<typeof webhookCommands, 'webhook liste
     ctx.onClose(() => opened.close());
   }
 
+  // Opt-outs and opt-ins by keyword go to the list beside the store (the default store's with
+  // --no-store: the list is kept whether or not events are), each one on disk before the 200.
+  const consent = listenerConsent({
+    dir: storeDir ?? defaultStoreDir(ctx.env),
+    by: `svc webhook listen on ${hostname()}`,
+    warn: (message) => err.write(`${stderrPalette.yellow('warning:')} ${message}\n`),
+    settingsOf: consentSettingsReader(ctx),
+    store,
+    changed: (change) => {
+      const sender = change.from === '*' ? 'every number' : change.from;
+      const line = change.op === 'out' ? `${change.number} opted out of ${sender} (${change.keyword ?? ''})` : `${change.number} opted back in to ${sender} (${change.keyword ?? ''})`;
+      err.write(`${line}\n`);
+    },
+  });
+
   let listener: WebhookListener;
   try {
     listener = await startWebhookListener(
@@ -83,6 +104,7 @@ export async function run(input: InputFor<typeof webhookCommands, 'webhook liste
         ...(basicAuth ? { basicAuth } : {}),
         ...(forwardTo ? { forwardTo } : {}),
         ...(store ? { store, storedIds } : {}),
+        consent,
       },
       {
         accepted(event) {
@@ -134,4 +156,16 @@ export async function run(input: InputFor<typeof webhookCommands, 'webhook liste
   );
   // The contract gives Ctrl-C exit 130 everywhere; the listener has closed cleanly by now.
   return ExitCode.Interrupted;
+}
+
+/**
+ * A number's own opt-out words, read with the profile (or SVC_USERNAME/SVC_PASSWORD) when there
+ * is one; a listener run without credentials uses the standard words, which it says once.
+ */
+function consentSettingsReader(ctx: Context): ((number: string) => Promise<ConsentSettings | undefined>) | undefined {
+  let api: Promise<ApiClient> | undefined;
+  return (number) => {
+    api ??= ctx.api();
+    return api.then((client) => readConsentSettings(client, number));
+  };
 }
