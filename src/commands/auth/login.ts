@@ -6,7 +6,7 @@ import { AuthError, CliError, ExitCode, NetworkError, UsageError } from '../../e
 import { apiRoot } from '../../config/settings.js';
 import { requireProfileName, type Profile } from '../../config/store.js';
 import { requireGuid } from '../../input/checks.js';
-import { readSecretFromStdin } from '../shared/secret-input.js';
+import { readSecretFromStdin } from '../secret-input.js';
 import { listTenants } from '../../api/tenants.js';
 import { SANDBOX_DEFAULT_URL, SANDBOX_DEFAULT_USER } from '../../domain/sandbox-defaults.js';
 import { canAsk } from '../../output/ask.js';

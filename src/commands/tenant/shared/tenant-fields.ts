@@ -8,7 +8,7 @@ import { isHttpsOrLoopbackUrl } from '../../../domain/urls.js';
 import { requireGuid } from '../../../input/checks.js';
 import { readTextFile } from '../../../input/files.js';
 import { parseJsonText } from '../../../input/json.js';
-import { readSecretFromStdin, secretFromEnv } from '../../shared/secret-input.js';
+import { readSecretFromStdin, secretFromEnv } from '../../secret-input.js';
 import { jsonKeyLines, unknownKeyError } from '../../../input/known-keys.js';
 import type { Tenant, TenantWrite } from '../../../api/tenants.js';
 import { statusTone, writeObject, type Column } from '../../../output/render.js';

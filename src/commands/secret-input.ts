@@ -1,6 +1,6 @@
-import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
-import { stripOneTrailingNewline } from '../../output/io.js';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import { stripOneTrailingNewline } from '../output/io.js';
 
 // Secrets a command reads: from standard input or a prompt, or from an environment variable it is
 // told the name of. Each is added to the context's secrets, so that no output shows it. (The
