@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 // Runs the built CLI (bin/svc.js) as a child process, as a user or a script would.
@@ -35,10 +35,11 @@ export function spawnCli(
     for (const [k, v] of Object.entries({ PATH: process.env['PATH'], HOME: process.env['HOME'], SVC_DATA_DIR: testDataDir(), ...options.env })) {
       if (v !== undefined) env[k] = v;
     }
+    const node = options.user === undefined ? process.execPath : nodeOthersMayRun();
     const [command, argv] =
       options.fileSizeBlocks === undefined
-        ? [process.execPath, [BIN, ...args]]
-        : ['/bin/sh', ['-c', `ulimit -f ${options.fileSizeBlocks} && exec "$0" "$@"`, process.execPath, BIN, ...args]];
+        ? [node, [BIN, ...args]]
+        : ['/bin/sh', ['-c', `ulimit -f ${options.fileSizeBlocks} && exec "$0" "$@"`, node, BIN, ...args]];
     const child = spawn(command, argv, { env, stdio: ['pipe', 'pipe', 'pipe'], ...(options.user ?? {}) });
     let stdout = '';
     let stderr = '';
@@ -52,6 +53,39 @@ export function spawnCli(
     });
     child.stdin.end(options.stdin ?? '');
   });
+}
+
+/** True when a user who is neither owner nor group may reach `path` (x on every folder above it) and `bits` on it. */
+function othersMay(path: string, bits: number): boolean {
+  const real = realpathSync(path);
+  if ((statSync(real).mode & bits) !== bits) return false;
+  for (let folder = dirname(real); ; folder = dirname(folder)) {
+    if ((statSync(folder).mode & 0o001) === 0) return false;
+    if (folder === dirname(folder)) return true;
+  }
+}
+
+let othersNode: string | undefined;
+/**
+ * A Node binary another user may execute. Usually this process's own; but a Node installed under
+ * root's 0700 home (CI keeps Node 22/24/26 in ~/.cache) is out of reach of the user a test runs the
+ * CLI as, so it is copied once into a world-readable temporary folder.
+ */
+function nodeOthersMayRun(): string {
+  if (!othersMay(BIN, 0o004)) {
+    throw new Error(`${BIN} is not readable by other users: a test that runs the CLI as another user needs the clone readable by all`);
+  }
+  if (othersMay(process.execPath, 0o001)) return process.execPath;
+  if (othersNode === undefined) {
+    const folder = mkdtempSync(join(tmpdir(), 'svc-test-node-'));
+    chmodSync(folder, 0o755);
+    const copy = join(folder, 'node');
+    copyFileSync(process.execPath, copy);
+    chmodSync(copy, 0o755);
+    process.once('exit', () => rmSync(folder, { recursive: true, force: true }));
+    othersNode = copy;
+  }
+  return othersNode;
 }
 
 let dataDir: string | undefined;
