@@ -187,12 +187,13 @@ function reserialisedCheck(kind: Reserialisation, name: string, sent: string): C
   };
 }
 
-/** The battery, in the order it is sent: acknowledgements first, so that an unreachable URL shows at once. */
-export function batteryFor(options: { basicAuth: boolean; largeBodyBytes: number }): CheckSpec[] {
-  const checks: CheckSpec[] = [
-    ackCheck('message-received', 'message received', 'MessageReceived, signed', 'incoming message', (kit) =>
-      signedDelivery(kit, 'MessageReceived', messageReceived(kit.scene)),
-    ),
+/** A MessageReceived signed as the service signs it: what most checks start from. */
+const signedMessage = (kit: Kit): Delivery => signedDelivery(kit, 'MessageReceived', messageReceived(kit.scene));
+
+/** The events the service sends, each of which must be acknowledged. */
+function acknowledgementChecks(): CheckSpec[] {
+  return [
+    ackCheck('message-received', 'message received', 'MessageReceived, signed', 'incoming message', signedMessage),
     ackCheck('message-attachments', 'message with attachments', 'MessageReceived + 2 files', 'incoming message with attachments', (kit) =>
       signedDelivery(kit, 'MessageReceived', messageReceived(kit.scene, { attachments: true })),
     ),
@@ -202,176 +203,190 @@ export function batteryFor(options: { basicAuth: boolean; largeBodyBytes: number
       ),
     ),
     ackCheck('order-status', 'order status', 'OrderStatus, Completed', 'order status update', (kit) => signedDelivery(kit, 'OrderStatus', orderStatus(kit.scene))),
-    {
-      id: 'forged-signature',
-      name: 'forged signature',
-      required: true,
-      sent: 'random X-Svc-Signature',
-      timed: false,
-      requests: 1,
-      deliveries: (kit) => [withHeader(signedDelivery(kit, 'MessageReceived', messageReceived(kit.scene)), SIGNATURE, randomBytes(32).toString('base64'))],
-      judge: refused('an event with a made-up X-Svc-Signature', 'Verify the signature before anything else and answer 401 when it does not match.'),
-    },
-    {
-      id: 'other-secret',
-      name: "other secret's signature",
-      required: true,
-      sent: 'signed with another secret',
-      timed: false,
-      requests: 1,
-      signatureDetail: true,
-      deliveries: (kit) => {
-        const delivery = signedDelivery(kit, 'MessageReceived', messageReceived(kit.scene));
-        const foreign = webhookDeliveryHeaders({ event: delivery.event, deliveryId: 'x', body: delivery.body, userAgent: kit.userAgent, secret: randomBytes(24).toString('hex') });
-        return [withHeader(delivery, SIGNATURE, foreign[SIGNATURE])];
-      },
-      judge: refused(
-        "an event signed with a secret that is not the tenant's",
-        'Compare with your own secret only (during a rotation, the current and the previous one).',
-      ),
-    },
-    {
-      id: 'missing-signature',
-      name: 'no signature',
-      required: true,
-      sent: 'no X-Svc-Signature header',
-      timed: false,
-      requests: 1,
-      deliveries: (kit) => [withHeader(signedDelivery(kit, 'MessageReceived', messageReceived(kit.scene)), SIGNATURE, undefined)],
-      judge: refused('an event without X-Svc-Signature', 'A missing signature is a failed check: answer 401.'),
-    },
+  ];
+}
+
+const FORGED_SIGNATURE: CheckSpec = {
+  id: 'forged-signature',
+  name: 'forged signature',
+  required: true,
+  sent: 'random X-Svc-Signature',
+  timed: false,
+  requests: 1,
+  deliveries: (kit) => [withHeader(signedMessage(kit), SIGNATURE, randomBytes(32).toString('base64'))],
+  judge: refused('an event with a made-up X-Svc-Signature', 'Verify the signature before anything else and answer 401 when it does not match.'),
+};
+
+const OTHER_SECRET: CheckSpec = {
+  id: 'other-secret',
+  name: "other secret's signature",
+  required: true,
+  sent: 'signed with another secret',
+  timed: false,
+  requests: 1,
+  signatureDetail: true,
+  deliveries: (kit) => {
+    const delivery = signedMessage(kit);
+    const foreign = webhookDeliveryHeaders({ event: delivery.event, deliveryId: 'x', body: delivery.body, userAgent: kit.userAgent, secret: randomBytes(24).toString('hex') });
+    return [withHeader(delivery, SIGNATURE, foreign[SIGNATURE])];
+  },
+  judge: refused(
+    "an event signed with a secret that is not the tenant's",
+    'Compare with your own secret only (during a rotation, the current and the previous one).',
+  ),
+};
+
+const MISSING_SIGNATURE: CheckSpec = {
+  id: 'missing-signature',
+  name: 'no signature',
+  required: true,
+  sent: 'no X-Svc-Signature header',
+  timed: false,
+  requests: 1,
+  deliveries: (kit) => [withHeader(signedMessage(kit), SIGNATURE, undefined)],
+  judge: refused('an event without X-Svc-Signature', 'A missing signature is a failed check: answer 401.'),
+};
+
+/** What the service would never send, each of which must be refused. */
+function signatureChecks(): CheckSpec[] {
+  return [
+    FORGED_SIGNATURE,
+    OTHER_SECRET,
+    MISSING_SIGNATURE,
     reserialisedCheck('spaces', 're-serialised: spaces', 'body indented'),
     reserialisedCheck('key-order', 're-serialised: key order', 'keys in reverse order'),
     reserialisedCheck('escapes', 're-serialised: escapes', '\\u and \\/ escapes'),
   ];
-  if (options.basicAuth) {
-    checks.push(
-      {
-        id: 'basic-auth-wrong',
-        name: 'wrong Basic credentials',
-        required: true,
-        sent: 'signed, wrong Basic password',
-        timed: false,
-        requests: 1,
-        deliveries: (kit) => {
-          const delivery = signedDelivery(kit, 'MessageReceived', messageReceived(kit.scene));
-          return [withHeader(delivery, 'Authorization', basicAuthorization(kit.basicAuth?.username ?? '', randomBytes(12).toString('hex')))];
-        },
-        judge: refused('a wrong Basic password', 'Compare the user and the password (in constant time) and answer 401 when either differs.'),
-      },
-      {
-        id: 'basic-auth-missing',
-        name: 'no Basic credentials',
-        required: true,
-        sent: 'signed, no Authorization',
-        timed: false,
-        requests: 1,
-        deliveries: (kit) => [withHeader(signedDelivery(kit, 'MessageReceived', messageReceived(kit.scene)), 'Authorization', undefined)],
-        judge: refused('a request without Basic credentials', 'Require them (401 with WWW-Authenticate: Basic), since you configured them.'),
-      },
-    );
-  }
-  checks.push(
-    {
-      id: 'duplicate-delivery',
-      name: 'same delivery twice',
-      required: false,
-      sent: 'one delivery, sent twice',
-      timed: true,
-      requests: 2,
-      deliveries: (kit) => {
-        const delivery = signedDelivery(kit, 'MessageReceived', messageReceived(kit.scene));
-        return [delivery, delivery];
-      },
-      judge: (answers, kit) => {
-        const bad = answers.find((answer) => !is2xx(answer));
-        if (bad === undefined) return { passed: true, fix: null };
-        if (bad === answers[1] && is2xx(answers[0]!)) {
-          return {
-            passed: false,
-            fix: `It refused the second copy (${said(bad)}): answer 2xx to a delivery already handled, without handling it again; the service retries anything else for up to 24 h.`,
-            answer: bad,
-          };
-        }
-        return { passed: false, fix: acknowledgeFix(bad, 'incoming message', kit), answer: bad };
-      },
-      note:
-        'The service sends an event again, with the same X-Svc-Delivery, whenever an answer is late, lost or not 2xx. ' +
-        "prove cannot see what the receiver did with the second copy: handling it twice sends the customer's reply twice. " +
-        'Record each X-Svc-Delivery handled, in the same transaction as the work, and answer 2xx to a repeat without handling it again.',
-    },
-    {
-      id: 'receipts-out-of-order',
-      name: 'receipts out of order',
-      required: false,
-      sent: 'delivered before sent',
-      timed: true,
-      requests: 2,
-      deliveries: (kit) => {
-        const messageId = randomUUID();
-        return [
-          signedDelivery(kit, 'DeliveryReceipt', deliveryReceipt(kit.scene, 'delivered', messageId)),
-          signedDelivery(kit, 'DeliveryReceipt', deliveryReceipt(kit.scene, 'sent', messageId)),
-        ];
-      },
-      judge: (answers, kit) => {
-        const bad = answers.find((answer) => !is2xx(answer));
-        if (bad === undefined) return { passed: true, fix: null };
-        if (bad === answers[1] && is2xx(answers[0]!)) {
-          return {
-            passed: false,
-            fix: `It refused a "sent" receipt that came after "delivered" (${said(bad)}): acknowledge it and keep the furthest status; retries and parallel deliveries reorder receipts.`,
-            answer: bad,
-          };
-        }
-        return { passed: false, fix: acknowledgeFix(bad, 'delivery receipt', kit), answer: bad };
-      },
-      note: 'Receipts of one message can arrive in any order: keep its furthest status, and never move it from delivered back to sent.',
-    },
-    {
-      id: 'large-body',
-      name: 'large body',
-      required: false,
-      sent: `MessageReceived of ${Math.round(options.largeBodyBytes / 1024)} KB`,
-      timed: true,
-      requests: 1,
-      deliveries: (kit) => [signedDelivery(kit, 'MessageReceived', largeMessageReceived(kit.scene, kit.largeBodyBytes))],
-      judge: (answers, kit) => {
-        const bad = answers.find((answer) => !is2xx(answer));
-        if (bad === undefined) return { passed: true, fix: null };
-        if (bad.status === 413 || bad.status === 400) {
-          return {
-            passed: false,
-            fix: `It refused a ${Math.round(kit.largeBodyBytes / 1024)} KB event (${said(bad)}): the service sends bodies up to 1 MB; raise the body limit (express.raw({ limit: '1mb' }), Fastify bodyLimit, Flask MAX_CONTENT_LENGTH).`,
-            answer: bad,
-          };
-        }
-        return { passed: false, fix: acknowledgeFix(bad, 'large incoming message', kit), answer: bad };
-      },
-    },
-    {
-      id: 'unknown-fields',
-      name: 'unknown fields',
-      required: false,
-      sent: 'MessageReceived + extras',
-      timed: true,
-      requests: 1,
-      deliveries: (kit) => [signedDelivery(kit, 'MessageReceived', messageWithUnknownFields(kit.scene))],
-      judge: (answers, kit) => {
-        const bad = answers.find((answer) => !is2xx(answer));
-        if (bad === undefined) return { passed: true, fix: null };
-        if (bad.status !== null && bad.status >= 400 && bad.status <= 499 && bad.status !== 401 && bad.status !== 403) {
-          return {
-            passed: false,
-            fix: `It refused an event with fields it does not know (${said(bad)}): the service may add fields at any time; read the ones you need and ignore the rest.`,
-            answer: bad,
-          };
-        }
-        return { passed: false, fix: acknowledgeFix(bad, 'incoming message with extra fields', kit), answer: bad };
-      },
-    },
-  );
-  return checks;
+}
+
+/** Sent only when the receiver was given Basic credentials: without them there is nothing to refuse. */
+const BASIC_AUTH_CHECKS: readonly CheckSpec[] = [
+  {
+    id: 'basic-auth-wrong',
+    name: 'wrong Basic credentials',
+    required: true,
+    sent: 'signed, wrong Basic password',
+    timed: false,
+    requests: 1,
+    deliveries: (kit) => [withHeader(signedMessage(kit), 'Authorization', basicAuthorization(kit.basicAuth?.username ?? '', randomBytes(12).toString('hex')))],
+    judge: refused('a wrong Basic password', 'Compare the user and the password (in constant time) and answer 401 when either differs.'),
+  },
+  {
+    id: 'basic-auth-missing',
+    name: 'no Basic credentials',
+    required: true,
+    sent: 'signed, no Authorization',
+    timed: false,
+    requests: 1,
+    deliveries: (kit) => [withHeader(signedMessage(kit), 'Authorization', undefined)],
+    judge: refused('a request without Basic credentials', 'Require them (401 with WWW-Authenticate: Basic), since you configured them.'),
+  },
+];
+
+/**
+ * Every answer 2xx, like acknowledged(); when one is not, `specific` names the fix that this
+ * check's situation calls for, or null to give the general one.
+ */
+function acknowledgedElse(what: string, specific: (bad: ReceiverAnswer, answers: readonly ReceiverAnswer[], kit: Kit) => string | null): CheckSpec['judge'] {
+  return (answers, kit) => {
+    const bad = answers.find((answer) => !is2xx(answer));
+    if (bad === undefined) return { passed: true, fix: null };
+    return { passed: false, fix: specific(bad, answers, kit) ?? acknowledgeFix(bad, what, kit), answer: bad };
+  };
+}
+
+/** True when the first answer acknowledged and the second, the one at issue, did not. */
+const secondRefused = (bad: ReceiverAnswer, answers: readonly ReceiverAnswer[]): boolean => bad === answers[1] && is2xx(answers[0]!);
+
+const DUPLICATE_DELIVERY: CheckSpec = {
+  id: 'duplicate-delivery',
+  name: 'same delivery twice',
+  required: false,
+  sent: 'one delivery, sent twice',
+  timed: true,
+  requests: 2,
+  deliveries: (kit) => {
+    const delivery = signedMessage(kit);
+    return [delivery, delivery];
+  },
+  judge: acknowledgedElse('incoming message', (bad, answers) =>
+    secondRefused(bad, answers)
+      ? `It refused the second copy (${said(bad)}): answer 2xx to a delivery already handled, without handling it again; the service retries anything else for up to 24 h.`
+      : null,
+  ),
+  note:
+    'The service sends an event again, with the same X-Svc-Delivery, whenever an answer is late, lost or not 2xx. ' +
+    "prove cannot see what the receiver did with the second copy: handling it twice sends the customer's reply twice. " +
+    'Record each X-Svc-Delivery handled, in the same transaction as the work, and answer 2xx to a repeat without handling it again.',
+};
+
+const RECEIPTS_OUT_OF_ORDER: CheckSpec = {
+  id: 'receipts-out-of-order',
+  name: 'receipts out of order',
+  required: false,
+  sent: 'delivered before sent',
+  timed: true,
+  requests: 2,
+  deliveries: (kit) => {
+    const messageId = randomUUID();
+    return [
+      signedDelivery(kit, 'DeliveryReceipt', deliveryReceipt(kit.scene, 'delivered', messageId)),
+      signedDelivery(kit, 'DeliveryReceipt', deliveryReceipt(kit.scene, 'sent', messageId)),
+    ];
+  },
+  judge: acknowledgedElse('delivery receipt', (bad, answers) =>
+    secondRefused(bad, answers)
+      ? `It refused a "sent" receipt that came after "delivered" (${said(bad)}): acknowledge it and keep the furthest status; retries and parallel deliveries reorder receipts.`
+      : null,
+  ),
+  note: 'Receipts of one message can arrive in any order: keep its furthest status, and never move it from delivered back to sent.',
+};
+
+function largeBodyCheck(largeBodyBytes: number): CheckSpec {
+  return {
+    id: 'large-body',
+    name: 'large body',
+    required: false,
+    sent: `MessageReceived of ${Math.round(largeBodyBytes / 1024)} KB`,
+    timed: true,
+    requests: 1,
+    deliveries: (kit) => [signedDelivery(kit, 'MessageReceived', largeMessageReceived(kit.scene, kit.largeBodyBytes))],
+    judge: acknowledgedElse('large incoming message', (bad, _answers, kit) =>
+      bad.status === 413 || bad.status === 400
+        ? `It refused a ${Math.round(kit.largeBodyBytes / 1024)} KB event (${said(bad)}): the service sends bodies up to 1 MB; raise the body limit (express.raw({ limit: '1mb' }), Fastify bodyLimit, Flask MAX_CONTENT_LENGTH).`
+        : null,
+    ),
+  };
+}
+
+const UNKNOWN_FIELDS: CheckSpec = {
+  id: 'unknown-fields',
+  name: 'unknown fields',
+  required: false,
+  sent: 'MessageReceived + extras',
+  timed: true,
+  requests: 1,
+  deliveries: (kit) => [signedDelivery(kit, 'MessageReceived', messageWithUnknownFields(kit.scene))],
+  judge: acknowledgedElse('incoming message with extra fields', (bad) =>
+    bad.status !== null && bad.status >= 400 && bad.status <= 499 && bad.status !== 401 && bad.status !== 403
+      ? `It refused an event with fields it does not know (${said(bad)}): the service may add fields at any time; read the ones you need and ignore the rest.`
+      : null,
+  ),
+};
+
+/** What a receiver meets in production that demos never show: advice, not a requirement. */
+function advisoryChecks(largeBodyBytes: number): CheckSpec[] {
+  return [DUPLICATE_DELIVERY, RECEIPTS_OUT_OF_ORDER, largeBodyCheck(largeBodyBytes), UNKNOWN_FIELDS];
+}
+
+/** The battery, in the order it is sent: acknowledgements first, so that an unreachable URL shows at once. */
+export function batteryFor(options: { basicAuth: boolean; largeBodyBytes: number }): CheckSpec[] {
+  return [
+    ...acknowledgementChecks(),
+    ...signatureChecks(),
+    ...(options.basicAuth ? BASIC_AUTH_CHECKS : []),
+    ...advisoryChecks(options.largeBodyBytes),
+  ];
 }
 
 /** The advisory check of answer times, judged from the timed checks' answers (it sends nothing). */

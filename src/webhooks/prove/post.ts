@@ -3,7 +3,7 @@
 // that is loopback at the socket, within a deadline. What comes back is the status, the time to
 // the status line (what the service's timeout measures) and the first words of the answer.
 
-import type { Agent as HttpAgent } from 'node:http';
+import type { Agent as HttpAgent, ClientRequest, IncomingMessage } from 'node:http';
 import type { Agent as HttpsAgent } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import type { Clock } from '../../clock.js';
@@ -36,103 +36,127 @@ export interface PostTarget {
 }
 
 
+type HttpModule = typeof import('node:http') | typeof import('node:https');
+
+/** What every request to one receiver shares: its URL, the client module and the one connection. */
+interface Connection {
+  url: URL;
+  secure: boolean;
+  module: HttpModule;
+  agent: HttpAgent | HttpsAgent;
+  clock: Clock;
+}
+
 export async function openTarget(url: URL, clock: Clock): Promise<PostTarget> {
   const secure = url.protocol === 'https:';
-  const module = secure ? await import('node:https') : await import('node:http');
+  const module: HttpModule = secure ? await import('node:https') : await import('node:http');
   // A name under localhost is looked up only as localhost and must come back loopback; an IP
   // address is not looked up at all.
   const byName = isIP(url.hostname.replace(/^\[|\]$/g, '')) === 0;
   const lookup = byName ? pinnedLookup((await import('node:dns')).lookup as LookupFunction) : undefined;
   const agent: HttpAgent | HttpsAgent = new module.Agent({ keepAlive: true, maxSockets: 1, ...(lookup && !secure ? { lookup } : {}) });
+  const connection: Connection = { url, secure, module, agent, clock };
+  return { url, post: (body, headers, options) => post(connection, body, headers, options), close: () => agent.destroy() };
+}
 
-  function post(body: Buffer, headers: Record<string, string>, options: { timeoutMs: number; signal: AbortSignal }): Promise<ReceiverAnswer> {
-    const started = clock.now();
-    const deadline = clock.timeout(options.timeoutMs);
-    return new Promise<ReceiverAnswer>((resolve, reject) => {
-      let settled = false;
-      let status: number | null = null;
-      let statusMs = 0;
-      const chunks: Buffer[] = [];
-      let kept = 0;
-      let read = 0;
-      const cleanup = (): void => {
-        deadline.removeEventListener('abort', onDeadline);
-        options.signal.removeEventListener('abort', onInterrupt);
-      };
-      const settle = (answer: ReceiverAnswer): void => {
-        if (settled) return;
-        settled = true;
-        cleanup();
-        resolve(answer);
-      };
-      const fail = (error: unknown): void => {
-        const ms = clock.now() - started;
-        // An answer whose status arrived counts, even if its body then broke off.
-        if (status !== null) return settle({ status, ms: statusMs, error: null, notReached: false, excerpt: excerptOf(chunks) });
-        settle({ status: null, ms, error: describe(error), notReached: neverSent(error), excerpt: '' });
-      };
-      const onDeadline = (): void => {
-        if (status !== null) {
-          settle({ status, ms: statusMs, error: null, notReached: false, excerpt: excerptOf(chunks) });
-        } else {
-          settle({ status: null, ms: clock.now() - started, error: `no answer within ${seconds(options.timeoutMs)}`, notReached: false, excerpt: '' });
-        }
-        request.destroy();
-      };
-      const onInterrupt = (): void => {
-        if (settled) return;
-        settled = true;
-        cleanup();
-        request.destroy();
-        reject(new InterruptedError());
-      };
+/** The answer of one request as it comes in: when its status line came, and the start of its body. */
+class IncomingAnswer {
+  status: number | null = null;
+  statusMs = 0;
+  private readonly chunks: Buffer[] = [];
+  private kept = 0;
+  private read = 0;
 
-      const request = module.request(url, { method: 'POST', headers: { ...headers, 'Content-Length': String(body.length) }, agent });
-      if (secure) request.end(body);
-      else {
-        // Nothing is written until the socket's peer has passed the loopback check.
-        request.on('socket', (socket) => {
-          const connected = (): void => {
-            const refused = checkLoopbackSocket(url, socket.remoteAddress);
-            if (refused) {
-              fail(refused);
-              request.destroy();
-              return;
-            }
-            request.end(body);
-          };
-          if (socket.connecting) socket.once('connect', connected);
-          else connected();
-        });
-      }
-      request.on('error', fail);
-      request.on('response', (response) => {
-        status = response.statusCode ?? 0;
-        statusMs = clock.now() - started;
-        response.on('data', (chunk: Buffer) => {
-          read += chunk.length;
-          if (kept < SHOWN_BYTES) {
-            chunks.push(chunk.subarray(0, SHOWN_BYTES - kept));
-            kept += Math.min(chunk.length, SHOWN_BYTES - kept);
-          }
-          // The status is the answer; an endless body is not read to its end.
-          if (read > READ_LIMIT_BYTES) {
-            settle({ status: status ?? 0, ms: statusMs, error: null, notReached: false, excerpt: excerptOf(chunks) });
-            response.destroy();
-          }
-        });
-        response.on('end', () => settle({ status: status ?? 0, ms: statusMs, error: null, notReached: false, excerpt: excerptOf(chunks) }));
-        response.on('error', fail);
-        response.on('close', () => settle({ status: status ?? 0, ms: statusMs, error: null, notReached: false, excerpt: excerptOf(chunks) }));
-      });
-      if (deadline.aborted) return onDeadline();
-      if (options.signal.aborted) return onInterrupt();
-      deadline.addEventListener('abort', onDeadline, { once: true });
-      options.signal.addEventListener('abort', onInterrupt, { once: true });
-    });
+  /** Keeps the start of the body; false once more than the read limit has come. */
+  add(chunk: Buffer): boolean {
+    this.read += chunk.length;
+    if (this.kept < SHOWN_BYTES) {
+      this.chunks.push(chunk.subarray(0, SHOWN_BYTES - this.kept));
+      this.kept += Math.min(chunk.length, SHOWN_BYTES - this.kept);
+    }
+    return this.read <= READ_LIMIT_BYTES;
   }
 
-  return { url, post, close: () => agent.destroy() };
+  /** The answer as it stands once its status has come. */
+  answered(): ReceiverAnswer {
+    return { status: this.status ?? 0, ms: this.statusMs, error: null, notReached: false, excerpt: excerptOf(this.chunks) };
+  }
+}
+
+/** One POST, settled once: by the answer, a failure, the deadline or an interrupt, whichever comes first. */
+function post(connection: Connection, body: Buffer, headers: Record<string, string>, options: { timeoutMs: number; signal: AbortSignal }): Promise<ReceiverAnswer> {
+  const { url, clock } = connection;
+  const started = clock.now();
+  const deadline = clock.timeout(options.timeoutMs);
+  return new Promise<ReceiverAnswer>((resolve, reject) => {
+    const incoming = new IncomingAnswer();
+    let settled = false;
+    const finish = (outcome: ReceiverAnswer | InterruptedError): void => {
+      if (settled) return;
+      settled = true;
+      deadline.removeEventListener('abort', onDeadline);
+      options.signal.removeEventListener('abort', onInterrupt);
+      if (outcome instanceof InterruptedError) reject(outcome);
+      else resolve(outcome);
+    };
+    const fail = (error: unknown): void => {
+      const ms = clock.now() - started;
+      // An answer whose status arrived counts, even if its body then broke off.
+      if (incoming.status !== null) return finish(incoming.answered());
+      finish({ status: null, ms, error: describe(error), notReached: neverSent(error), excerpt: '' });
+    };
+    const onDeadline = (): void => {
+      if (incoming.status !== null) finish(incoming.answered());
+      else finish({ status: null, ms: clock.now() - started, error: `no answer within ${seconds(options.timeoutMs)}`, notReached: false, excerpt: '' });
+      request.destroy();
+    };
+    const onInterrupt = (): void => {
+      if (settled) return;
+      finish(new InterruptedError());
+      request.destroy();
+    };
+
+    const request = connection.module.request(url, { method: 'POST', headers: { ...headers, 'Content-Length': String(body.length) }, agent: connection.agent });
+    if (connection.secure) request.end(body);
+    else sendOnceLoopback(request, url, body, fail);
+    request.on('error', fail);
+    request.on('response', (response) => readAnswer(response, incoming, clock.now() - started, finish, fail));
+    if (deadline.aborted) return onDeadline();
+    if (options.signal.aborted) return onInterrupt();
+    deadline.addEventListener('abort', onDeadline, { once: true });
+    options.signal.addEventListener('abort', onInterrupt, { once: true });
+  });
+}
+
+/** Writes the body only once the socket's peer has passed the loopback check (plain http://). */
+function sendOnceLoopback(request: ClientRequest, url: URL, body: Buffer, fail: (error: unknown) => void): void {
+  request.on('socket', (socket) => {
+    const connected = (): void => {
+      const refused = checkLoopbackSocket(url, socket.remoteAddress);
+      if (refused) {
+        fail(refused);
+        request.destroy();
+        return;
+      }
+      request.end(body);
+    };
+    if (socket.connecting) socket.once('connect', connected);
+    else connected();
+  });
+}
+
+/** Reads an answer: its status is what counts, and only the start of an endless body is read. */
+function readAnswer(response: IncomingMessage, incoming: IncomingAnswer, statusMs: number, finish: (answer: ReceiverAnswer) => void, fail: (error: unknown) => void): void {
+  incoming.status = response.statusCode ?? 0;
+  incoming.statusMs = statusMs;
+  response.on('data', (chunk: Buffer) => {
+    if (incoming.add(chunk)) return;
+    finish(incoming.answered());
+    response.destroy();
+  });
+  response.on('end', () => finish(incoming.answered()));
+  response.on('error', fail);
+  response.on('close', () => finish(incoming.answered()));
 }
 
 function excerptOf(chunks: Buffer[]): string {

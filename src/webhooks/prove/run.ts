@@ -5,9 +5,9 @@
 import type { Clock } from '../../clock.js';
 import { LARGEST_WEBHOOK_BODY_BYTES, WEBHOOK_ANSWER_TIMEOUT_MS } from '../../domain/webhook-delivery.js';
 import type { BasicCredentials } from '../types.js';
-import { batteryFor, judgeAnswerTime, NO_VERIFICATION_CHECKS, NO_VERIFICATION_FIX, type Kit } from './checks.js';
+import { batteryFor, judgeAnswerTime, NO_VERIFICATION_CHECKS, NO_VERIFICATION_FIX, type CheckSpec, type Kit } from './checks.js';
 import { newScene } from './events.js';
-import { openTarget, type ReceiverAnswer } from './post.js';
+import { openTarget, type PostTarget, type ReceiverAnswer } from './post.js';
 
 /** The large-body check stays this far below the largest body, so a receiver with a 1 MB limit takes it. */
 const LARGE_BODY_MARGIN_BYTES = 4 * 1024;
@@ -91,72 +91,110 @@ export async function proveReceiver(options: ProveOptions): Promise<ProveResult>
   };
   const battery = batteryFor({ basicAuth: options.basicAuth !== undefined, largeBodyBytes });
   const target = await openTarget(options.url, clock);
-  const deadlineAt = clock.now() + options.deadlineMs;
-  const results: CheckResult[] = [];
-  const timed: { name: string; answers: ReceiverAnswer[] }[] = [];
-  let requests = 0;
+  let run: BatteryRun;
   try {
-    for (const [index, check] of battery.entries()) {
-      options.onCheck?.(index, battery.length, check.name);
-      const answers: ReceiverAnswer[] = [];
-      let stopped = false;
-      for (const delivery of check.deliveries(kit)) {
-        const remaining = deadlineAt - clock.now();
-        if (remaining <= 0) {
-          stopped = true;
-          break;
-        }
-        const answer = await target.post(delivery.body, delivery.headers, { timeoutMs: Math.min(options.timeoutMs, remaining), signal: options.signal });
-        requests++;
-        if (requests === 1 && answer.notReached) {
-          throw new ReceiverUnreachable(`cannot reach ${options.url.href}: ${answer.error ?? 'no connection'}`);
-        }
-        answers.push(answer);
-      }
-      if (stopped) {
-        results.push({
-          id: check.id,
-          name: check.name,
-          required: check.required,
-          verdict: 'failed',
-          sent: check.sent,
-          received: shown(undefined),
-          answers: answers.map(shown),
-          fix: `Not checked: the run's deadline (${Math.round(options.deadlineMs / 1000)} s) passed first. The receiver answers too slowly to be checked in full; see "time to answer".`,
-          note: check.note ?? null,
-        });
-        continue;
-      }
-      if (check.timed) timed.push({ name: check.name, answers });
-      const judgement = check.judge(answers, kit);
-      const deciding = judgement.answer ?? answers[answers.length - 1];
-      results.push({
-        id: check.id,
-        name: check.name,
-        required: check.required,
-        verdict: judgement.passed ? 'passed' : 'failed',
-        sent: check.sent,
-        received: shown(deciding),
-        answers: answers.map(shown),
-        fix: judgement.fix,
-        note: check.note ?? null,
-      });
-    }
+    run = await sendBattery(battery, kit, target, options);
   } finally {
     target.close();
   }
+  const { results, timed, requests } = run;
+  nameMissingVerification(results, battery);
+  results.push(answerTimeResult(timed, serviceTimeoutMs));
+  return {
+    url: options.url.href,
+    passed: results.every((result) => !result.required || result.verdict === 'passed'),
+    requests,
+    serviceTimeoutMs,
+    checks: results,
+  };
+}
 
-  // A receiver that takes a forged or unsigned event checks no signature: that is the one fix to
-  // name, not a different diagnosis for each subtler signature check it also fails.
-  const acknowledgedForgery = results.some((r) => NO_VERIFICATION_CHECKS.includes(r.id) && r.verdict === 'failed' && isSuccess(r.received.status));
-  if (acknowledgedForgery) {
-    const detailed = new Set(battery.filter((check) => check.signatureDetail === true).map((check) => check.id));
-    for (const result of results) if (detailed.has(result.id) && result.verdict === 'failed' && isSuccess(result.received.status)) result.fix = NO_VERIFICATION_FIX;
+/** What sending the battery gave: a result per check, the timed checks' answers, the requests sent. */
+interface BatteryRun {
+  results: CheckResult[];
+  timed: { name: string; answers: ReceiverAnswer[] }[];
+  requests: number;
+}
+
+/** Sends every check in order, one request at a time, within the run's deadline. */
+async function sendBattery(battery: readonly CheckSpec[], kit: Kit, target: PostTarget, options: ProveOptions): Promise<BatteryRun> {
+  const { clock } = options;
+  const deadlineAt = clock.now() + options.deadlineMs;
+  const run: BatteryRun = { results: [], timed: [], requests: 0 };
+  for (const [index, check] of battery.entries()) {
+    options.onCheck?.(index, battery.length, check.name);
+    const answers: ReceiverAnswer[] = [];
+    let stopped = false;
+    for (const delivery of check.deliveries(kit)) {
+      const remaining = deadlineAt - clock.now();
+      if (remaining <= 0) {
+        stopped = true;
+        break;
+      }
+      const answer = await target.post(delivery.body, delivery.headers, { timeoutMs: Math.min(options.timeoutMs, remaining), signal: options.signal });
+      run.requests++;
+      if (run.requests === 1 && answer.notReached) {
+        throw new ReceiverUnreachable(`cannot reach ${options.url.href}: ${answer.error ?? 'no connection'}`);
+      }
+      answers.push(answer);
+    }
+    if (stopped) {
+      run.results.push(notCheckedResult(check, answers, options.deadlineMs));
+      continue;
+    }
+    if (check.timed) run.timed.push({ name: check.name, answers });
+    run.results.push(judgedResult(check, answers, kit));
   }
+  return run;
+}
 
+function judgedResult(check: CheckSpec, answers: ReceiverAnswer[], kit: Kit): CheckResult {
+  const judgement = check.judge(answers, kit);
+  const deciding = judgement.answer ?? answers[answers.length - 1];
+  return {
+    id: check.id,
+    name: check.name,
+    required: check.required,
+    verdict: judgement.passed ? 'passed' : 'failed',
+    sent: check.sent,
+    received: shown(deciding),
+    answers: answers.map(shown),
+    fix: judgement.fix,
+    note: check.note ?? null,
+  };
+}
+
+/** A check the run's deadline stopped before all its requests were sent. */
+function notCheckedResult(check: CheckSpec, answers: ReceiverAnswer[], deadlineMs: number): CheckResult {
+  return {
+    id: check.id,
+    name: check.name,
+    required: check.required,
+    verdict: 'failed',
+    sent: check.sent,
+    received: shown(undefined),
+    answers: answers.map(shown),
+    fix: `Not checked: the run's deadline (${Math.round(deadlineMs / 1000)} s) passed first. The receiver answers too slowly to be checked in full; see "time to answer".`,
+    note: check.note ?? null,
+  };
+}
+
+/**
+ * A receiver that takes a forged or unsigned event checks no signature: that is the one fix to
+ * name, not a different diagnosis for each subtler signature check it also fails.
+ */
+function nameMissingVerification(results: CheckResult[], battery: readonly CheckSpec[]): void {
+  const acknowledgedForgery = results.some((r) => NO_VERIFICATION_CHECKS.includes(r.id) && r.verdict === 'failed' && isSuccess(r.received.status));
+  if (!acknowledgedForgery) return;
+  const detailed = new Set(battery.filter((check) => check.signatureDetail === true).map((check) => check.id));
+  for (const result of results) if (detailed.has(result.id) && result.verdict === 'failed' && isSuccess(result.received.status)) result.fix = NO_VERIFICATION_FIX;
+}
+
+/** The advisory timing check, judged from the answers of the timed checks. */
+function answerTimeResult(timed: BatteryRun['timed'], serviceTimeoutMs: number): CheckResult {
   const timing = judgeAnswerTime(timed, serviceTimeoutMs);
   const timedCount = timed.reduce((sum, check) => sum + check.answers.length, 0);
-  results.push({
+  return {
     id: 'answer-time',
     name: 'time to answer',
     required: false,
@@ -166,12 +204,5 @@ export async function proveReceiver(options: ProveOptions): Promise<ProveResult>
     answers: [],
     fix: timing.fix,
     note: null,
-  });
-  return {
-    url: options.url.href,
-    passed: results.every((result) => !result.required || result.verdict === 'passed'),
-    requests,
-    serviceTimeoutMs,
-    checks: results,
   };
 }
