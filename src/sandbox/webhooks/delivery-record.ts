@@ -9,6 +9,8 @@
 // that the scheduler, the delivery and the failure queue cannot disagree about where an event is.
 
 import { newDeliveryId, webhookBody } from '../../domain/webhook-delivery.js';
+import type { AttemptResult } from './deliver.js';
+import { nextAttemptAt } from './retry-schedule.js';
 import type { PendingDelivery } from './saved-state.js';
 import type { FailedEvent, WebhookEventKind, WebhookTarget } from './types.js';
 
@@ -53,6 +55,30 @@ export function newDelivery(deliveryId: string, event: WebhookEventKind, target:
     lastStatus: null,
     lastError: null,
   };
+}
+
+/**
+ * Writes what a finished attempt tells into the record (times, count, last answer, when to try
+ * again) and returns the step it calls for; the caller makes the move and places the record.
+ */
+export function recordAttempt(record: DeliveryRecord, result: Exclude<AttemptResult, { kind: 'aborted' }>, timeScale: number): 'delivered' | 'retry' | 'give-up' | 'refused' {
+  record.firstAttemptAtMs ??= result.startedAt;
+  if (result.kind === 'refused') {
+    record.lastAttemptAtMs = result.startedAt;
+    record.lastStatus = null;
+    record.lastError = result.reason;
+    return 'refused';
+  }
+  const last = result.outcomes[result.outcomes.length - 1]!;
+  record.attempts += 1;
+  record.lastAttemptAtMs = result.endedAt;
+  record.lastStatus = last.status;
+  record.lastError = last.error;
+  if (last.error === null) return 'delivered';
+  const dueAt = nextAttemptAt(record.attempts, result.outcomes, result.endedAt, record.firstAttemptAtMs, timeScale);
+  if (dueAt === null) return 'give-up';
+  record.nextAttemptAtMs = dueAt;
+  return 'retry';
 }
 
 export function toSaved({ bytes, phase: _phase, ...rest }: DeliveryRecord): PendingDelivery {

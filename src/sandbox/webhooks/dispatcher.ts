@@ -2,19 +2,30 @@
 // to the primary URI (and at once to the secondary when the primary fails), retrying with the
 // schedule of retry-schedule.ts until the 24 h window closes and the event goes to the failure
 // queue. Its parts: delivery-record.ts (an event's record and the table of its phases),
-// delivery-schedule.ts (when: one heap, one timer), deliver.ts (one attempt over HTTP),
-// retry-schedule.ts (the next attempt or none), saved-state.ts (what --state saves and checks).
-// This module holds them together: the live records, the concurrency bound, the failure queue.
+// delivery-schedule.ts (when: one heap, one timer), attempt-pool.ts (how many at once),
+// deliver.ts (one attempt over HTTP), retry-schedule.ts (the next attempt or none),
+// failure-queue.ts (what failed for good), saved-state.ts (what --state saves and checks).
+// This module holds them together: the live records, the change hook and the idle waiters.
 
 import { WEBHOOK_ANSWER_TIMEOUT_MS } from '../../domain/webhook-delivery.js';
-import { createWebhookAgents, type InFlightPost } from './post-webhook.js';
+import { createWebhookAgents, type WebhookAgents } from './post-webhook.js';
 import { AttemptHistory } from './attempt-history.js';
+import { AttemptPool } from './attempt-pool.js';
 import { attemptDelivery, type AttemptResult } from './deliver.js';
-import { fromSaved, move, newDelivery, newDeliveryId, toFailedEvent, toSaved, type DeliveryRecord } from './delivery-record.js';
+import { fromSaved, move, newDelivery, newDeliveryId, recordAttempt, toFailedEvent, toSaved, type DeliveryRecord } from './delivery-record.js';
 import { DeliverySchedule } from './delivery-schedule.js';
-import { assertTimeScale, nextAttemptAt } from './retry-schedule.js';
+import { FailureQueue } from './failure-queue.js';
+import { assertTimeScale } from './retry-schedule.js';
 import { isDeliveryAttempt, isFailedEvent, isPendingDelivery, validEntries, type PendingDelivery } from './saved-state.js';
-import type { FailedEvent, WebhookDispatcher, WebhookDispatcherOptions, WebhookDispatcherState, WebhookEventKind, WebhookTarget } from './types.js';
+import type {
+  DeliveryAttempt,
+  FailedEvent,
+  WebhookDispatcher,
+  WebhookDispatcherOptions,
+  WebhookDispatcherState,
+  WebhookEventKind,
+  WebhookTarget,
+} from './types.js';
 
 export { retryDelayMs, parseRetryAfterMs, retryWindowMs } from './retry-schedule.js';
 export { isPendingDelivery, isWebhookTarget, type PendingDelivery } from './saved-state.js';
@@ -39,12 +50,16 @@ export function eventPassesFilter(target: WebhookTarget, event: WebhookEventKind
   return filter === 'All' || filter === event;
 }
 
-/**
- * The dispatcher the sandbox's API calls. `onChange` runs synchronously after every state
- * change (one per event queued, attempted, failed or replayed): persist from it with a debounce,
- * since snapshot() copies every pending event.
- */
-export function createWebhookDispatcher(options: WebhookDispatcherOptions & DispatcherTuning = {}): WebhookDispatcher {
+/** The dispatcher's settings, defaulted and checked. */
+interface DispatcherSettings {
+  timeScale: number;
+  attemptTimeoutMs: number;
+  historyLimit: number;
+  maxConcurrent: number;
+  now: () => number;
+}
+
+function settingsOf(options: WebhookDispatcherOptions & DispatcherTuning): DispatcherSettings {
   const timeScale = options.timeScale ?? 1;
   assertTimeScale(timeScale);
   const attemptTimeoutMs = options.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
@@ -53,182 +68,151 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions & Disp
   assertPositive('historyLimit', historyLimit);
   const maxConcurrent = options.maxConcurrentAttempts ?? DEFAULT_MAX_CONCURRENT_ATTEMPTS;
   assertPositive('maxConcurrentAttempts', maxConcurrent);
-  const now = options.now ?? Date.now;
+  return { timeScale, attemptTimeoutMs, historyLimit, maxConcurrent, now: options.now ?? Date.now };
+}
 
-  const agents = createWebhookAgents(maxConcurrent);
-  const history = new AttemptHistory(historyLimit);
-  const schedule = new DeliverySchedule(now, pump);
+/**
+ * The dispatcher the sandbox's API calls. `onChange` runs synchronously after every state
+ * change (one per event queued, attempted, failed or replayed): persist from it with a debounce,
+ * since snapshot() copies every pending event.
+ */
+export function createWebhookDispatcher(options: WebhookDispatcherOptions & DispatcherTuning = {}): WebhookDispatcher {
+  return new Dispatcher(settingsOf(options), options.onChange);
+}
+
+class Dispatcher implements WebhookDispatcher {
+  private readonly agents: WebhookAgents;
+  private readonly history: AttemptHistory;
+  private readonly schedule: DeliverySchedule;
+  private readonly pool: AttemptPool;
+  private readonly failures = new FailureQueue();
   /** Every event still to be delivered (waiting, ready or in flight), by delivery id. */
-  const live = new Map<string, DeliveryRecord>();
-  /** The events in an attempt, with the requests under way (close() aborts them). */
-  const inFlight = new Map<DeliveryRecord, Set<InFlightPost>>();
-  const inFlightRuns = new Set<Promise<void>>();
-  let failedEvents: FailedEvent[] = [];
-  const idleWaiters: Array<() => void> = [];
-  let closed = false;
+  private readonly live = new Map<string, DeliveryRecord>();
+  private readonly idleWaiters: Array<() => void> = [];
+  private closed = false;
 
-  function notifyChange(): void {
-    if (options.onChange === undefined) return;
+  constructor(
+    private readonly settings: DispatcherSettings,
+    private readonly onChange: (() => void) | undefined,
+  ) {
+    const { maxConcurrent, attemptTimeoutMs, now } = settings;
+    this.agents = createWebhookAgents(maxConcurrent);
+    this.history = new AttemptHistory(settings.historyLimit);
+    this.schedule = new DeliverySchedule(now, () => this.pool.pump());
+    this.pool = new AttemptPool({
+      limit: maxConcurrent,
+      next: () => this.schedule.take(),
+      attempt: (record, posts) =>
+        attemptDelivery(record, { agents: this.agents, attemptTimeoutMs, now, history: this.history, posts, closing: () => this.closed }),
+      settle: (record, result) => this.settle(record, result),
+      afterAttempt: () => this.settleIdleWaiters(),
+    });
+  }
+
+  dispatch(target: WebhookTarget, event: WebhookEventKind, payload: unknown): string | null {
+    if (this.closed) return null;
+    if (!eventPassesFilter(target, event)) return null;
+    if (target.primaryUri === undefined || target.primaryUri === '') return null;
+    const record = newDelivery(newDeliveryId(), event, target, payload, this.settings.now());
+    this.admit(record);
+    this.notifyChange();
+    return record.deliveryId;
+  }
+
+  deliveries(): DeliveryAttempt[] {
+    return this.history.list();
+  }
+
+  failed(): FailedEvent[] {
+    return this.failures.list();
+  }
+
+  replay(deliveryId: string, target: WebhookTarget): boolean {
+    if (this.closed) return false;
+    const failedEvent = this.failures.take(deliveryId);
+    if (failedEvent === undefined) return false;
+    // A replay is an explicit request: it goes to the tenant's current URIs whatever the
+    // filter says now, with the same delivery id, a fresh schedule and a fresh 24 h window.
+    this.admit(newDelivery(failedEvent.deliveryId, failedEvent.event, target, failedEvent.payload, this.settings.now()));
+    this.notifyChange();
+    return true;
+  }
+
+  idle(): Promise<void> {
+    if (this.closed || this.live.size === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  snapshot(): WebhookDispatcherState {
+    return { pending: this.snapshotPending(), failed: this.failures.list(), attempts: this.history.list() };
+  }
+
+  restore(state: WebhookDispatcherState): void {
+    if (this.closed) return;
+    for (const saved of validEntries(state.pending, isPendingDelivery)) {
+      if (!this.live.has(saved.deliveryId)) this.admit(fromSaved(saved));
+    }
+    this.failures.replace(validEntries(state.failed, isFailedEvent));
+    this.history.replace(validEntries(state.attempts, isDeliveryAttempt));
+    this.notifyChange();
+    this.settleIdleWaiters();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.schedule.close();
+    await this.pool.close();
+    this.agents.destroy();
+    this.settleIdleWaiters();
+  }
+
+  private admit(record: DeliveryRecord): void {
+    this.live.set(record.deliveryId, record);
+    this.schedule.add(record);
+  }
+
+  /** What an attempt's result makes of the record: the one place a record leaves in-flight. */
+  private settle(record: DeliveryRecord, result: AttemptResult): void {
+    if (result.kind === 'aborted') {
+      // Cut short by close(): the event stays pending as it was, for a snapshot.
+      move(record, 'aborted');
+      this.schedule.putBack(record);
+      return;
+    }
+    const step = recordAttempt(record, result, this.settings.timeScale);
+    move(record, step);
+    if (step === 'retry') {
+      this.schedule.add(record);
+    } else {
+      this.live.delete(record.deliveryId);
+      if (step !== 'delivered') this.failures.add(toFailedEvent(record, this.settings.now()));
+    }
+    this.notifyChange();
+  }
+
+  private snapshotPending(): PendingDelivery[] {
+    // In-flight events are saved as due now: after a restart they are attempted again, which
+    // receivers handle through X-Svc-Delivery (at-least-once delivery).
+    const now = this.settings.now();
+    return [...this.live.values()].map((record) =>
+      record.phase === 'in-flight' ? { ...toSaved(record), nextAttemptAtMs: Math.min(record.nextAttemptAtMs, now) } : toSaved(record),
+    );
+  }
+
+  private notifyChange(): void {
+    if (this.onChange === undefined) return;
     try {
-      options.onChange();
+      this.onChange();
     } catch {
       // A failing persistence hook must not stop deliveries; the next change calls it again.
     }
   }
 
-  function settleIdleWaiters(): void {
-    if (!closed && live.size > 0) return;
-    for (const resolve of idleWaiters.splice(0)) resolve();
+  private settleIdleWaiters(): void {
+    if (!this.closed && this.live.size > 0) return;
+    for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
-
-  function admit(record: DeliveryRecord): void {
-    live.set(record.deliveryId, record);
-    schedule.add(record);
-  }
-
-  function pump(): void {
-    while (!closed && inFlight.size < maxConcurrent) {
-      const record = schedule.take();
-      if (record === undefined) return;
-      const run = runAttempt(record);
-      inFlightRuns.add(run);
-      void run.finally(() => inFlightRuns.delete(run));
-    }
-  }
-
-  async function runAttempt(record: DeliveryRecord): Promise<void> {
-    move(record, 'start');
-    const posts = new Set<InFlightPost>();
-    inFlight.set(record, posts);
-    try {
-      const result = await attemptDelivery(record, { agents, attemptTimeoutMs, now, history, posts, closing: () => closed });
-      // Out of the in-flight set before its state changes, so that a snapshot taken by onChange
-      // sees the event once, as it now is.
-      inFlight.delete(record);
-      settle(record, result);
-    } finally {
-      inFlight.delete(record);
-      if (!closed) pump();
-      settleIdleWaiters();
-    }
-  }
-
-  /** What an attempt's result makes of the record: the one place a record leaves in-flight. */
-  function settle(record: DeliveryRecord, result: AttemptResult): void {
-    if (result.kind === 'aborted') {
-      // Cut short by close(): the event stays pending as it was, for a snapshot.
-      move(record, 'aborted');
-      schedule.putBack(record);
-      return;
-    }
-    record.firstAttemptAtMs ??= result.startedAt;
-    if (result.kind === 'refused') {
-      record.lastAttemptAtMs = result.startedAt;
-      record.lastStatus = null;
-      record.lastError = result.reason;
-      fail(record, 'refused');
-      return;
-    }
-    const last = result.outcomes[result.outcomes.length - 1]!;
-    record.attempts += 1;
-    record.lastAttemptAtMs = result.endedAt;
-    record.lastStatus = last.status;
-    record.lastError = last.error;
-    if (last.error === null) {
-      move(record, 'delivered');
-      live.delete(record.deliveryId);
-      notifyChange();
-      return;
-    }
-    const dueAt = nextAttemptAt(record.attempts, result.outcomes, result.endedAt, record.firstAttemptAtMs, timeScale);
-    if (dueAt === null) {
-      fail(record, 'give-up');
-      return;
-    }
-    move(record, 'retry');
-    record.nextAttemptAtMs = dueAt;
-    schedule.add(record);
-    notifyChange();
-  }
-
-  function fail(record: DeliveryRecord, step: 'refused' | 'give-up'): void {
-    move(record, step);
-    live.delete(record.deliveryId);
-    failedEvents.push(toFailedEvent(record, now()));
-    notifyChange();
-  }
-
-  function snapshotPending(): PendingDelivery[] {
-    // In-flight events are saved as due now: after a restart they are attempted again, which
-    // receivers handle through X-Svc-Delivery (at-least-once delivery).
-    return [...live.values()].map((record) =>
-      record.phase === 'in-flight' ? { ...toSaved(record), nextAttemptAtMs: Math.min(record.nextAttemptAtMs, now()) } : toSaved(record),
-    );
-  }
-
-  function failedCopy(): FailedEvent[] {
-    return failedEvents.map((f) => ({ ...f }));
-  }
-
-  return {
-    dispatch(target, event, payload) {
-      if (closed) return null;
-      if (!eventPassesFilter(target, event)) return null;
-      if (target.primaryUri === undefined || target.primaryUri === '') return null;
-      const record = newDelivery(newDeliveryId(), event, target, payload, now());
-      admit(record);
-      notifyChange();
-      return record.deliveryId;
-    },
-
-    deliveries() {
-      return history.list();
-    },
-
-    failed: failedCopy,
-
-    replay(deliveryId, target) {
-      if (closed) return false;
-      const index = failedEvents.findIndex((f) => f.deliveryId === deliveryId);
-      if (index < 0) return false;
-      const [failedEvent] = failedEvents.splice(index, 1);
-      // A replay is an explicit request: it goes to the tenant's current URIs whatever the
-      // filter says now, with the same delivery id, a fresh schedule and a fresh 24 h window.
-      admit(newDelivery(failedEvent!.deliveryId, failedEvent!.event, target, failedEvent!.payload, now()));
-      notifyChange();
-      return true;
-    },
-
-    idle() {
-      if (closed || live.size === 0) return Promise.resolve();
-      return new Promise<void>((resolve) => idleWaiters.push(resolve));
-    },
-
-    snapshot(): WebhookDispatcherState {
-      return { pending: snapshotPending(), failed: failedCopy(), attempts: history.list() };
-    },
-
-    restore(state) {
-      if (closed) return;
-      for (const saved of validEntries(state.pending, isPendingDelivery)) {
-        if (!live.has(saved.deliveryId)) admit(fromSaved(saved));
-      }
-      failedEvents = validEntries(state.failed, isFailedEvent).map((f) => ({ ...f }));
-      history.replace(validEntries(state.attempts, isDeliveryAttempt));
-      notifyChange();
-      settleIdleWaiters();
-    },
-
-    async close() {
-      if (closed) return;
-      closed = true;
-      schedule.close();
-      for (const posts of inFlight.values()) for (const post of posts) post.abort();
-      await Promise.allSettled([...inFlightRuns]);
-      agents.destroy();
-      settleIdleWaiters();
-    },
-  };
 }
 
 function assertPositive(name: string, value: number): void {
