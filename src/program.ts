@@ -1,24 +1,27 @@
 import type { Command as CommanderCommand } from 'commander';
 import type { MainDeps } from './cli.js';
-import { usageArguments, type CommandSpec, type GroupSpec } from './commands/spec.js';
-import { GLOBAL_OPTIONS } from './commands/globals.js';
 import { COMMANDS, GROUPS, PROGRAM } from './commands/tree.js';
 import { CliError, exitCodeFor, ExitCode, UsageError } from './errors.js';
-import { createIOStreams } from './output/io.js';
+import { createIOStreams, type IOStreams } from './output/io.js';
 import { registerEnvironmentSecrets, SecretRegistry } from './output/secrets.js';
+import { widthRuleFor } from './output/width.js';
 import { SANDBOX_DEFAULT_USER } from './domain/sandbox-defaults.js';
 import { VERSION } from './version.js';
-import { longFlag, prefetchCommand, selectedBranch } from './program/argv-scan.js';
-import { makeOption } from './program/commander-parts.js';
+import { leadingWords, prefetchCommand, selectedBranch } from './program/argv-scan.js';
+import { addCommandTree, addGlobalOptions } from './program/command-tree.js';
 import { commanderExit, reportError } from './program/error-report.js';
+import { helpLayout, helpWidthFor, setHelpExtras } from './program/help-format.js';
+import { helpTopicLine } from './program/help-topic.js';
 import { ioInit, runCommand, type RunState } from './program/run-command.js';
 
 // The program: the commander tree built from the command specs, parsing, and the run of one
 // command line, from the secrets registered first to the exit code. Loaded by main() for
 // everything but `svc --version`. Its parts are in src/program/: reading argv before commander
-// (argv-scan.ts), the pieces of a commander command (commander-parts.ts), the global options
-// (global-options.ts), the pager (paging.ts), running the command (run-command.ts), and the one
-// place where an error becomes a message and an exit code (error-report.ts).
+// (argv-scan.ts), the tree of commander commands (command-tree.ts) and their pieces
+// (commander-parts.ts), the help's layout (help-format.ts) and `svc help TOPIC` (help-topic.ts),
+// the global options (global-options.ts), the pager (paging.ts), running the command
+// (run-command.ts), and the one place where an error becomes a message and an exit code
+// (error-report.ts).
 
 
 export async function runMain(argv: readonly string[], resolved: MainDeps): Promise<number> {
@@ -31,9 +34,10 @@ export async function runMain(argv: readonly string[], resolved: MainDeps): Prom
   const io = createIOStreams(ioInit(resolved, argv.includes('--no-color'), secrets));
   prefetchCommand(argv);
   try {
-    const program = await buildProgram(argv, resolved, state, wantsJson);
     // A bare `svc` is a request for the help, not a mistake: on stdout, exit 0.
-    await program.parseAsync(argv.length === 0 ? ['--help'] : [...argv], { from: 'user' });
+    const line = argv.length === 0 ? ['--help'] : helpTopicLine(argv, COMMANDS, GROUPS);
+    const program = await buildProgram(line, resolved, state, wantsJson);
+    await program.parseAsync([...line], { from: 'user' });
     return state.exitCode;
   } catch (error) {
     const code = commanderExit(error);
@@ -47,32 +51,41 @@ export async function runMain(argv: readonly string[], resolved: MainDeps): Prom
   }
 }
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 async function buildProgram(argv: readonly string[], deps: MainDeps, state: RunState, wantsJson: boolean): Promise<CommanderCommand> {
-  const { Command, Option } = await import('commander');
-  const program = new Command('svc');
+  const commander = await import('commander');
   const io = createIOStreams(ioInit(deps, false, state.secrets));
-  const configure = (cmd: CommanderCommand): CommanderCommand =>
+  const configure = await commandConfigurator(io, argv, wantsJson);
+  const program = configure(new commander.Command('svc'))
+    .description(PROGRAM.summary)
+    .version(VERSION, '-V, --version', 'print the version')
+    .enablePositionalOptions();
+  setHelpExtras(program, {
+    startHere: { title: 'Start here:', items: PROGRAM.startHere },
+    learnMore: 'svc help COMMAND shows the same as svc COMMAND --help. Every command has a manual page too: man svc-send, man svc-tenant-list.',
+  });
+  addGlobalOptions(commander.Option, program, new Set());
+  addCommandTree({ commander, program, configure, selected: selectedBranch(argv), run: (spec, command, ownAttributes) => runCommand(spec, command, ownAttributes, argv, deps, state) });
+  return program;
+}
+
+/**
+ * What every command of the tree gets: errors thrown rather than exiting, output through our
+ * streams (parse errors as JSON with --json), suggestions for a mistyped name, and the help layout
+ * at the width of the stream it goes to.
+ */
+async function commandConfigurator(io: IOStreams, argv: readonly string[], wantsJson: boolean): Promise<(cmd: CommanderCommand) => CommanderCommand> {
+  // Help measures its prose with the full width rule when it has wide characters; other runs
+  // never show help text but commander's own, so they do not load it.
+  const rule = await widthRuleFor(helpMayShow(argv) ? COMMANDS.flatMap((c) => [c.summary, c.description ?? '', ...(c.options ?? []).map((o) => o.description)]) : []);
+  const layout = helpLayout(rule);
+  return (cmd) =>
     cmd
       .exitOverride()
       .configureOutput({
         writeOut: (text) => io.stdout.write(text),
         writeErr: (text) => io.stderr.write(text),
+        getOutHelpWidth: () => helpWidthFor(io.stdoutIsTTY, io.columns),
+        getErrHelpWidth: () => helpWidthFor(io.stderrIsTTY, io.columns),
         // Parse errors (unknown option, missing argument) follow --json like every other error.
         outputError: (text, write) => {
           if (!wantsJson) write(text);
@@ -80,88 +93,12 @@ async function buildProgram(argv: readonly string[], deps: MainDeps, state: RunS
         },
       })
       .showSuggestionAfterError(true)
-      .configureHelp({ sortSubcommands: false, showGlobalOptions: false });
-  configure(program)
-    .description(PROGRAM.summary)
-    .version(VERSION, '-V, --version', 'print the version')
-    .helpOption('-h, --help', 'show help')
-    .enablePositionalOptions()
-    .addHelpText('after', `\nStart here:\n${PROGRAM.startHere.map(([line, what]) => `  ${line.padEnd(30)}${what}\n`).join('')}`);
-  const addGlobals = (cmd: CommanderCommand, own: ReadonlySet<string>): void => {
-    for (const spec of GLOBAL_OPTIONS) {
-      if (own.has(longFlag(spec.flags))) continue;
-      cmd.addOption(makeOption(Option, spec).helpGroup('Global options:'));
-    }
-  };
-  addGlobals(program, new Set());
-
-  // Only the branch the command line names is built in full (options, help, action); the others
-  // are outlines that carry what `svc --help` lists. Most of the tree is never parsed against.
-  const selected = selectedBranch(argv);
-  const groups = new Map<string, CommanderCommand>();
-  const groupSummaries = new Map(GROUPS.map((g: GroupSpec) => [g.name, g.summary]));
-  const parentFor = (path: readonly string[]): CommanderCommand => {
-    let parent = program;
-    for (let depth = 0; depth < path.length - 1; depth++) {
-      const key = path.slice(0, depth + 1).join(' ');
-      let group = groups.get(key);
-      // A command that also has subcommands (`send` and `send report`): its options after the
-      // subcommand's name belong to the subcommand.
-      const leaf = group ? undefined : parent.commands.find((c) => c.name() === path[depth]);
-      if (leaf) {
-        group = leaf.enablePositionalOptions();
-        groups.set(key, group);
-      }
-      if (!group) {
-        group = configure(new Command(path[depth]!)).description(groupSummaries.get(key) ?? '').enablePositionalOptions();
-        if (path[0] === selected) addGlobals(group, new Set());
-        parent.addCommand(group);
-        groups.set(key, group);
-      }
-      parent = group;
-    }
-    return parent;
-  };
-
-  for (const spec of COMMANDS) {
-    if (spec.path[0] === selected) addLeaf(spec);
-    else addOutline(spec);
-  }
-
-  function addOutline(spec: CommandSpec): void {
-    const outline = new Command(spec.path[spec.path.length - 1]!).description(spec.summary);
-    for (const arg of spec.args ?? []) {
-      const name = `${arg.name}${arg.variadic ? '...' : ''}`;
-      outline.argument(`[${name}]`, arg.description);
-    }
-    outline.usage(usageArguments(spec));
-    parentFor(spec.path).addCommand(outline, spec.hidden ? { hidden: true } : {});
-  }
-
-  function addLeaf(spec: CommandSpec): void {
-    const parent = parentFor(spec.path);
-    const leaf = configure(new Command(spec.path[spec.path.length - 1]!)).description(spec.summary);
-    for (const arg of spec.args ?? []) {
-      const name = `${arg.name}${arg.variadic ? '...' : ''}`;
-      leaf.argument(`[${name}]`, arg.description);
-    }
-    leaf.usage(usageArguments(spec));
-    const own = new Set<string>();
-    const ownAttributes = new Set<string>();
-    for (const option of spec.options ?? []) {
-      own.add(longFlag(option.flags));
-      const made = makeOption(Option, option);
-      if (GLOBAL_OPTIONS.some((g) => longFlag(g.flags) === longFlag(option.flags))) ownAttributes.add(made.attributeName());
-      leaf.addOption(made);
-    }
-    addGlobals(leaf, own);
-    const examples = spec.examples.map((e) => `  $ ${e}`).join('\n');
-    leaf.addHelpText('after', `${spec.description ? `\n${spec.description}\n` : ''}\nExamples:\n${examples}\n`);
-    leaf.action(async (...params: unknown[]) => {
-      await runCommand(spec, params[params.length - 1] as CommanderCommand, ownAttributes, argv, deps, state);
-    });
-    parent.addCommand(leaf, spec.hidden ? { hidden: true } : {});
-  }
-  return program;
+      .helpOption('-h, --help', 'show help')
+      .configureHelp(layout);
 }
 
+/** Whether this line may print help: asked for, a bare `svc`, or a bare noun (which lacks its command). */
+function helpMayShow(argv: readonly string[]): boolean {
+  const words = leadingWords(argv, 4);
+  return argv.includes('--help') || argv.includes('-h') || words.length === 0 || GROUPS.some((g) => g.name === words.join(' '));
+}

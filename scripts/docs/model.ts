@@ -2,6 +2,7 @@ import { GLOBAL_OPTIONS } from '../../src/commands/globals.js';
 import { usageArguments, type ArgSpec, type CommandSpec, type OptionSpec } from '../../src/commands/spec.js';
 import { COMMANDS, GROUPS, PROGRAM } from '../../src/commands/tree.js';
 import { EXIT_CODES, exitCodesOf, type ExitCodeRow } from './exit-codes.js';
+import { paragraphs } from '../../src/program/help-format.js';
 
 // The manual's view of the command tree: one node per command path that a person can type
 // (the program, each group such as `svc number loa`, each command), in the order of the tree.
@@ -49,15 +50,8 @@ export function sentence(summary: string): string {
   return /[.!?]$/.test(capital) ? capital : `${capital}.`;
 }
 
-/** Hard-wrapped help text as paragraphs (a blank line parts them), each joined onto one line. */
-export function paragraphs(text: string | undefined): string[] {
-  if (text === undefined) return [];
-  return text
-    .split(/\n\s*\n/)
-    // A list wrapped after one of its commas (`loaUrl,billingPlan,` then `type,class`) is one word.
-    .map((p) => p.replace(/(\S*,\S*,)\s*\n\s*/g, '$1').replace(/\s*\n\s*/g, ' ').trim())
-    .filter((p) => p !== '');
-}
+/** Hard-wrapped help text as paragraphs: the rule --help uses, so that both say the same. */
+export { paragraphs };
 
 /** The program, its groups and commands, as a tree; hidden commands left out. */
 export function buildTree(commands: readonly CommandSpec[] = COMMANDS): DocNode {

@@ -16,6 +16,7 @@ import {
   type DocOption,
 } from './model.js';
 import { PROGRAM } from '../../src/commands/tree.js';
+import { wrapExample } from '../../src/program/example-lines.js';
 
 // Man pages in man/, one per command path (svc.1, svc-number.1, svc-number-provision.1 ...), in
 // the man(7) macros that man-db and mandoc both read: NAME, SYNOPSIS, DESCRIPTION, COMMANDS (for a
@@ -67,65 +68,6 @@ function flagsText(flags: string): string {
       return part.startsWith('-') ? `\\fB${escapeRoff(part)}\\fR` : `\\fI${escapeRoff(part)}\\fR`;
     })
     .join('');
-}
-
-/** The words of a shell command line, quotes kept with the word they belong to. */
-export function shellWords(line: string): string[] {
-  const words: string[] = [];
-  let current = '';
-  let quote: string | undefined;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i]!;
-    if (quote === undefined && c === ' ') {
-      if (current !== '') words.push(current);
-      current = '';
-      continue;
-    }
-    current += c;
-    if (c === '\\' && quote !== "'" && i + 1 < line.length) current += line[++i];
-    else if (quote === undefined && (c === '"' || c === "'")) quote = c;
-    else if (c === quote) quote = undefined;
-  }
-  if (current !== '') words.push(current);
-  return words;
-}
-
-/** Words, with a flag kept together with the value that follows it (`--body "hi there"`). */
-function shellUnits(line: string): string[] {
-  const units: string[] = [];
-  const words = shellWords(line);
-  for (let i = 0; i < words.length; i++) {
-    const word = words[i]!;
-    const next = words[i + 1];
-    if (word.startsWith('-') && next !== undefined && !next.startsWith('-') && !/^[|<>&;]/.test(next)) {
-      units.push(`${word} ${next}`);
-      i++;
-    } else {
-      units.push(word);
-    }
-  }
-  return units;
-}
-
-/**
- * A long example broken between words into lines ended by ` \`, as a person would type it across
- * lines; never inside quotes, and never before a pipe or redirection, which read better kept with
- * what follows them.
- */
-export function wrapExample(line: string, width = EXAMPLE_WIDTH): string[] {
-  if (line.length <= width) return [line];
-  const lines: string[] = [];
-  let current = '';
-  for (const word of shellUnits(line)) {
-    if (current !== '' && current.length + 1 + word.length > width - 2) {
-      lines.push(`${current} \\`);
-      current = `    ${word}`;
-    } else {
-      current = current === '' ? word : `${current} ${word}`;
-    }
-  }
-  lines.push(current);
-  return lines;
 }
 
 /** Help text ends without a full stop; notes after it are sentences of their own. */
@@ -198,7 +140,7 @@ export function manPage(node: DocNode, root: DocNode): string {
     );
     lines.push('.SH EXAMPLES');
     spec.examples.forEach((example, i) => {
-      lines.push(i === 0 ? '.PP' : '.sp', '.RS 4', '.nf', ...wrapExample(example).map(literalLine), '.fi', '.RE');
+      lines.push(i === 0 ? '.PP' : '.sp', '.RS 4', '.nf', ...wrapExample(example, EXAMPLE_WIDTH).map(literalLine), '.fi', '.RE');
     });
     lines.push('.SH EXIT STATUS', ...exitItems(exitCodesFor(node)));
   }

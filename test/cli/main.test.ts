@@ -23,7 +23,8 @@ describe('svc', () => {
     const result = await runCli([...spec.path, '--help']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('Examples:');
-    expect(result.stdout).toContain(`$ ${spec.examples[0]}`);
+    // A long example is continued on the next line with a backslash: joined, it is the example.
+    expect(result.stdout.replace(/ \\\n +/g, ' ')).toContain(`$ ${spec.examples[0]}`);
   });
 
   it('exits 0 for `svc help`, `svc help COMMAND` and a bare `svc`, and 2 when a subcommand is missing', async () => {

@@ -9,7 +9,8 @@ import { ENVIRONMENT, INTERNAL_VARIABLES } from '../../scripts/docs/environment.
 import { exitCodesOf } from '../../scripts/docs/exit-codes.js';
 import { GENERATED_FOLDERS, generateDocs, manList } from '../../scripts/docs/generate.js';
 import { markdownText } from '../../scripts/docs/markdown.js';
-import { roffText, shellWords, wrapExample } from '../../scripts/docs/roff.js';
+import { roffText } from '../../scripts/docs/roff.js';
+import { shellWords, wrapExample } from '../../src/program/example-lines.js';
 
 // The command reference (docs/reference/) and the man pages (man/) are generated from the command
 // tree by `npm run docs`; these tests fail when the committed files are stale, and check that the
