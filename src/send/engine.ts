@@ -175,8 +175,11 @@ const defaultSleep = (ms: number, signal: AbortSignal): Promise<void> =>
   });
 
 export async function runBulk<P>(options: BulkOptions<P>): Promise<BulkSummary> {
-  const concurrency = Math.max(1, Math.floor(options.concurrency));
-  const summary: BulkSummary = {
+  return new BulkRun(options).run();
+}
+
+function emptySummary(): BulkSummary {
+  return {
     requests: 0,
     accepted: 0,
     rejected: 0,
@@ -187,91 +190,189 @@ export async function runBulk<P>(options: BulkOptions<P>): Promise<BulkSummary> 
     stalled: false,
     unreachable: undefined,
   };
-  const unreachableAfter = Math.max(1, Math.floor(options.unreachableAfter ?? UNREACHABLE_AFTER));
+}
+
+/** One bulk send: its window, its queues (throttled, held, released) and its tallies. */
+class BulkRun<P> {
+  private readonly summary = emptySummary();
+  private readonly concurrency: number;
+  private readonly unreachableAfter: number;
+  private readonly journal: JournalSink | undefined;
+  private readonly pace: BulkOptions<P>['pace'];
+  private readonly hold: BulkHold<P> | undefined;
+  private readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Connection failures since the service last answered anything. */
-  let connectionFailures = 0;
-  const answered = (): void => {
-    connectionFailures = 0;
-  };
-  const connectionFailed = (error: unknown): void => {
-    connectionFailures++;
-    if (connectionFailures >= unreachableAfter && summary.unreachable === undefined) {
-      summary.unreachable = { failures: connectionFailures, reason: describeError(error).message };
-    }
-  };
-  const journal = options.journal;
-  const pace = options.pace;
-  const maxInFlight = (): number => (pace === undefined ? concurrency : Math.max(1, Math.min(concurrency, pace.pacer.limit)));
+  private connectionFailures = 0;
   /** Throttled requests waiting to be sent again, before any new one; with their last answer. */
-  const retries: { request: BulkRequest<P>; failure: BulkResult }[] = [];
-  let inFlight = 0;
-  let wake: (() => void) | undefined;
+  private readonly retries: { request: BulkRequest<P>; failure: BulkResult }[] = [];
+  /** Held requests by window group: when the group opens, and its requests in order. */
+  private readonly held = new Map<string, { at: number; requests: BulkRequest<P>[] }>();
+  /** Held requests whose window has opened, to be launched before new ones. */
+  private readonly released: BulkRequest<P>[] = [];
+  private inFlight = 0;
+  private wake: (() => void) | undefined;
+  private wakeScheduled = false;
   // A journal that cannot be written stops the run: going on would send without a record.
-  let fatal: { error: unknown } | undefined;
-  const cutOff = new AbortController();
-  // Every request in flight listens on it: as many listeners as the window is wide.
-  setMaxListeners(0, cutOff.signal);
-  const graceOver = new AbortController();
-  const waitForSlot = (): Promise<void> =>
-    new Promise<void>((resolve) => {
-      wake = resolve;
-    });
-  const onAbort = (): void => {
-    const resolve = wake;
-    wake = undefined;
+  private fatal: { error: unknown } | undefined;
+  private readonly cutOff = new AbortController();
+  private readonly graceOver = new AbortController();
+
+  constructor(private readonly options: BulkOptions<P>) {
+    this.concurrency = Math.max(1, Math.floor(options.concurrency));
+    this.unreachableAfter = Math.max(1, Math.floor(options.unreachableAfter ?? UNREACHABLE_AFTER));
+    this.journal = options.journal;
+    this.pace = options.pace;
+    this.hold = options.hold;
+    this.sleep = options.sleep ?? defaultSleep;
+    // Every request in flight listens on it: as many listeners as the window is wide.
+    setMaxListeners(0, this.cutOff.signal);
+  }
+
+  async run(): Promise<BulkSummary> {
+    const { signal } = this.options;
+    if (signal.aborted) this.onAbort();
+    else signal.addEventListener('abort', this.onAbort, { once: true });
+    let readError: { error: unknown } | undefined;
+    try {
+      await this.launchFile();
+      await this.launchWhatIsLeft();
+    } catch (error) {
+      readError = { error };
+    }
+    while (this.inFlight > 0) await this.waitForSlot();
+    if (this.summary.stalled) this.endGivenUp();
+    this.graceOver.abort();
+    signal.removeEventListener('abort', this.onAbort);
+    this.summary.interrupted = signal.aborted;
+    if (this.fatal !== undefined) throw this.fatal.error;
+    if (readError !== undefined) throw readError.error;
+    return this.summary;
+  }
+
+  /** Launches the file's requests, batch by batch, with retries and released ones going first. */
+  private async launchFile(): Promise<void> {
+    for await (const batch of this.options.requests) {
+      let next = 0;
+      while (next < batch.length) {
+        if (this.retries.length > 0 && !(await this.launchRetries())) return;
+        if (this.held.size > 0) this.release();
+        if (this.released.length > 0 && !(await this.launchReleased())) return;
+        const n = this.howMany(batch.length - next);
+        const take = typeof n === 'number' ? n : await n;
+        if (take === 0) return;
+        this.launchWindow(take === batch.length ? batch : batch.slice(next, next + take));
+        next += take;
+      }
+    }
+  }
+
+  /**
+   * The file is done; throttled requests may still come back to be sent again, and held ones
+   * wait for their windows.
+   */
+  private async launchWhatIsLeft(): Promise<void> {
+    while (!this.stopped() && (this.retries.length > 0 || this.inFlight > 0 || this.held.size > 0 || this.released.length > 0)) {
+      if (this.retries.length > 0) {
+        if (!(await this.launchRetries())) break;
+      } else if (this.held.size > 0) this.release();
+      if (this.released.length > 0) {
+        if (!(await this.launchReleased())) break;
+      } else if (this.inFlight > 0) {
+        await this.waitForSlot();
+      } else if (this.held.size > 0 && this.retries.length === 0) {
+        if (!(await this.waitForHeld())) break;
+      }
+    }
+  }
+
+  /**
+   * Given up: the throttled requests still queued end with their last answer. Their launches
+   * were closed as throttled, so each gets a launch record again before its result.
+   */
+  private endGivenUp(): void {
+    const left = this.retries.splice(0);
+    if (left.length === 0 || this.fatal !== undefined) return;
+    let seqs: number[] | undefined;
+    try {
+      seqs = this.journal?.launch(left.map((retry) => retry.request));
+    } catch (error) {
+      this.fatal = { error };
+    }
+    left.forEach((retry, i) => this.finish(seqs?.[i] ?? 0, retry.failure, retry.request));
+  }
+
+  private readonly onAbort = (): void => {
+    const resolve = this.wake;
+    this.wake = undefined;
     resolve?.();
     // The grace period: what is still in flight when it ends is cut off (and journaled unknown).
-    const sleep = options.sleep ?? defaultSleep;
-    sleep(options.graceMs ?? DEFAULT_GRACE_MS, graceOver.signal).then(
-      () => cutOff.abort(),
+    this.sleep(this.options.graceMs ?? DEFAULT_GRACE_MS, this.graceOver.signal).then(
+      () => this.cutOff.abort(),
       () => undefined,
     );
   };
-  if (options.signal.aborted) onAbort();
-  else options.signal.addEventListener('abort', onAbort, { once: true });
 
-  const finish = (seq: number, result: BulkResult, request: BulkRequest<P>): void => {
-    if (fatal !== undefined) return;
+  private maxInFlight(): number {
+    return this.pace === undefined ? this.concurrency : Math.max(1, Math.min(this.concurrency, this.pace.pacer.limit));
+  }
+
+  private waitForSlot(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.wake = resolve;
+    });
+  }
+
+  private answered(): void {
+    this.connectionFailures = 0;
+  }
+
+  private connectionFailed(error: unknown): void {
+    this.connectionFailures++;
+    if (this.connectionFailures >= this.unreachableAfter && this.summary.unreachable === undefined) {
+      this.summary.unreachable = { failures: this.connectionFailures, reason: describeError(error).message };
+    }
+  }
+
+  /** Journals a final result, counts it and hands it on. */
+  private finish(seq: number, result: BulkResult, request: BulkRequest<P>): void {
+    if (this.fatal !== undefined) return;
     try {
-      journal?.result(seq, journalRecordFor(result));
+      this.journal?.result(seq, journalRecordFor(result));
     } catch (error) {
-      fatal = { error };
+      this.fatal = { error };
       return;
     }
+    const summary = this.summary;
     if (result.outcome === 'accepted') summary.accepted++;
     else {
       if (result.outcome === 'rejected') summary.rejected++;
       else summary.unknown++;
       summary.firstFailure ??= { outcome: result.outcome, error: result.error, exitCode: result.exitCode };
     }
-    options.onResult(result, request);
-  };
+    this.options.onResult(result, request);
+  }
 
   // The launcher is woken at the end of the event-loop turn rather than by each answer: the
   // answers that arrive in one turn free their slots together, so their successors go out in one
   // launch window (one journal write for all their launch records, with the turn's results ahead
   // of them) instead of one write per answer.
-  let wakeScheduled = false;
-  const wakeLauncher = (): void => {
-    wakeScheduled = false;
-    const resolve = wake;
-    wake = undefined;
+  private readonly wakeLauncher = (): void => {
+    this.wakeScheduled = false;
+    const resolve = this.wake;
+    this.wake = undefined;
     resolve?.();
   };
-  const settled = (): void => {
-    inFlight--;
-    if (wake === undefined || wakeScheduled) return;
-    wakeScheduled = true;
-    setImmediate(wakeLauncher);
-  };
 
-  /** Held requests by window group: when the group opens, and its requests in order. */
-  const held = new Map<string, { at: number; requests: BulkRequest<P>[] }>();
-  /** Held requests whose window has opened, to be launched before new ones. */
-  const released: BulkRequest<P>[] = [];
-  const hold = options.hold;
+  private settled(): void {
+    this.inFlight--;
+    if (this.wake === undefined || this.wakeScheduled) return;
+    this.wakeScheduled = true;
+    setImmediate(this.wakeLauncher);
+  }
+
   /** Sets aside the requests whose window is closed at this instant; the rest launch. */
-  const holdClosed = (window: readonly BulkRequest<P>[]): readonly BulkRequest<P>[] => {
+  private holdClosed(window: readonly BulkRequest<P>[]): readonly BulkRequest<P>[] {
+    const hold = this.hold;
     if (hold === undefined) return window;
     const now = hold.now();
     let open: BulkRequest<P>[] | undefined;
@@ -283,221 +384,187 @@ export async function runBulk<P>(options: BulkOptions<P>): Promise<BulkSummary> 
         continue;
       }
       open ??= window.slice(0, i);
-      let group = held.get(closed.key);
+      let group = this.held.get(closed.key);
       if (group === undefined) {
-        held.set(closed.key, (group = { at: closed.at, requests: [] }));
+        this.held.set(closed.key, (group = { at: closed.at, requests: [] }));
         hold.onHold?.(closed.key, closed.at);
       }
       group.requests.push(request);
     }
     return open ?? window;
-  };
+  }
+
   /** Moves the held groups whose window has opened to `released`; the earliest opening still ahead. */
-  const release = (): number | undefined => {
-    if (held.size === 0) return undefined;
-    const now = hold!.now();
+  private release(): number | undefined {
+    if (this.held.size === 0) return undefined;
+    const now = this.hold!.now();
     let next: number | undefined;
-    for (const [key, group] of held) {
+    for (const [key, group] of this.held) {
       if (group.at <= now) {
-        held.delete(key);
-        for (const request of group.requests) released.push(request);
+        this.held.delete(key);
+        for (const request of group.requests) this.released.push(request);
       } else next = next === undefined ? group.at : Math.min(next, group.at);
     }
     return next;
-  };
+  }
 
-  const launchWindow = (given: readonly BulkRequest<P>[]): void => {
-    const window = holdClosed(given);
+  /** Journals a window of requests as in flight, then sends them (those whose window is open). */
+  private launchWindow(given: readonly BulkRequest<P>[]): void {
+    const window = this.holdClosed(given);
     if (window.length === 0) return;
     let seqs: number[] | undefined;
-    if (journal !== undefined) {
+    if (this.journal !== undefined) {
       try {
-        seqs = journal.launch(window);
+        seqs = this.journal.launch(window);
       } catch (error) {
-        fatal = { error };
+        this.fatal = { error };
         return;
       }
     }
-    for (let i = 0; i < window.length; i++) {
-      const request = window[i]!;
-      const seq = seqs?.[i] ?? 0;
-      const ticket = pace?.pacer.launched() ?? 0;
-      inFlight++;
-      summary.requests++;
-      // The slot is freed first: the launcher's wake-up is then queued ahead of the journal's
-      // end-of-turn write of this turn's results, so that those go out in the next launch
-      // window's write instead of a write of their own (and no third promise per request).
-      options.send(request, cutOff.signal).then(
-        (answer) => {
-          settled();
-          answered();
-          pace?.pacer.accepted();
-          finish(seq, { to: request.to, outcome: 'accepted', answer }, request);
-        },
-        (error: unknown) => {
-          settled();
-          // Any answer, even an error status, shows the service is there; a connection failure
-          // (refused, reset, timed out) does not, whether or not the request had left.
-          if (error instanceof NetworkError) connectionFailed(error);
-          else answered();
-          if (!throttled(seq, ticket, request, error)) finish(seq, { to: request.to, ...classifyFailure(error) }, request);
-        },
-      );
-    }
-  };
+    for (let i = 0; i < window.length; i++) this.launchOne(window[i]!, seqs?.[i] ?? 0);
+  }
+
+  private launchOne(request: BulkRequest<P>, seq: number): void {
+    const ticket = this.pace?.pacer.launched() ?? 0;
+    this.inFlight++;
+    this.summary.requests++;
+    // The slot is freed first: the launcher's wake-up is then queued ahead of the journal's
+    // end-of-turn write of this turn's results, so that those go out in the next launch
+    // window's write instead of a write of their own (and no third promise per request).
+    this.options.send(request, this.cutOff.signal).then(
+      (answer) => {
+        this.settled();
+        this.answered();
+        this.pace?.pacer.accepted();
+        this.finish(seq, { to: request.to, outcome: 'accepted', answer }, request);
+      },
+      (error: unknown) => {
+        this.settled();
+        // Any answer, even an error status, shows the service is there; a connection failure
+        // (refused, reset, timed out) does not, whether or not the request had left.
+        if (error instanceof NetworkError) this.connectionFailed(error);
+        else this.answered();
+        if (!this.throttled(seq, ticket, request, error)) this.finish(seq, { to: request.to, ...classifyFailure(error) }, request);
+      },
+    );
+  }
 
   /**
    * A throttled answer is not a failure: journaled as throttled and queued to be sent again, or
    * final (rejected with this answer) once nothing has been accepted for --max-stall.
    */
-  const throttled = (seq: number, ticket: number, request: BulkRequest<P>, error: unknown): boolean => {
+  private throttled(seq: number, ticket: number, request: BulkRequest<P>, error: unknown): boolean {
+    const pace = this.pace;
     const throttle = pace?.throttleOf(error);
-    if (pace === undefined || throttle === undefined || fatal !== undefined || options.signal.aborted) return false;
+    if (pace === undefined || throttle === undefined || this.fatal !== undefined || this.options.signal.aborted) return false;
     const failure: BulkResult = { to: request.to, ...classifyFailure(error) };
-    if (summary.stalled || pace.pacer.throttled(ticket, throttle.status, throttle.retryAfterMs) === 'give-up') {
-      summary.stalled = true;
+    if (this.summary.stalled || pace.pacer.throttled(ticket, throttle.status, throttle.retryAfterMs) === 'give-up') {
+      this.summary.stalled = true;
       return false;
     }
     try {
-      journal?.throttled?.(seq, journalRecordFor(failure));
+      this.journal?.throttled?.(seq, journalRecordFor(failure));
     } catch (journalError) {
-      fatal = { error: journalError };
+      this.fatal = { error: journalError };
       return true;
     }
-    retries.push({ request, failure });
+    this.retries.push({ request, failure });
     return true;
-  };
+  }
 
-  const stopped = (): boolean => options.signal.aborted || fatal !== undefined || summary.stalled || summary.unreachable !== undefined;
+  private stopped(): boolean {
+    return this.options.signal.aborted || this.fatal !== undefined || this.summary.stalled || this.summary.unreachable !== undefined;
+  }
+
   /** Waits for room and backpressure; the room there is, or 0 when the run is to stop launching. */
-  const roomSlowly = async (): Promise<number> => {
-    while (inFlight >= maxInFlight() && !stopped()) await waitForSlot();
-    const pending = options.ready?.();
+  private async roomSlowly(): Promise<number> {
+    while (this.inFlight >= this.maxInFlight() && !this.stopped()) await this.waitForSlot();
+    const pending = this.options.ready?.();
     if (pending !== undefined) await pending;
-    return stopped() ? 0 : Math.max(1, maxInFlight() - inFlight);
-  };
+    return this.stopped() ? 0 : Math.max(1, this.maxInFlight() - this.inFlight);
+  }
+
   /** The same, without a promise when there is room already (once per launch window). */
-  const room = (): number | Promise<number> => {
-    if (stopped()) return 0;
-    if (inFlight >= maxInFlight()) return roomSlowly();
-    const pending = options.ready?.();
-    if (pending !== undefined) return pending.then(() => (stopped() ? 0 : Math.max(1, maxInFlight() - inFlight)));
-    return maxInFlight() - inFlight;
-  };
+  private room(): number | Promise<number> {
+    if (this.stopped()) return 0;
+    if (this.inFlight >= this.maxInFlight()) return this.roomSlowly();
+    const pending = this.options.ready?.();
+    if (pending !== undefined) return pending.then(() => (this.stopped() ? 0 : Math.max(1, this.maxInFlight() - this.inFlight)));
+    return this.maxInFlight() - this.inFlight;
+  }
+
   /**
    * How many of `count` requests the pace lets leave (window, throttle pause, rate): a number
    * when that is known at once, else a promise of it; 0 when the run is to stop launching.
    */
-  const admitted = (count: number): number | Promise<number> => {
+  private admitted(count: number): number | Promise<number> {
+    const pace = this.pace;
     if (pace === undefined) return count;
-    const n = pace.pacer.admit(options.signal, count);
+    const n = pace.pacer.admit(this.options.signal, count);
     if (typeof n === 'number') return n;
     return n.then(
-      (k) => (stopped() ? 0 : k),
+      (k) => (this.stopped() ? 0 : k),
       (error: unknown) => {
-        if (!options.signal.aborted) throw error;
+        if (!this.options.signal.aborted) throw error;
         return 0;
       },
     );
-  };
-  const launchRetries = async (): Promise<boolean> => {
-    while (retries.length > 0) {
-      const r = room();
-      const free = typeof r === 'number' ? r : await r;
-      if (free === 0) return false;
-      const a = admitted(Math.min(free, retries.length));
-      const take = typeof a === 'number' ? a : await a;
+  }
+
+  /**
+   * How many of `waiting` requests may launch now (room, then pace): a number when that is known
+   * at once (no promise once per launch window), else a promise of it; 0 when the run is to stop.
+   */
+  private howMany(waiting: number): number | Promise<number> {
+    const free = this.room();
+    if (typeof free !== 'number') return this.howManySlowly(free, waiting);
+    return free === 0 ? 0 : this.admitted(Math.min(free, waiting));
+  }
+
+  private async howManySlowly(room: Promise<number>, waiting: number): Promise<number> {
+    const free = await room;
+    if (free === 0) return 0;
+    const a = this.admitted(Math.min(free, waiting));
+    return typeof a === 'number' ? a : await a;
+  }
+
+  private async launchRetries(): Promise<boolean> {
+    while (this.retries.length > 0) {
+      const n = this.howMany(this.retries.length);
+      const take = typeof n === 'number' ? n : await n;
       if (take === 0) return false;
-      const relaunched = retries.splice(0, take);
+      const relaunched = this.retries.splice(0, take);
       // Counted when sent again: a throttled request the run gave up on was not retried.
-      summary.throttleRetries += relaunched.length;
-      launchWindow(relaunched.map((retry) => retry.request));
+      this.summary.throttleRetries += relaunched.length;
+      this.launchWindow(relaunched.map((retry) => retry.request));
     }
     return true;
-  };
+  }
+
   /** Launches the released requests (each checked again at its launch instant). */
-  const launchReleased = async (): Promise<boolean> => {
-    while (released.length > 0) {
-      const r = room();
-      const free = typeof r === 'number' ? r : await r;
-      if (free === 0) return false;
-      const a = admitted(Math.min(free, released.length));
-      const take = typeof a === 'number' ? a : await a;
+  private async launchReleased(): Promise<boolean> {
+    while (this.released.length > 0) {
+      const n = this.howMany(this.released.length);
+      const take = typeof n === 'number' ? n : await n;
       if (take === 0) return false;
-      launchWindow(released.splice(0, take));
+      this.launchWindow(this.released.splice(0, take));
     }
     return true;
-  };
+  }
+
   /** Sleeps until the earliest held group opens (nothing else to do); false when the run is to stop. */
-  const waitForHeld = async (): Promise<boolean> => {
-    const next = release();
-    if (released.length > 0) return true;
+  private async waitForHeld(): Promise<boolean> {
+    const next = this.release();
+    if (this.released.length > 0) return true;
     if (next === undefined) return true;
-    const sleep = options.sleep ?? defaultSleep;
     try {
-      await sleep(Math.max(0, next - hold!.now()), options.signal);
+      await this.sleep(Math.max(0, next - this.hold!.now()), this.options.signal);
     } catch (error) {
-      if (options.signal.aborted) return false;
+      if (this.options.signal.aborted) return false;
       throw error;
     }
-    pace?.pacer.rested?.();
-    release();
-    return !stopped();
-  };
-  let readError: { error: unknown } | undefined;
-  try {
-    batches: for await (const batch of options.requests) {
-      let next = 0;
-      while (next < batch.length) {
-        if (retries.length > 0 && !(await launchRetries())) break batches;
-        if (held.size > 0) release();
-        if (released.length > 0 && !(await launchReleased())) break batches;
-        const r = room();
-        const free = typeof r === 'number' ? r : await r;
-        if (free === 0) break batches;
-        const a = admitted(Math.min(free, batch.length - next));
-        const take = typeof a === 'number' ? a : await a;
-        if (take === 0) break batches;
-        launchWindow(take === batch.length ? batch : batch.slice(next, next + take));
-        next += take;
-      }
-    }
-    // The file is done; throttled requests may still come back to be sent again, and held ones
-    // wait for their windows.
-    while (!stopped() && (retries.length > 0 || inFlight > 0 || held.size > 0 || released.length > 0)) {
-      if (retries.length > 0) {
-        if (!(await launchRetries())) break;
-      } else if (held.size > 0) release();
-      if (released.length > 0) {
-        if (!(await launchReleased())) break;
-      } else if (inFlight > 0) {
-        await waitForSlot();
-      } else if (held.size > 0 && retries.length === 0) {
-        if (!(await waitForHeld())) break;
-      }
-    }
-  } catch (error) {
-    readError = { error };
+    this.pace?.pacer.rested?.();
+    this.release();
+    return !this.stopped();
   }
-  while (inFlight > 0) await waitForSlot();
-  if (summary.stalled) {
-    // Given up: the throttled requests still queued end with their last answer. Their launches
-    // were closed as throttled, so each gets a launch record again before its result.
-    const left = retries.splice(0);
-    if (left.length > 0 && fatal === undefined) {
-      let seqs: number[] | undefined;
-      try {
-        seqs = journal?.launch(left.map((retry) => retry.request));
-      } catch (error) {
-        fatal = { error };
-      }
-      left.forEach((retry, i) => finish(seqs?.[i] ?? 0, retry.failure, retry.request));
-    }
-  }
-  graceOver.abort();
-  options.signal.removeEventListener('abort', onAbort);
-  summary.interrupted = options.signal.aborted;
-  if (fatal !== undefined) throw fatal.error;
-  if (readError !== undefined) throw readError.error;
-  return summary;
 }

@@ -309,34 +309,10 @@ export async function planSend(request: SendRequest, ctx: SendContext): Promise<
   const fromText = request.from;
   if (fromText === undefined) throw new UsageError('--from is needed: the number to send from (E.164)');
   const from = requireE164(fromText, '--from');
-
-  const toValues = request.to;
-  const toFilePath = request.toFile;
-  if (toValues.length > 0 && toFilePath !== undefined) throw new UsageError('Give recipients with --to or --to-file, not both');
-  if (toValues.length === 0 && toFilePath === undefined) throw new UsageError('Recipients are needed: --to NUMBER... or --to-file FILE');
-  const to = toValues.length > 0 ? recipientsFrom(toValues, ctx) : undefined;
+  const to = recipientsGiven(request, ctx);
   const stdinTaken = stdinReaderOf(request);
-
-  const concurrency = request.concurrency;
-  const journal = request.journal;
-  const resume = request.resume;
-  if (resume && journal === undefined) throw new UsageError('--resume needs --journal FILE: the journal of the run to resume');
-  const unknown = request.unknown;
-  if (unknown !== undefined && !resume) throw new UsageError('--unknown goes with --resume: it chooses what a resumed run does with recipients whose outcome is unknown');
-
-  const mediaUrls = [...request.media];
-  const mediaPaths = request.mediaFiles;
-  if (mediaUrls.length + mediaPaths.length > MAX_MEDIA_PER_MESSAGE) {
-    throw new UsageError(
-      `A message holds at most ${MAX_MEDIA_PER_MESSAGE} media (--media and --media-file together), not ${mediaUrls.length + mediaPaths.length}`,
-    );
-  }
-  checkMediaLinks(mediaUrls);
-  checkMessageMedia(mediaUrls, []);
-  const mediaFiles: MediaFile[] = [];
-  for (const path of mediaPaths) mediaFiles.push(await readMediaFile(path));
-  checkMessageMedia(mediaUrls, mediaFiles);
-
+  checkResumeFlags(request);
+  const { mediaUrls, mediaFiles } = await readMedia(request);
   const body = await readBody(request, ctx, stdinTaken);
   if (body.text === '' && mediaUrls.length + mediaFiles.length === 0) {
     throw new UsageError('A message needs a body or media: --body TEXT, --body-file FILE, text on standard input, --media or --media-file');
@@ -344,7 +320,7 @@ export async function planSend(request: SendRequest, ctx: SendContext): Promise<
 
   // --media-file goes up for a tenant: on a terminal a missing one is chosen among the account's.
   const tenant = mediaFiles.length > 0 ? await request.tenant() : undefined;
-  const pace = await readPaceFlags(request.pace, toFilePath !== undefined, (path) =>
+  const pace = await readPaceFlags(request.pace, request.toFile !== undefined, (path) =>
     openOrRefuse(path, inputOptions(ctx, '--exclude-file', MAX_RECIPIENTS_BYTES, false)),
   );
   const { optOuts, ignoredOptOuts } = readOptOuts(request, from, ctx);
@@ -352,54 +328,15 @@ export async function planSend(request: SendRequest, ctx: SendContext): Promise<
     throw new UsageError('--budget needs --prices FILE: the price per segment by country, to know what each message costs');
   }
   const recipientWindows = await recipientWindowsOf(pace.recipientWindow, ctx);
-  const zoneCheck = pace.recipientWindow?.source.kind === 'column' ? new ZoneColumnCheck(pace.recipientWindow.source.column, toFilePath ?? '') : undefined;
-  let prices: PriceList | undefined;
-  if (request.prices !== undefined) {
-    const { readPriceList } = await import('./cost/prices.js');
-    prices = await readPriceList(request.prices, await readTextFile(request.prices, 'the --prices file'));
-  }
-
-  let toFile: SendPlan['toFile'];
-  let template: CompiledTemplate;
-  if (toFilePath !== undefined) {
-    const source = await openOrRefuse(toFilePath, inputOptions(ctx, '--to-file', MAX_RECIPIENTS_BYTES, true));
-    // What the send costs is counted in the same pass when it will be shown (a dry run, the
-    // questions on a terminal), so that the file is read once; not with --resume, whose journal
-    // (read later) changes who is counted.
-    const wantsCost = !resume && (request.dryRun || ctx.io.stderrIsTTY || ctx.io.canPrompt);
-    const tally = wantsCost
-      ? new CostTally(body.text, (columns) => compileTemplate(body.text, columns), new RecipientFilter(pace.exclude?.list, pace.shard, undefined, optOuts?.lookup, recipientWindows), prices)
-      : undefined;
+  const prices = await readPrices(request);
+  const { toFile, template } =
+    request.toFile !== undefined
+      ? await readToFile(request, request.toFile, ctx, { body, pace, optOuts, recipientWindows, prices })
+      : // With --to the body is sent as written: braces are text, not placeholders.
+        { toFile: undefined, template: { source: body.text, columns: [], isStatic: true, render: () => body.text } };
+  if (request.journal !== undefined) {
     try {
-      // Who the filters leave in, counted in this pass (a Map look-up a row), so that the send
-      // need not read the file a second time to know its total.
-      const counting = resume ? undefined : new RecipientFilter(pace.exclude?.list, pace.shard, undefined, optOuts?.lookup, recipientWindows);
-      const check = await checkFile(source, ctx, tally, zoneCheck, counting?.active === true ? counting : undefined);
-      const cost = tally?.finish();
-      toFile = { path: toFilePath, source, check, ...(cost !== undefined ? { cost } : {}), ...(counting?.active === true ? { admitted: counting } : {}) };
-      template = compileTemplate(body.text, check.columns);
-    } catch (error) {
-      source.close();
-      if (error instanceof TemplateError) throw new UsageError(error.message);
-      throw error;
-    }
-  } else {
-    // With --to the body is sent as written: braces are text, not placeholders.
-    template = { source: body.text, columns: [], isStatic: true, render: () => body.text };
-  }
-
-  if (journal !== undefined) {
-    const inputs = [
-      ...(toFile !== undefined ? [{ flag: '--to-file', name: toFile.path, identity: toFile.source.identity }] : []),
-      ...(body.file !== undefined ? [{ flag: '--body-file', name: body.file.name, identity: body.file.identity }] : []),
-      ...(pace.exclude !== undefined ? [{ flag: '--exclude-file', name: pace.exclude.path, identity: pace.exclude.identity }] : []),
-    ];
-    for (const path of mediaPaths) {
-      const { dev, ino } = await stat(path);
-      inputs.push({ flag: '--media-file', name: path, identity: { dev, ino } });
-    }
-    try {
-      await checkJournalPath(journal, inputs);
+      await checkJournalPath(request.journal, await journalInputs(request, toFile, body, pace));
     } catch (error) {
       toFile?.source.close();
       throw error;
@@ -416,10 +353,10 @@ export async function planSend(request: SendRequest, ctx: SendContext): Promise<
     mediaFiles,
     tenant,
     isAsync: request.isAsync,
-    concurrency,
-    journal,
-    resume,
-    unknown,
+    concurrency: request.concurrency,
+    journal: request.journal,
+    resume: request.resume,
+    unknown: request.unknown,
     dryRun: request.dryRun,
     yes: request.yes,
     pace,
@@ -431,6 +368,101 @@ export async function planSend(request: SendRequest, ctx: SendContext): Promise<
     budget: request.budget,
     close: () => toFile?.source.close(),
   };
+}
+
+/** The --to recipients, checked; undefined with --to-file. Exactly one of the two is needed. */
+function recipientsGiven(request: SendRequest, ctx: SendContext): string[] | undefined {
+  const toValues = request.to;
+  const toFilePath = request.toFile;
+  if (toValues.length > 0 && toFilePath !== undefined) throw new UsageError('Give recipients with --to or --to-file, not both');
+  if (toValues.length === 0 && toFilePath === undefined) throw new UsageError('Recipients are needed: --to NUMBER... or --to-file FILE');
+  return toValues.length > 0 ? recipientsFrom(toValues, ctx) : undefined;
+}
+
+function checkResumeFlags(request: SendRequest): void {
+  if (request.resume && request.journal === undefined) throw new UsageError('--resume needs --journal FILE: the journal of the run to resume');
+  if (request.unknown !== undefined && !request.resume) {
+    throw new UsageError('--unknown goes with --resume: it chooses what a resumed run does with recipients whose outcome is unknown');
+  }
+}
+
+/** The --media links and the --media-file files (read and checked), within a message's limit. */
+async function readMedia(request: SendRequest): Promise<{ mediaUrls: string[]; mediaFiles: MediaFile[] }> {
+  const mediaUrls = [...request.media];
+  const mediaPaths = request.mediaFiles;
+  if (mediaUrls.length + mediaPaths.length > MAX_MEDIA_PER_MESSAGE) {
+    throw new UsageError(
+      `A message holds at most ${MAX_MEDIA_PER_MESSAGE} media (--media and --media-file together), not ${mediaUrls.length + mediaPaths.length}`,
+    );
+  }
+  checkMediaLinks(mediaUrls);
+  checkMessageMedia(mediaUrls, []);
+  const mediaFiles: MediaFile[] = [];
+  for (const path of mediaPaths) mediaFiles.push(await readMediaFile(path));
+  checkMessageMedia(mediaUrls, mediaFiles);
+  return { mediaUrls, mediaFiles };
+}
+
+async function readPrices(request: SendRequest): Promise<PriceList | undefined> {
+  if (request.prices === undefined) return undefined;
+  const { readPriceList } = await import('./cost/prices.js');
+  return readPriceList(request.prices, await readTextFile(request.prices, 'the --prices file'));
+}
+
+/** What the --to-file check needs from the rest of the plan. */
+interface ToFileContext {
+  body: Body;
+  pace: PaceFlags;
+  optOuts: SendPlan['optOuts'];
+  recipientWindows: RecipientWindows | undefined;
+  prices: PriceList | undefined;
+}
+
+/** Opens and checks the recipients file (and counts its cost when shown); its template compiled against its columns. */
+async function readToFile(
+  request: SendRequest,
+  toFilePath: string,
+  ctx: SendContext,
+  given: ToFileContext,
+): Promise<{ toFile: NonNullable<SendPlan['toFile']>; template: CompiledTemplate }> {
+  const { body, pace, optOuts, recipientWindows, prices } = given;
+  const resume = request.resume;
+  const zoneCheck = pace.recipientWindow?.source.kind === 'column' ? new ZoneColumnCheck(pace.recipientWindow.source.column, toFilePath) : undefined;
+  const source = await openOrRefuse(toFilePath, inputOptions(ctx, '--to-file', MAX_RECIPIENTS_BYTES, true));
+  // What the send costs is counted in the same pass when it will be shown (a dry run, the
+  // questions on a terminal), so that the file is read once; not with --resume, whose journal
+  // (read later) changes who is counted.
+  const wantsCost = !resume && (request.dryRun || ctx.io.stderrIsTTY || ctx.io.canPrompt);
+  const tally = wantsCost
+    ? new CostTally(body.text, (columns) => compileTemplate(body.text, columns), new RecipientFilter(pace.exclude?.list, pace.shard, undefined, optOuts?.lookup, recipientWindows), prices)
+    : undefined;
+  try {
+    // Who the filters leave in, counted in this pass (a Map look-up a row), so that the send
+    // need not read the file a second time to know its total.
+    const counting = resume ? undefined : new RecipientFilter(pace.exclude?.list, pace.shard, undefined, optOuts?.lookup, recipientWindows);
+    const check = await checkFile(source, ctx, tally, zoneCheck, counting?.active === true ? counting : undefined);
+    const cost = tally?.finish();
+    const toFile = { path: toFilePath, source, check, ...(cost !== undefined ? { cost } : {}), ...(counting?.active === true ? { admitted: counting } : {}) };
+    return { toFile, template: compileTemplate(body.text, check.columns) };
+  } catch (error) {
+    source.close();
+    if (error instanceof TemplateError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/** The files a send reads, which its journal must not be written into. */
+async function journalInputs(request: SendRequest, toFile: SendPlan['toFile'], body: Body, pace: PaceFlags): Promise<NamedFile[]> {
+  const inputs: NamedFile[] = [
+    ...(toFile !== undefined ? [{ flag: '--to-file', name: toFile.path, identity: toFile.source.identity }] : []),
+    ...(body.file !== undefined ? [{ flag: '--body-file', name: body.file.name, identity: body.file.identity }] : []),
+    ...(pace.exclude !== undefined ? [{ flag: '--exclude-file', name: pace.exclude.path, identity: pace.exclude.identity }] : []),
+  ];
+  for (const path of request.mediaFiles) {
+    const { dev, ino } = await stat(path);
+    inputs.push({ flag: '--media-file', name: path, identity: { dev, ino } });
+  }
+  return inputs;
 }
 
 /**

@@ -33,7 +33,7 @@ export interface SendProgressOptions {
   drawEveryMs?: number;
 }
 
-/** The rate over the last RATE_WINDOW_MS, from samples taken at most every SAMPLE_MS. */
+/** The rate is measured over the last RATE_WINDOW_MS, from samples taken at most every SAMPLE_MS. */
 const RATE_WINDOW_MS = 5_000;
 const SAMPLE_MS = 250;
 
@@ -132,19 +132,20 @@ export function fitLine(p: LineParts, width: number): string {
 }
 
 export function createSendProgress(options: SendProgressOptions): SendProgress {
-  const { stream, isTTY, total, now } = options;
-  const plainEveryMs = options.plainEveryMs ?? 5_000;
-  const drawEveryMs = options.drawEveryMs ?? 100;
-  const started = now();
-  const samples: { at: number; sent: number }[] = [{ at: started, sent: 0 }];
-  let last: ProgressCounts = { accepted: 0, failed: 0, skipped: 0 };
-  let lastDraw = -Infinity;
-  let lastPlain = started;
-  let drawn = false;
-  let wait: Wait | undefined;
-  let lastThrottleLine = -Infinity;
+  return new ProgressLine(options);
+}
 
-  const rateNow = (time: number, sent: number): number => {
+/** The rate over the last RATE_WINDOW_MS, from samples taken at most every SAMPLE_MS. */
+class RecentRate {
+  private readonly samples: { at: number; sent: number }[];
+
+  constructor(started: number) {
+    this.samples = [{ at: started, sent: 0 }];
+  }
+
+  /** Takes a sample when one is due; the rate per second now. */
+  at(time: number, sent: number): number {
+    const samples = this.samples;
     const tail = samples[samples.length - 1]!;
     if (time - tail.at >= SAMPLE_MS) {
       samples.push({ at: time, sent });
@@ -153,17 +154,95 @@ export function createSendProgress(options: SendProgressOptions): SendProgress {
     const head = samples[0]!;
     const span = time - head.at;
     return span >= SAMPLE_MS ? ((sent - head.sent) * 1000) / span : 0;
-  };
+  }
+}
+
+class ProgressLine implements SendProgress {
+  private readonly stream: Writable;
+  private readonly isTTY: boolean;
+  private readonly total: number;
+  private readonly now: () => number;
+  private readonly columns: number;
+  private readonly plainEveryMs: number;
+  private readonly drawEveryMs: number;
+  private readonly rate: RecentRate;
+  private last: ProgressCounts = { accepted: 0, failed: 0, skipped: 0 };
+  private lastDraw = -Infinity;
+  private lastPlain: number;
+  private drawn = false;
+  private wait: Wait | undefined;
+  private lastThrottleLine = -Infinity;
+
+  constructor(options: SendProgressOptions) {
+    this.stream = options.stream;
+    this.isTTY = options.isTTY;
+    this.total = options.total;
+    this.now = options.now;
+    this.columns = options.columns;
+    this.plainEveryMs = options.plainEveryMs ?? 5_000;
+    this.drawEveryMs = options.drawEveryMs ?? 100;
+    const started = this.now();
+    this.rate = new RecentRate(started);
+    this.lastPlain = started;
+  }
+
+  update(counts: ProgressCounts): void {
+    this.last = counts;
+    const time = this.now();
+    const done = counts.accepted + counts.failed;
+    if (this.isTTY) {
+      if (time - this.lastDraw >= this.drawEveryMs || done >= this.total) this.draw(time);
+      else this.rate.at(time, done);
+      return;
+    }
+    if (time - this.lastPlain >= this.plainEveryMs) {
+      this.lastPlain = time;
+      this.stream.write(`svc send: ${fullLine(this.parts(counts, time))}\n`);
+    } else {
+      this.rate.at(time, done);
+    }
+  }
+
+  event(event: PaceEvent): void {
+    const time = this.now();
+    // `time` is the monotonic clock: a throttle's end is on it too, a window's opening is a wait from now.
+    const until = event.type === 'throttled' ? event.until : event.type === 'window-closed' ? time + event.opensInMs : time;
+    this.wait = event.type === 'window-opened' ? undefined : { text: describeWait(event), short: describeWaitShort(event), until };
+    if (event.type === 'throttled' && this.isTTY) {
+      this.draw(time);
+      return;
+    }
+    // Off a terminal, throttles are told at most once per plain interval (a long throttled
+    // stretch would otherwise write a line a second).
+    if (event.type === 'throttled') {
+      if (time - this.lastThrottleLine < this.plainEveryMs) return;
+      this.lastThrottleLine = time;
+    }
+    // A window pause is news worth a line of its own, on a terminal too; so is every throttle
+    // off a terminal, where nothing else would show why the run went quiet.
+    if (this.drawn) this.stream.write(control('\r\u001b[K'));
+    this.drawn = false;
+    this.stream.write(`${describeWait(event)}\n`);
+    if (this.isTTY) this.draw(time);
+  }
+
+  clear(): void {
+    if (!this.drawn) return;
+    this.stream.write(control('\r\u001b[K'));
+    this.drawn = false;
+    this.lastDraw = -Infinity;
+  }
 
   /** The parts of the line, most important first (see fitLine). */
-  const parts = (counts: ProgressCounts, time: number): LineParts => {
+  private parts(counts: ProgressCounts, time: number): LineParts {
     // `total` is this run's own recipients (its shard, less exclusions and --resume skips):
     // those left out are told apart, never counted as sent.
     const sent = counts.accepted + counts.failed;
-    const rate = rateNow(time, sent);
-    const left = Math.max(0, total - sent);
+    const rate = this.rate.at(time, sent);
+    const left = Math.max(0, this.total - sent);
+    const wait = this.wait;
     return {
-      done: `${sent}/${total}`,
+      done: `${sent}/${this.total}`,
       accepted: counts.accepted,
       failed: counts.failed,
       skipped: counts.skipped,
@@ -171,67 +250,18 @@ export function createSendProgress(options: SendProgressOptions): SendProgress {
       eta: `${rate > 0 ? formatDuration((left / rate) * 1000) : '?'} left`,
       wait: wait !== undefined && time < wait.until ? wait : undefined,
     };
-  };
-
-  const text = (counts: ProgressCounts, time: number): string => fullLine(parts(counts, time));
+  }
 
   /** The terminal's width now: the stream's own (stderr's, also after a resize), else the one given. */
-  const width = (): number => {
-    const own = (stream as { columns?: unknown }).columns;
-    return typeof own === 'number' && own > 0 ? own : options.columns;
-  };
+  private width(): number {
+    const own = (this.stream as { columns?: unknown }).columns;
+    return typeof own === 'number' && own > 0 ? own : this.columns;
+  }
 
-  const draw = (time: number): void => {
+  private draw(time: number): void {
     // One column short of the width, so that the line never wraps onto a second one.
-    stream.write(`${control('\r')}${fitLine(parts(last, time), Math.max(20, width() - 1))}${control('\u001b[K')}`);
-    drawn = true;
-    lastDraw = time;
-  };
-
-  return {
-    update(counts) {
-      last = counts;
-      const time = now();
-      const done = counts.accepted + counts.failed;
-      if (isTTY) {
-        if (time - lastDraw >= drawEveryMs || done >= total) draw(time);
-        else rateNow(time, counts.accepted + counts.failed);
-        return;
-      }
-      if (time - lastPlain >= plainEveryMs) {
-        lastPlain = time;
-        stream.write(`svc send: ${text(counts, time)}\n`);
-      } else {
-        rateNow(time, counts.accepted + counts.failed);
-      }
-    },
-    event(event) {
-      const time = now();
-      // `time` is the monotonic clock: a throttle's end is on it too, a window's opening is a wait from now.
-      const until = event.type === 'throttled' ? event.until : event.type === 'window-closed' ? time + event.opensInMs : time;
-      wait = event.type === 'window-opened' ? undefined : { text: describeWait(event), short: describeWaitShort(event), until };
-      if (event.type === 'throttled' && isTTY) {
-        draw(time);
-        return;
-      }
-      // Off a terminal, throttles are told at most once per plain interval (a long throttled
-      // stretch would otherwise write a line a second).
-      if (event.type === 'throttled') {
-        if (time - lastThrottleLine < plainEveryMs) return;
-        lastThrottleLine = time;
-      }
-      // A window pause is news worth a line of its own, on a terminal too; so is every throttle
-      // off a terminal, where nothing else would show why the run went quiet.
-      if (drawn) stream.write(control('\r\u001b[K'));
-      drawn = false;
-      stream.write(`${describeWait(event)}\n`);
-      if (isTTY) draw(time);
-    },
-    clear() {
-      if (!drawn) return;
-      stream.write(control('\r\u001b[K'));
-      drawn = false;
-      lastDraw = -Infinity;
-    },
-  };
+    this.stream.write(`${control('\r')}${fitLine(this.parts(this.last, time), Math.max(20, this.width() - 1))}${control('\u001b[K')}`);
+    this.drawn = true;
+    this.lastDraw = time;
+  }
 }

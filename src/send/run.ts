@@ -1,8 +1,10 @@
 import type { SendContext } from './send-context.js';
 import { messageOutcome, sendMessage, type SendAnswer, type SendMessageRequest } from '../api/messages.js';
 import { uploadMedia } from '../api/media.js';
-import { openSentRecorder, sentRecorderFor } from '../events/records.js';
-import { runBulk, type BulkHold, type BulkRequest, type BulkSummary } from './engine.js';
+import { openSentRecorder, sentRecorderFor, type SentRecorder } from '../events/records.js';
+import type { ApiClient } from '../api/http.js';
+import { runBulk, type BulkHold, type BulkRequest, type BulkResult, type BulkSummary } from './engine.js';
+import type { RecipientFilter, SkipRecipient } from './pace/filter.js';
 import type { RecipientWindows } from './pace/recipient-window.js';
 import { readNumberRateLimit } from './pace/number-rate.js';
 import { Pacer, type PaceEvent } from './pace/pacer.js';
@@ -11,8 +13,8 @@ import { effectiveRate } from './pace/token-bucket.js';
 import type { SendPlan } from './plan.js';
 import { createSendProgress, describeWait, type SendProgress } from './progress.js';
 import { readRecipientBatches } from './recipients.js';
-import { createResultPrinter } from './results.js';
-import { openJournal, ownCounts, type Resumed } from './resume.js';
+import { createResultPrinter, type ResultPrinter } from './results.js';
+import { openJournal, ownCounts, type Resumed, type RunJournal } from './resume.js';
 import { recipientFilterOf, toRecipients, type BodyStats } from './stats.js';
 import { writeSummary } from './summary.js';
 import { UsageError } from '../errors.js';
@@ -41,17 +43,7 @@ export async function runSend(
 ): Promise<SendOutcome> {
   const { isAsync, resumed, cost } = options;
   const skip = resumed?.skip;
-  // A budget is kept only over a cost that is known: every recipient must have a price.
-  const budget = plan.budget !== undefined && plan.prices !== undefined ? new BudgetGate(plan.budget, plan.prices) : undefined;
-  if (budget !== undefined) {
-    const unpriced = (await cost()).cost?.unpriced;
-    if (unpriced !== undefined && unpriced.recipients > 0) {
-      throw new UsageError(
-        `--budget: ${unpriced.recipients} recipient${unpriced.recipients === 1 ? ' is' : 's are'} in ${unpriced.countries.join(', ')}, which ${plan.prices!.path} gives no price for`,
-        ['Nothing was sent. Add their countries, or a * line for every other country, to the prices file.'],
-      );
-    }
-  }
+  const budget = await budgetGateFor(plan, cost);
   const api = await ctx.api();
   if (plan.toFile !== undefined) api.preferThroughput(plan.concurrency);
   // Opened before any upload: a journal that cannot be written is a usage error (exit 2), and
@@ -64,30 +56,10 @@ export async function runSend(
   // and --resume skips, each counted by reason (the same filter for --to and --to-file).
   const filter = recipientFilterOf(plan, skip);
   const toRemaining = plan.to !== undefined ? toRecipients(plan, filter) : undefined;
-  let total = 1;
-  try {
-    // The file's own recipients (the cost's pass, made once, when anything leaves some out).
-    if (bulk) {
-      const counted = skip === undefined ? plan.toFile!.admitted : undefined;
-      total = !filter.active ? plan.toFile!.check.recipients : counted !== undefined ? counted.admittedCount : (await cost()).recipients;
-    }
-  } catch (error) {
-    await journal?.close();
-    throw error;
-  }
+  const total = bulk ? await closingOnError(journal, () => fileTotal(plan, filter, skip, cost)) : 1;
   // Everyone left out (excluded, already accepted): nothing goes to the service, not even the media.
   const nothingToSend = bulk ? total === 0 : toRemaining!.length === 0;
-  const mediaUrls = [...plan.mediaUrls];
-  try {
-    for (const file of nothingToSend ? [] : plan.mediaFiles) {
-      const uploaded = await uploadMedia(api, file, { number: plan.from, tenantId: plan.tenant }, 'auto', (why) => ctx.debug(`media upload: ${why}`));
-      ctx.debug(`uploaded ${file.path} as ${uploaded.url}`);
-      mediaUrls.push(uploaded.url);
-    }
-  } catch (error) {
-    await journal?.close();
-    throw error;
-  }
+  const mediaUrls = await closingOnError(journal, () => uploadAll(plan, ctx, api, nothingToSend ? [] : plan.mediaFiles));
 
   // What was sent, for svc thread and svc events: into --store DIR, none with --no-store, else the default store.
   const recorder = plan.store === false ? undefined : plan.store !== undefined ? openSentRecorder(plan.store, (message) => ctx.warn(message)) : sentRecorderFor(ctx);
@@ -97,6 +69,90 @@ export async function runSend(
   const progress: SendProgress | undefined = bulk
     ? createSendProgress({ stream: ctx.io.stderr, isTTY: ctx.io.stderrIsTTY, columns: ctx.io.columns, total, now: () => ctx.clock.monotonic() })
     : undefined;
+  const pacer = pacerFor(plan, ctx, { bulk, numberRate, journal, progress });
+  const printer = createResultPrinter(ctx, { bulk, beforeTerminalLine: () => progress?.clear() });
+  const tally = new SendTally(plan, recorder, printer, progress);
+  const payloadFor = (to: string[], body: string): SendMessageRequest =>
+    mediaUrls.length > 0 ? { from: plan.from, to, body, mediaUrls } : { from: plan.from, to, body };
+
+  let summary: BulkSummary;
+  try {
+    summary = await runBulk({
+      requests: toRemaining !== undefined ? toRequests(plan, toRemaining, budget, payloadFor) : fileRequests(plan, filter, budget, tally.counts, payloadFor),
+      send: (request, cutOff) => sendMessage(api, request.payload, { isAsync, finishOnInterrupt: true, signal: cutOff }),
+      concurrency: bulk ? plan.concurrency : 1,
+      journal,
+      signal: ctx.signal,
+      sleep: (ms, signal) => ctx.clock.sleep(ms, signal),
+      onResult: (result, request) => tally.add(result, request),
+      ready: () => printer.ready(),
+      pace: { pacer, throttleOf },
+      hold: plan.recipientWindows !== undefined ? holdOutsideWindows(plan.recipientWindows, ctx, journal, progress) : undefined,
+    });
+  } finally {
+    progress?.clear();
+    // Both end with an fsync: side by side, the run waits for the disk once instead of twice.
+    await Promise.all([journal?.close(), recorder?.close()]);
+  }
+  await printer.end();
+
+  if (bulk || plan.journal !== undefined || summary.interrupted || filter.leftOut > 0 || budget?.stop !== undefined) {
+    writeSummary(ctx, plan, summary, ctx.clock.monotonic() - started, filter, budget);
+  }
+  return { summary, recipientsAccepted: tally.recipientsAccepted, recipientsFailed: tally.recipientsFailed };
+}
+
+/** A budget is kept only over a cost that is known: every recipient must have a price. */
+async function budgetGateFor(plan: SendPlan, cost: () => Promise<BodyStats>): Promise<BudgetGate | undefined> {
+  if (plan.budget === undefined || plan.prices === undefined) return undefined;
+  const unpriced = (await cost()).cost?.unpriced;
+  if (unpriced !== undefined && unpriced.recipients > 0) {
+    throw new UsageError(
+      `--budget: ${unpriced.recipients} recipient${unpriced.recipients === 1 ? ' is' : 's are'} in ${unpriced.countries.join(', ')}, which ${plan.prices.path} gives no price for`,
+      ['Nothing was sent. Add their countries, or a * line for every other country, to the prices file.'],
+    );
+  }
+  return new BudgetGate(plan.budget, plan.prices);
+}
+
+/** Runs a step before the first request; when it fails the journal is closed (not left open). */
+async function closingOnError<T>(journal: RunJournal | undefined, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    await journal?.close();
+    throw error;
+  }
+}
+
+/** The file's own recipients (the cost's pass, made once, when anything leaves some out). */
+async function fileTotal(plan: SendPlan, filter: RecipientFilter, skip: SkipRecipient | undefined, cost: () => Promise<BodyStats>): Promise<number> {
+  if (!filter.active) return plan.toFile!.check.recipients;
+  const counted = skip === undefined ? plan.toFile!.admitted : undefined;
+  return counted !== undefined ? counted.admittedCount : (await cost()).recipients;
+}
+
+/** Uploads the media files; the URLs to send, after the --media-url ones. */
+async function uploadAll(plan: SendPlan, ctx: SendContext, api: ApiClient, files: SendPlan['mediaFiles']): Promise<string[]> {
+  const mediaUrls = [...plan.mediaUrls];
+  for (const file of files) {
+    const uploaded = await uploadMedia(api, file, { number: plan.from, tenantId: plan.tenant }, 'auto', (why) => ctx.debug(`media upload: ${why}`));
+    ctx.debug(`uploaded ${file.path} as ${uploaded.url}`);
+    mediaUrls.push(uploaded.url);
+  }
+  return mediaUrls;
+}
+
+/**
+ * The run's pace. A single --to request is paced too: a throttle to it is waited out, not a
+ * failure (the contract's `svc send`), within the same --max-stall.
+ */
+function pacerFor(
+  plan: SendPlan,
+  ctx: SendContext,
+  run: { bulk: boolean; numberRate: number | undefined; journal: RunJournal | undefined; progress: SendProgress | undefined },
+): Pacer {
+  const { journal, progress } = run;
   const onPaceEvent = (event: PaceEvent): void => {
     // Journaled, so that the journal shows why the run went quiet; nothing is in flight across
     // the pause but what was launched before it, and that is journaled as it ends.
@@ -108,21 +164,27 @@ export async function runSend(
     if (progress !== undefined) progress.event(event);
     else ctx.io.stderr.write(`${describeWait(event)}\n`);
   };
-  // A single --to request is paced too: a throttle to it is waited out, not a failure (the
-  // contract's `svc send`), within the same --max-stall.
-  const pacer = new Pacer({
+  return new Pacer({
     clock: ctx.clock,
-    concurrency: bulk ? plan.concurrency : 1,
-    ratePerSecond: effectiveRate(plan.pace.rate, numberRate),
+    concurrency: run.bulk ? plan.concurrency : 1,
+    ratePerSecond: effectiveRate(plan.pace.rate, run.numberRate),
     maxStallMs: plan.pace.maxStallMs,
     window: plan.pace.window,
     onEvent: onPaceEvent,
   });
-  const printer = createResultPrinter(ctx, { bulk, beforeTerminalLine: () => progress?.clear() });
-  // Each recipient's own quiet hours (--tz-column, --tz auto): a group whose window is closed is
-  // held until it opens while the others are sent; each wait is journaled and shown.
-  const windows = plan.recipientWindows;
-  const holdOutsideWindows = (source: RecipientWindows): BulkHold<SendMessageRequest> => ({
+}
+
+/**
+ * Each recipient's own quiet hours (--tz-column, --tz auto): a group whose window is closed is
+ * held until it opens while the others are sent; each wait is journaled and shown.
+ */
+function holdOutsideWindows(
+  source: RecipientWindows,
+  ctx: SendContext,
+  journal: RunJournal | undefined,
+  progress: SendProgress | undefined,
+): BulkHold<SendMessageRequest> {
+  return {
     now: () => ctx.clock.now(),
     until: (request, now) => {
       const group = source.group(request.zone!);
@@ -136,92 +198,92 @@ export async function runSend(
       progress?.clear();
       ctx.io.stderr.write(`${line}\n`);
     },
-  });
-  const counts = { accepted: 0, failed: 0, skipped: 0 };
-  let recipientsAccepted = 0;
-  const recipientsFailed: string[] = [];
+  };
+}
 
-  const payloadFor = (to: string[], body: string): SendMessageRequest =>
-    mediaUrls.length > 0 ? { from: plan.from, to, body, mediaUrls } : { from: plan.from, to, body };
+type PayloadFor = (to: string[], body: string) => SendMessageRequest;
 
-  async function* requests(): AsyncGenerator<BulkRequest<SendMessageRequest>[]> {
-    if (toRemaining !== undefined) {
-      // One request for every --to recipient: within the budget whole, or not sent.
-      if (budget !== undefined && toRemaining.length > 0) {
-        const admitted = toRemaining.filter((to) => budget.admits(to, plan.body));
-        if (admitted.length < toRemaining.length) {
-          budget.held = toRemaining.length;
-          return;
-        }
-      }
-      if (toRemaining.length > 0) yield [{ to: toRemaining, payload: payloadFor(toRemaining, plan.body) }];
+/** One request for every --to recipient: within the budget whole, or not sent. */
+async function* toRequests(
+  plan: SendPlan,
+  toRemaining: string[],
+  budget: BudgetGate | undefined,
+  payloadFor: PayloadFor,
+): AsyncGenerator<BulkRequest<SendMessageRequest>[]> {
+  if (toRemaining.length === 0) return;
+  if (budget !== undefined) {
+    const admitted = toRemaining.filter((to) => budget.admits(to, plan.body));
+    if (admitted.length < toRemaining.length) {
+      budget.held = toRemaining.length;
       return;
     }
-    // The check read the same bytes: when it found no number listed twice, the send does not
-    // build the duplicate index again (memory at a million recipients).
-    const findDuplicates = plan.toFile!.check.duplicateCount > 0;
-    // Small batches: a batch's rows and payloads live until its last request leaves, and a
-    // 64 KB batch (some 2,500 requests) lived long enough for V8 to move it to the old
-    // generation, whose growth then followed the file's length (peak RSS at a million).
-    for await (const rows of readRecipientBatches(plan.toFile!.source, { findDuplicates, highWaterMark: SEND_BATCH_BYTES })) {
-      const batch: BulkRequest<SendMessageRequest>[] = [];
-      for (const row of rows) {
-        if (filter.active) {
-          const skippedBefore = filter.skipped;
-          if (!filter.admits(row.to, row.fields)) {
-            // Sent by an earlier run (or maybe sent): its cost is part of what the run has spent.
-            if (budget !== undefined && filter.skipped > skippedBefore) budget.sentBefore(row.to, plan.template.render(row.fields));
-            counts.skipped = filter.leftOut;
-            continue;
-          }
+  }
+  yield [{ to: toRemaining, payload: payloadFor(toRemaining, plan.body) }];
+}
+
+/** The file's requests, in batches: those the filter and the budget let through, each rendered. */
+async function* fileRequests(
+  plan: SendPlan,
+  filter: RecipientFilter,
+  budget: BudgetGate | undefined,
+  counts: { skipped: number },
+  payloadFor: PayloadFor,
+): AsyncGenerator<BulkRequest<SendMessageRequest>[]> {
+  const windows = plan.recipientWindows;
+  // The check read the same bytes: when it found no number listed twice, the send does not
+  // build the duplicate index again (memory at a million recipients).
+  const findDuplicates = plan.toFile!.check.duplicateCount > 0;
+  // Small batches: a batch's rows and payloads live until its last request leaves, and a
+  // 64 KB batch (some 2,500 requests) lived long enough for V8 to move it to the old
+  // generation, whose growth then followed the file's length (peak RSS at a million).
+  for await (const rows of readRecipientBatches(plan.toFile!.source, { findDuplicates, highWaterMark: SEND_BATCH_BYTES })) {
+    const batch: BulkRequest<SendMessageRequest>[] = [];
+    for (const row of rows) {
+      if (filter.active) {
+        const skippedBefore = filter.skipped;
+        if (!filter.admits(row.to, row.fields)) {
+          // Sent by an earlier run (or maybe sent): its cost is part of what the run has spent.
+          if (budget !== undefined && filter.skipped > skippedBefore) budget.sentBefore(row.to, plan.template.render(row.fields));
+          counts.skipped = filter.leftOut;
+          continue;
         }
-        const body = plan.template.render(row.fields);
-        // Past the budget nothing more is launched; the rest of the file is read to count them.
-        if (budget !== undefined && !budget.admits(row.to, body)) continue;
-        // One array for the request and its payload (neither is changed once made).
-        const to = [row.to];
-        if (windows !== undefined) batch.push({ to, payload: payloadFor(to, body), zone: windows.groupOf(row.to, row.fields)!.key });
-        else batch.push({ to, payload: payloadFor(to, body) });
       }
-      if (batch.length > 0) yield batch;
+      const body = plan.template.render(row.fields);
+      // Past the budget nothing more is launched; the rest of the file is read to count them.
+      if (budget !== undefined && !budget.admits(row.to, body)) continue;
+      // One array for the request and its payload (neither is changed once made).
+      const to = [row.to];
+      if (windows !== undefined) batch.push({ to, payload: payloadFor(to, body), zone: windows.groupOf(row.to, row.fields)!.key });
+      else batch.push({ to, payload: payloadFor(to, body) });
     }
+    if (batch.length > 0) yield batch;
   }
+}
 
-  let summary: BulkSummary;
-  try {
-    summary = await runBulk({
-      requests: requests(),
-      send: (request, cutOff) => sendMessage(api, request.payload, { isAsync, finishOnInterrupt: true, signal: cutOff }),
-      concurrency: bulk ? plan.concurrency : 1,
-      journal,
-      signal: ctx.signal,
-      sleep: (ms, signal) => ctx.clock.sleep(ms, signal),
-      onResult(result, request) {
-        if (result.outcome === 'accepted') {
-          recorder?.add(result.answer, plan.from, request.to, request.payload.body);
-          counts.accepted++;
-          recipientsAccepted += result.to.length;
-          const failed = failedRecipientsIn(result.answer, result.to);
-          for (let i = 0; i < failed.length; i++) recipientsFailed.push(failed[i]!);
-        } else counts.failed++;
-        printer.add(result);
-        progress?.update(counts);
-      },
-      ready: () => printer.ready(),
-      pace: { pacer, throttleOf },
-      hold: windows !== undefined ? holdOutsideWindows(windows) : undefined,
-    });
-  } finally {
-    progress?.clear();
-    // Both end with an fsync: side by side, the run waits for the disk once instead of twice.
-    await Promise.all([journal?.close(), recorder?.close()]);
-  }
-  await printer.end();
+/** Each result as it comes: recorded for svc thread, counted, printed and shown on the progress line. */
+class SendTally {
+  readonly counts = { accepted: 0, failed: 0, skipped: 0 };
+  recipientsAccepted = 0;
+  readonly recipientsFailed: string[] = [];
 
-  if (bulk || plan.journal !== undefined || summary.interrupted || filter.leftOut > 0 || budget?.stop !== undefined) {
-    writeSummary(ctx, plan, summary, ctx.clock.monotonic() - started, filter, budget);
+  constructor(
+    private readonly plan: SendPlan,
+    private readonly recorder: SentRecorder | undefined,
+    private readonly printer: ResultPrinter,
+    private readonly progress: SendProgress | undefined,
+  ) {}
+
+  add(result: BulkResult, request: BulkRequest<SendMessageRequest>): void {
+    if (result.outcome === 'accepted') {
+      this.recorder?.add(result.answer, this.plan.from, request.to, request.payload.body);
+      this.counts.accepted++;
+      this.recipientsAccepted += result.to.length;
+      const failed = failedRecipientsIn(result.answer, result.to);
+      for (let i = 0; i < failed.length; i++) this.recipientsFailed.push(failed[i]!);
+    } else this.counts.failed++;
+    this.printer.add(result);
+    this.progress?.update(this.counts);
   }
-  return { summary, recipientsAccepted, recipientsFailed };
 }
 
 const NONE_FAILED: readonly string[] = Object.freeze([]);

@@ -11,7 +11,7 @@ import { getMessage, messageOutcome, type Message } from '../../api/messages.js'
 import type { ApiClient } from '../../api/http.js';
 import { AuthError, InterruptedError, NotFoundError } from '../../errors.js';
 import { readJournalRecords } from '../journal/parser.js';
-import type { JournalError, JournalRun } from '../journal/format.js';
+import type { JournalError, JournalLine, JournalOwnCounts, JournalRun } from '../journal/format.js';
 
 export type JournalState = 'accepted' | 'rejected' | 'unknown';
 
@@ -69,106 +69,122 @@ const UNKNOWN = 4;
 
 /** Reads one journal into its recipients' final states (accepted beats unknown beats rejected). */
 export async function readReportJournal(path: string, index: number, into: ReportRecipient[]): Promise<ReportJournal> {
-  const recipients = new Map<string, { bits: number; entry: ReportRecipient }>();
-  const open = new Map<number, string[]>();
-  let from = '';
-  let recipientsDigest = '';
-  let run: JournalRun = { from: '', body: '', recipients: '', recipientCount: 0, media: [] };
-  let recipientCount = 0;
-  let own: { recipients: number; excluded: number } | undefined;
-  let excludeDigest: string | undefined;
-  let excludeGrew = false;
-  let shard: Shard | null = null;
-  let sharded = false;
-  let sawHeader = false;
-  const touch = (to: string): { bits: number; entry: ReportRecipient } => {
-    let found = recipients.get(to);
-    if (found === undefined) recipients.set(to, (found = { bits: 0, entry: { to, journal: index, state: 'rejected' } }));
-    return found;
-  };
-  for await (const record of readJournalRecords(path)) {
+  const reading = new JournalReading(index);
+  for await (const record of readJournalRecords(path)) reading.add(record);
+  if (!reading.sawHeader) throw new Error(`${path}: no such journal (or an empty file)`);
+  return reading.finish(path, into);
+}
+
+type Tracked = { bits: number; entry: ReportRecipient };
+
+/** One journal's records, taken in order: what its header says, and each recipient's outcomes seen so far. */
+class JournalReading {
+  private readonly recipients = new Map<string, Tracked>();
+  /** Launches without a result yet: in flight when the journal ended means unknown. */
+  private readonly open = new Map<number, string[]>();
+  sawHeader = false;
+  private run: JournalRun = { from: '', body: '', recipients: '', recipientCount: 0, media: [] };
+  private own: JournalOwnCounts | undefined;
+  private excludeDigest: string | undefined;
+  private excludeGrew = false;
+  private shard: Shard | null = null;
+  private sharded = false;
+
+  constructor(private readonly index: number) {}
+
+  add(record: JournalLine): void {
     switch (record.type) {
       case 'header':
-        sawHeader = true;
-        from = record.header.run.from;
-        recipientsDigest = record.header.run.recipients;
-        run = record.header.run;
-        recipientCount = record.header.run.recipientCount;
-        own = record.header.own;
-        excludeDigest = record.header.exclude?.digest;
-        shard = record.header.shard ?? null;
-        sharded = record.header.shard !== undefined && record.header.shard.n > 1;
+        this.sawHeader = true;
+        this.run = record.header.run;
+        this.own = record.header.own;
+        this.excludeDigest = record.header.exclude?.digest;
+        this.shard = record.header.shard ?? null;
+        this.sharded = record.header.shard !== undefined && record.header.shard.n > 1;
         break;
       case 'launch':
-        open.set(record.seq, record.to);
-        for (const to of record.to) touch(to);
+        this.open.set(record.seq, record.to);
+        for (const to of record.to) this.touch(to);
         break;
-      case 'result': {
-        open.delete(record.seq);
-        record.to.forEach((to, position) => {
-          const found = touch(to);
-          if (record.outcome === 'accepted') {
-            if ((found.bits & ACCEPTED) === 0) {
-              // Each recipient's own id (a request to several --to recipients); a journal written
-              // before messageIds, or an answer without `messages`, names the first one's only.
-              const messageId = record.messageIds?.[position] ?? (position === 0 ? record.messageId : undefined);
-              if (messageId !== undefined && messageId !== null) found.entry.messageId = messageId;
-              found.entry.answeredAt = record.at;
-            }
-            found.bits |= ACCEPTED;
-          } else {
-            found.bits |= record.outcome === 'unknown' ? UNKNOWN : REJECTED;
-            if (record.error !== undefined && (found.bits & ACCEPTED) === 0) found.entry.error = record.error;
-          }
-        });
+      case 'result':
+        this.open.delete(record.seq);
+        this.result(record);
         break;
-      }
       case 'throttled':
         // Refused unprocessed (429/503): closed with no outcome, so not yet sent unless an
         // earlier request said otherwise.
-        open.delete(record.seq);
-        for (const to of record.to) if (recipients.get(to)?.bits === 0) recipients.delete(to);
+        this.open.delete(record.seq);
+        for (const to of record.to) if (this.recipients.get(to)?.bits === 0) this.recipients.delete(to);
         break;
       case 'resume':
         // A resume with a grown --exclude-file: its list and counts stand from then on.
-        if (record.exclude !== undefined && record.exclude.digest !== excludeDigest) {
-          excludeDigest = record.exclude.digest;
-          excludeGrew = true;
+        if (record.exclude !== undefined && record.exclude.digest !== this.excludeDigest) {
+          this.excludeDigest = record.exclude.digest;
+          this.excludeGrew = true;
         }
-        if (record.own !== undefined) own = record.own;
+        if (record.own !== undefined) this.own = record.own;
         break;
       case 'pause':
         break;
     }
   }
-  if (!sawHeader) throw new Error(`${path}: no such journal (or an empty file)`);
-  for (const to of open.values()) for (const number of to) touch(number).bits |= UNKNOWN;
-  const counts: OutcomeCounts = { recipients: 0, accepted: 0, rejected: 0, unknown: 0, notYetSent: 0, excluded: 0 };
-  for (const { bits, entry } of recipients.values()) {
-    entry.state = bits & ACCEPTED ? 'accepted' : bits & UNKNOWN ? 'unknown' : 'rejected';
-    if (entry.state !== 'accepted') delete entry.messageId;
-    counts[entry.state]++;
-    into.push(entry);
+
+  private touch(to: string): Tracked {
+    let found = this.recipients.get(to);
+    if (found === undefined) this.recipients.set(to, (found = { bits: 0, entry: { to, journal: this.index, state: 'rejected' } }));
+    return found;
   }
-  // The header's run counts the whole list; its `own` counts this run's share of it (its shard,
-  // less --exclude-file). A journal written before `own` existed: the whole list when it was not
-  // sharded, else only the recipients it names (its shard's not-yet-sent cannot be known).
-  const ownRecipients = own?.recipients ?? (sharded ? recipients.size : recipientCount);
-  counts.excluded = own?.excluded ?? 0;
-  counts.notYetSent = Math.max(0, ownRecipients - recipients.size);
-  counts.recipients = Math.max(ownRecipients, recipients.size) + counts.excluded;
-  return {
-    path,
-    shard,
-    from,
-    recipientsDigest,
-    run,
-    counts,
-    ownRecipients,
-    ...(excludeDigest !== undefined ? { excludeDigest } : {}),
-    ...(excludeGrew ? { excludeGrew: true as const } : {}),
-    ...(own === undefined && sharded ? { ownUnknown: true } : {}),
-  };
+
+  private result(record: Extract<JournalLine, { type: 'result' }>): void {
+    record.to.forEach((to, position) => {
+      const found = this.touch(to);
+      if (record.outcome === 'accepted') {
+        if ((found.bits & ACCEPTED) === 0) {
+          // Each recipient's own id (a request to several --to recipients); a journal written
+          // before messageIds, or an answer without `messages`, names the first one's only.
+          const messageId = record.messageIds?.[position] ?? (position === 0 ? record.messageId : undefined);
+          if (messageId !== undefined && messageId !== null) found.entry.messageId = messageId;
+          found.entry.answeredAt = record.at;
+        }
+        found.bits |= ACCEPTED;
+      } else {
+        found.bits |= record.outcome === 'unknown' ? UNKNOWN : REJECTED;
+        if (record.error !== undefined && (found.bits & ACCEPTED) === 0) found.entry.error = record.error;
+      }
+    });
+  }
+
+  /** Settles each recipient's state into `into`, and counts the journal. */
+  finish(path: string, into: ReportRecipient[]): ReportJournal {
+    const { recipients, own, sharded, excludeDigest } = this;
+    for (const to of this.open.values()) for (const number of to) this.touch(number).bits |= UNKNOWN;
+    const counts: OutcomeCounts = { recipients: 0, accepted: 0, rejected: 0, unknown: 0, notYetSent: 0, excluded: 0 };
+    for (const { bits, entry } of recipients.values()) {
+      entry.state = bits & ACCEPTED ? 'accepted' : bits & UNKNOWN ? 'unknown' : 'rejected';
+      if (entry.state !== 'accepted') delete entry.messageId;
+      counts[entry.state]++;
+      into.push(entry);
+    }
+    // The header's run counts the whole list; its `own` counts this run's share of it (its shard,
+    // less --exclude-file). A journal written before `own` existed: the whole list when it was not
+    // sharded, else only the recipients it names (its shard's not-yet-sent cannot be known).
+    const ownRecipients = own?.recipients ?? (sharded ? recipients.size : this.run.recipientCount);
+    counts.excluded = own?.excluded ?? 0;
+    counts.notYetSent = Math.max(0, ownRecipients - recipients.size);
+    counts.recipients = Math.max(ownRecipients, recipients.size) + counts.excluded;
+    return {
+      path,
+      shard: this.shard,
+      from: this.run.from,
+      recipientsDigest: this.run.recipients,
+      run: this.run,
+      counts,
+      ownRecipients,
+      ...(excludeDigest !== undefined ? { excludeDigest } : {}),
+      ...(this.excludeGrew ? { excludeGrew: true as const } : {}),
+      ...(own === undefined && sharded ? { ownUnknown: true } : {}),
+    };
+  }
 }
 
 /**

@@ -148,8 +148,22 @@ interface Statuses {
 }
 
 async function readAllStatuses(ctx: SendContext, options: ReportOptions, recipients: readonly ReportRecipient[]): Promise<Statuses> {
-  const paths = options.journals;
-  const { watch } = options;
+  const { statuses, journalOf } = cachedStatuses(options.journals, recipients);
+  const ids = [...journalOf.keys()];
+  const reading: StatusReading = { reads: 0, timedOut: false, unread: [] };
+  if (ids.length > 0) await readRounds(ctx, options, { ids, statuses, journalOf }, reading);
+  const notFound = ids.filter((id) => statuses.get(id)?.notFound === true).length;
+  if (notFound > 0) {
+    ctx.warn(`${notFound} message${notFound === 1 ? '' : 's'} not known to the service (404): counted unknown for this report, not cached, read again next time`);
+  }
+  return { statuses, ids, ...reading };
+}
+
+/** What the rounds of reads did: their count, whether the deadline cut them short, what stayed unread. */
+type StatusReading = Pick<Statuses, 'reads' | 'timedOut' | 'unread'>;
+
+/** The statuses cached beside each journal, and the journal of every accepted message. */
+function cachedStatuses(paths: readonly string[], recipients: readonly ReportRecipient[]): { statuses: Map<string, MessageStatus>; journalOf: Map<string, number> } {
   const caches = paths.map((path) => readCache(path));
   const statuses = new Map<string, MessageStatus>();
   const journalOf = new Map<string, number>();
@@ -159,79 +173,93 @@ async function readAllStatuses(ctx: SendContext, options: ReportOptions, recipie
     const cached = caches[recipient.journal]!.get(recipient.messageId);
     if (cached !== undefined) statuses.set(recipient.messageId, cached);
   }
-  const ids = [...journalOf.keys()];
-  let reads = 0;
-  // --timeout bounds the whole report's reads, with --watch (default 600 s) or without (no default:
-  // each read is bounded by the per-request timeout and its retries). Its signal cuts off the
-  // reads in flight, down to the HTTP request, so that the report ends at the deadline.
+  return { statuses, journalOf };
+}
+
+/**
+ * Reads the statuses not final yet: once, or with --watch round after round until all are
+ * final or the deadline passes. --timeout bounds the whole report's reads, with --watch (default
+ * 600 s) or without (no default: each read is bounded by the per-request timeout and its
+ * retries). Its signal cuts off the reads in flight, down to the HTTP request, so that the report
+ * ends at the deadline.
+ */
+async function readRounds(
+  ctx: SendContext,
+  options: ReportOptions,
+  known: { ids: readonly string[]; statuses: Map<string, MessageStatus>; journalOf: ReadonlyMap<string, number> },
+  reading: StatusReading,
+): Promise<void> {
+  const { watch } = options;
+  const { ids, statuses } = known;
   const timeoutS = options.timeoutS ?? (watch ? DEFAULT_WATCH_TIMEOUT_S : undefined);
   const deadline = timeoutS === undefined ? undefined : ctx.clock.monotonic() + timeoutS * 1000;
   const deadlineSignal = deadline === undefined ? undefined : ctx.clock.timeout(Math.max(0, deadline - ctx.clock.monotonic()));
-  const deadlinePassed = (): boolean => deadlineSignal?.aborted === true;
-  let timedOut = false;
-  let unread: string[] = [];
-  if (ids.length > 0) {
-    const api = await ctx.api();
-    const progress = ctx.io.stderrIsTTY ? (done: number, total: number) => ctx.io.stderr.write(`${control('\r\u001b[2K')}Reading statuses: ${done}/${total}`) : undefined;
-    for (let round = 0; ; round++) {
-      const pending = ids.filter((id) => {
-        return !isSettled(statuses.get(id));
-      });
-      if (pending.length === 0) break;
-      if (round > 0) {
-        if (!watch || deadline === undefined) break;
-        const left = deadline - ctx.clock.monotonic();
-        if (left <= 0 || deadlinePassed()) {
-          timedOut = true;
-          break;
-        }
-        try {
-          await ctx.clock.sleep(Math.min(WATCH_INTERVAL_MS, left), ctx.signal);
-        } catch (error) {
-          if (error instanceof InterruptedError || ctx.signal.aborted) throw new InterruptedError('Stopped watching');
-          throw error;
-        }
-        // The wait ended at the deadline: nothing more is read.
-        if (deadlinePassed()) {
-          timedOut = true;
-          break;
-        }
-      }
-      const result = await readStatuses(api, pending, {
-        concurrency: STATUS_CONCURRENCY,
-        signal: ctx.signal,
-        deadline: deadlineSignal,
-        ...(progress ? { onProgress: progress } : {}),
-      });
-      if (progress) ctx.io.stderr.write(control('\r\u001b[2K'));
-      reads += result.reads;
-      for (const failure of result.failed) ctx.warn(`cannot read the status of message ${failure.messageId}${watch ? ' (read again next round)' : ''}: ${failure.message}`);
-      unread = [...result.failed.map((failure) => failure.messageId), ...result.cutOff];
-      const newlyFinal: MessageStatus[][] = paths.map(() => []);
-      for (const status of result.statuses) {
-        statuses.set(status.messageId, status);
-        if (isSettled(status)) newlyFinal[journalOf.get(status.messageId)!]!.push(status);
-      }
-      newlyFinal.forEach((list, index) => {
-        try {
-          appendCache(paths[index]!, list);
-        } catch (error) {
-          // Only a cache (statuses are read again next time): the report goes on without it.
-          ctx.warn(`${(error as Error).message}; the report goes on without it`);
-        }
-      });
-      if (result.cutOff.length > 0) {
-        timedOut = true;
+  const api = await ctx.api();
+  const progress = ctx.io.stderrIsTTY ? (done: number, total: number) => ctx.io.stderr.write(`${control('\r\u001b[2K')}Reading statuses: ${done}/${total}`) : undefined;
+  for (let round = 0; ; round++) {
+    const pending = ids.filter((id) => !isSettled(statuses.get(id)));
+    if (pending.length === 0) break;
+    if (round > 0) {
+      if (!watch || deadline === undefined) break;
+      if (!(await waitForNextRound(ctx, deadline, deadlineSignal))) {
+        reading.timedOut = true;
         break;
       }
-      if (!watch) break;
     }
+    const result = await readStatuses(api, pending, {
+      concurrency: STATUS_CONCURRENCY,
+      signal: ctx.signal,
+      deadline: deadlineSignal,
+      ...(progress ? { onProgress: progress } : {}),
+    });
+    if (progress) ctx.io.stderr.write(control('\r\u001b[2K'));
+    reading.reads += result.reads;
+    for (const failure of result.failed) ctx.warn(`cannot read the status of message ${failure.messageId}${watch ? ' (read again next round)' : ''}: ${failure.message}`);
+    reading.unread = [...result.failed.map((failure) => failure.messageId), ...result.cutOff];
+    keepStatuses(ctx, options.journals, known, result.statuses);
+    if (result.cutOff.length > 0) {
+      reading.timedOut = true;
+      break;
+    }
+    if (!watch) break;
   }
-  const notFound = ids.filter((id) => statuses.get(id)?.notFound === true).length;
-  if (notFound > 0) {
-    ctx.warn(`${notFound} message${notFound === 1 ? '' : 's'} not known to the service (404): counted unknown for this report, not cached, read again next time`);
+}
+
+/** Waits out --watch's interval; false when the deadline has come (nothing more is read). */
+async function waitForNextRound(ctx: SendContext, deadline: number, deadlineSignal: AbortSignal | undefined): Promise<boolean> {
+  const deadlinePassed = (): boolean => deadlineSignal?.aborted === true;
+  const left = deadline - ctx.clock.monotonic();
+  if (left <= 0 || deadlinePassed()) return false;
+  try {
+    await ctx.clock.sleep(Math.min(WATCH_INTERVAL_MS, left), ctx.signal);
+  } catch (error) {
+    if (error instanceof InterruptedError || ctx.signal.aborted) throw new InterruptedError('Stopped watching');
+    throw error;
   }
-  return { statuses, ids, reads, timedOut, unread };
+  // The wait ended at the deadline: nothing more is read.
+  return !deadlinePassed();
+}
+
+/** Takes in the statuses read, and caches the final ones beside their journals. */
+function keepStatuses(
+  ctx: SendContext,
+  paths: readonly string[],
+  known: { statuses: Map<string, MessageStatus>; journalOf: ReadonlyMap<string, number> },
+  read: readonly MessageStatus[],
+): void {
+  const newlyFinal: MessageStatus[][] = paths.map(() => []);
+  for (const status of read) {
+    known.statuses.set(status.messageId, status);
+    if (isSettled(status)) newlyFinal[known.journalOf.get(status.messageId)!]!.push(status);
+  }
+  newlyFinal.forEach((list, index) => {
+    try {
+      appendCache(paths[index]!, list);
+    } catch (error) {
+      // Only a cache (statuses are read again next time): the report goes on without it.
+      ctx.warn(`${(error as Error).message}; the report goes on without it`);
+    }
+  });
 }
 
 /**

@@ -34,54 +34,70 @@ export async function writeReport(
     return;
   }
   if (ctx.globals.output === 'ndjson') {
-    const lines: string[] = [];
-    let checked = false;
-    const select = (line: Record<string, unknown>): unknown => {
-      if (!fields) return line;
-      if (!checked) checkFields([line], fields);
-      checked = true;
-      return selectFields(line, fields);
-    };
-    for (const recipient of recipients) {
-      const status = recipient.messageId === undefined ? undefined : statuses.get(recipient.messageId);
-      lines.push(
-        `${JSON.stringify(select({
-          to: recipient.to,
-          journal: paths[recipient.journal],
-          shard: journals[recipient.journal]!.shard,
-          outcome: recipient.state,
-          messageId: recipient.messageId ?? null,
-          status: recipient.state === 'accepted' ? (status?.status ?? 'unknown') : null,
-          errorCode: status?.errorCode ?? null,
-          errorMessage: status?.errorMessage ?? recipient.error?.message ?? null,
-          answeredAt: recipient.answeredAt ?? null,
-          deliveredAt: status?.deliveredAt ?? null,
-        }))}\n`,
-      );
-      if (lines.length >= 1000) writeExact(ctx.io.stdout, lines.splice(0).join(''));
-    }
-    // The recipients not yet sent that --to-file names, as `owed` in --json has them: every
-    // recipient the report knows of is a line.
-    for (const recipient of notYetSent) {
-      lines.push(
-        `${JSON.stringify(select({
-          to: recipient.to,
-          journal: paths[recipient.journal],
-          shard: journals[recipient.journal]!.shard,
-          outcome: NOT_YET_SENT,
-          messageId: null,
-          status: null,
-          errorCode: null,
-          errorMessage: null,
-          answeredAt: null,
-          deliveredAt: null,
-        }))}\n`,
-      );
-      if (lines.length >= 1000) writeExact(ctx.io.stdout, lines.splice(0).join(''));
-    }
-    writeExact(ctx.io.stdout, lines.join(''));
+    writeNdjson(ctx, fields, { recipients, statuses, paths, journals, notYetSent });
     return;
   }
+  const out = [...countsTable(document), ...owedLines(document), ...statusLines(document, notFinalNote)];
+  ctx.io.stdout.write(`${out.join('\n')}\n`);
+}
+
+/** One line per recipient: those the journals name, then those not yet sent that --to-file names. */
+function writeNdjson(
+  ctx: SendContext,
+  fields: readonly string[] | undefined,
+  given: {
+    recipients: readonly ReportRecipient[];
+    statuses: ReadonlyMap<string, MessageStatus>;
+    paths: readonly string[];
+    journals: readonly ReportJournal[];
+    notYetSent: readonly NotYetSent[];
+  },
+): void {
+  const { statuses, paths, journals } = given;
+  const lines: string[] = [];
+  let checked = false;
+  const push = (line: Record<string, unknown>): void => {
+    if (fields !== undefined && !checked) checkFields([line], fields);
+    checked = true;
+    lines.push(`${JSON.stringify(fields !== undefined ? selectFields(line, fields) : line)}\n`);
+    if (lines.length >= 1000) writeExact(ctx.io.stdout, lines.splice(0).join(''));
+  };
+  for (const recipient of given.recipients) {
+    const status = recipient.messageId === undefined ? undefined : statuses.get(recipient.messageId);
+    push({
+      to: recipient.to,
+      journal: paths[recipient.journal],
+      shard: journals[recipient.journal]!.shard,
+      outcome: recipient.state,
+      messageId: recipient.messageId ?? null,
+      status: recipient.state === 'accepted' ? (status?.status ?? 'unknown') : null,
+      errorCode: status?.errorCode ?? null,
+      errorMessage: status?.errorMessage ?? recipient.error?.message ?? null,
+      answeredAt: recipient.answeredAt ?? null,
+      deliveredAt: status?.deliveredAt ?? null,
+    });
+  }
+  // The recipients not yet sent that --to-file names, as `owed` in --json has them: every
+  // recipient the report knows of is a line.
+  for (const recipient of given.notYetSent) {
+    push({
+      to: recipient.to,
+      journal: paths[recipient.journal],
+      shard: journals[recipient.journal]!.shard,
+      outcome: NOT_YET_SENT,
+      messageId: null,
+      status: null,
+      errorCode: null,
+      errorMessage: null,
+      answeredAt: null,
+      deliveredAt: null,
+    });
+  }
+  writeExact(ctx.io.stdout, lines.join(''));
+}
+
+/** The counts by journal (and their total), with what the set of journals lacks. */
+function countsTable(document: ReportDocument): string[] {
   const rows: string[][] = [['', 'recipients', 'accepted', 'rejected', 'unknown', 'not yet sent', 'excluded']];
   const line = (name: string, c: OutcomeCounts): string[] => [name, ...[c.recipients, c.accepted, c.rejected, c.unknown, c.notYetSent, c.excluded].map(String)];
   document.journals.forEach((journal) => rows.push(line(`${journal.shard ? `shard ${journal.shard.k}/${journal.shard.n} ` : ''}${journal.path}`, journal.counts)));
@@ -94,9 +110,14 @@ export async function writeReport(
     out.push(`Shards missing: ${missing.map((k) => `${k}/${n}`).join(', ')} (no journal given): the counts are of the ${n - missing.length} shard${n - missing.length === 1 ? '' : 's'} given.`);
   }
   if (document.runs > 1) out.push(`These journals are of ${document.runs} unrelated runs, not the shards of one send: the total adds them up.`);
+  return out;
+}
+
+/** Who is still owed: rejected, unknown and not yet sent, the first OWED_SHOWN named. */
+function owedLines(document: ReportDocument): string[] {
   const owedCount = document.total.rejected + document.total.unknown + document.total.notYetSent;
   const unnamed = owedCount - document.owed.length;
-  out.push('');
+  const out: string[] = [''];
   if (owedCount === 0) out.push('Every recipient was accepted.');
   else {
     const parts = [`${document.total.rejected} rejected`, `${document.total.unknown} unknown`, `${document.total.notYetSent} not yet sent`];
@@ -109,7 +130,12 @@ export async function writeReport(
       out.push(`  and ${unnamed} not yet sent, not named here (give ${flags} to name them)`);
     }
   }
-  out.push('');
+  return out;
+}
+
+/** The statuses of the accepted, their failure reasons, and the time from send to delivery. */
+function statusLines(document: ReportDocument, notFinalNote: string): string[] {
+  const out: string[] = [''];
   const accepted = document.total.accepted;
   const notes = [`${document.reads} read now`];
   if (document.unread > 0) notes.push(`${document.unread} could not be read, counted unknown`);
@@ -122,5 +148,5 @@ export async function writeReport(
   }
   const d = document.sendToDelivery;
   if (d.count > 0) out.push(`Send to delivery (${d.count} delivered): p50 ${seconds(d.p50Ms)}  p95 ${seconds(d.p95Ms)}  max ${seconds(d.maxMs)}`);
-  ctx.io.stdout.write(`${out.join('\n')}\n`);
+  return out;
 }
