@@ -11,8 +11,8 @@ import { WEBHOOK_EVENT_KINDS, type WebhookEventKind } from '../domain/api/enums.
 import { WEBHOOK_DELIVERY_HEADER, WEBHOOK_EVENT_HEADER, WEBHOOK_SIGNATURE_HEADER } from '../domain/webhooks.js';
 import { body, ref, type Json } from './openapi/json-schema.js';
 import { paths } from './openapi/paths.js';
-import { resourceSchemas } from './openapi/schemas-resources.js';
-import { messagingSchemas } from './openapi/schemas-messaging.js';
+import { RESOURCE_SCHEMAS } from './openapi/schemas-resources.js';
+import { MESSAGING_SCHEMAS } from './openapi/schemas-messaging.js';
 
 /** Each event's payload schema and what it is. */
 const WEBHOOKS: Record<WebhookEventKind, { schema: string; summary: string }> = {
@@ -61,7 +61,8 @@ export function openApiDocument(apiUrl = `http://127.0.0.1:4010${API_PREFIX}`): 
     webhooks: Object.fromEntries(WEBHOOK_EVENT_KINDS.map((event) => [event, webhook(event)])),
     components: {
       securitySchemes: { basicAuth: { type: 'http', scheme: 'basic', description: 'The account email and password.' } },
-      schemas: { ...resourceSchemas(), ...messagingSchemas() },
+      // A copy, so that whoever holds one document cannot change the next.
+      schemas: structuredClone({ ...RESOURCE_SCHEMAS, ...MESSAGING_SCHEMAS }),
     },
   };
 }

@@ -35,3 +35,32 @@ export const errorAnswer = (description: string): Json => json(ref('Error'), des
 export const DEFAULT_ERROR = errorAnswer(
   'Any other error, in the 401 shape: 401 authentication, 403, 404 (also for a resource of another owner), 405, 409, 413, 415, 429 RATE_LIMITED (with Retry-After), and 500/503 under --faults.',
 );
+
+/** The fields of T that are always present. */
+type RequiredKeys<T> = { [K in keyof T]-?: {} extends Pick<T, K> ? never : K }[keyof T];
+
+/** A closed object schema unless `open`, in which case more fields may come. */
+interface WireObjectSpec<T, R> {
+  description?: string;
+  required: R;
+  /** One schema for every field of T, in the order the document lists them, and no other. */
+  properties: { [K in keyof T]-?: Json };
+  open?: true;
+}
+
+/**
+ * The schema of an object the API sends, tied to its wire type T: the compiler refuses a field
+ * of T without a schema, a schema for a field T does not have, and a `required` list that is
+ * not exactly T's always-present fields, so the document and the types say one thing.
+ */
+export const wireObject =
+  <T>() =>
+  <const R extends readonly RequiredKeys<T>[]>(
+    spec: WireObjectSpec<T, R> & ([Exclude<RequiredKeys<T>, R[number]>] extends [never] ? unknown : { required: { missing: Exclude<RequiredKeys<T>, R[number]> } }),
+  ): Json => ({
+    type: 'object',
+    ...described(spec.description),
+    required: [...spec.required],
+    properties: spec.properties,
+    ...(spec.open ? {} : { additionalProperties: false }),
+  });

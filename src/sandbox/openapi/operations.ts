@@ -4,7 +4,8 @@
 // an entry without one of its good statuses, does not compile.
 
 import type { EndpointName, Endpoints } from '../../domain/api/endpoints.js';
-import { MEDIA_FORMATS } from '../../domain/media-formats.js';
+import { MAX_MEDIA_BYTES, MAX_MEDIA_TOTAL_BYTES, MEDIA_FORMATS, MEDIA_TOO_LARGE_TEXT } from '../../domain/media-formats.js';
+import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, WEBHOOK_HISTORY_LIMIT } from '../limits.js';
 import { body, DEFAULT_ERROR, errorAnswer, guid, json, ref, str, type Json } from './json-schema.js';
 
 export interface OperationDoc<K extends EndpointName> {
@@ -22,6 +23,8 @@ const retryAfter = { 'Retry-After': { description: 'With 429: whole seconds unti
 const location = { Location: { schema: { type: 'string' } } };
 const NO_CONTENT = { description: 'Done; no body.' };
 const queued = json(ref('TriggerAnswer'), 'Queued for the tenant.');
+/** A size limit as the document words it: 5 MB. */
+const megabytes = (bytes: number): string => `${bytes / (1024 * 1024)} MB`;
 
 export const OPERATIONS: { [K in EndpointName]: OperationDoc<K> } = {
   getOpenApi: {
@@ -55,14 +58,14 @@ export const OPERATIONS: { [K in EndpointName]: OperationDoc<K> } = {
       },
     },
     ok: { 201: json({ type: 'object', required: ['loaUrl'], properties: { loaUrl: { type: 'string', format: 'uri' } }, additionalProperties: false }, 'Stored; loaUrl serves it.') },
-    errors: { 413: errorAnswer('Larger than 5 MB.'), 415: errorAnswer('Not a PDF.') },
+    errors: { 413: errorAnswer(`Larger than ${megabytes(MAX_MEDIA_BYTES)}.`), 415: errorAnswer('Not a PDF.') },
   },
   getOrder: { summary: 'Read an order', ok: { 200: json(ref('Order'), 'The order.') } },
   listActiveNumbers: {
     summary: 'Active numbers of the caller, a page at a time',
     query: [
       { name: 'page', in: 'query', schema: { type: 'integer', minimum: 1, default: 1 } },
-      { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, default: 20 }, description: 'At most 100 (larger is clamped).' },
+      { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, default: DEFAULT_PAGE_LIMIT }, description: `At most ${MAX_PAGE_LIMIT} (larger is clamped).` },
     ],
     ok: { 200: json(ref('ActivePhoneNumbers'), 'One page.') },
   },
@@ -75,7 +78,7 @@ export const OPERATIONS: { [K in EndpointName]: OperationDoc<K> } = {
     ok: { 200: json(ref('SendAnswer'), 'Synchronous: status sent (or failed).'), 202: json(ref('SendAnswer'), 'isAsync=true: status queued.') },
     errors: {
       400: errorAnswer('Invalid fields, or from is not an active number of yours.'),
-      413: errorAnswer('Hosted media larger than 5 MB in total.'),
+      413: errorAnswer(`Hosted media larger than ${megabytes(MAX_MEDIA_TOTAL_BYTES)} in total.`),
       429: { ...errorAnswer("Over the account's --rate-limit or the number's settings.rateLimit (sends per second)."), headers: retryAfter },
     },
   },
@@ -84,7 +87,7 @@ export const OPERATIONS: { [K in EndpointName]: OperationDoc<K> } = {
     summary: 'Upload media (either shape; the answer has the shape of the request)',
     requestBody: body({ oneOf: [ref('MediaUploadA'), ref('MediaUploadB')] }),
     ok: { 201: json({ oneOf: [ref('MediaAnswerA'), ref('MediaAnswerB')] }, 'Stored.') },
-    errors: { 400: errorAnswer('Invalid fields.'), 413: errorAnswer('The file exceeds the maximum size of 5MB.'), 415: errorAnswer('Unsupported media type.') },
+    errors: { 400: errorAnswer('Invalid fields.'), 413: errorAnswer(`${MEDIA_TOO_LARGE_TEXT}.`), 415: errorAnswer('Unsupported media type.') },
   },
   simulateInbound: {
     summary: 'Simulate an incoming message (= /sandbox/triggers/message-received)',
@@ -103,7 +106,7 @@ export const OPERATIONS: { [K in EndpointName]: OperationDoc<K> } = {
     ok: { 202: queued },
   },
   listDeliveries: {
-    summary: 'Webhook attempts to your tenants, oldest first (the last 1,000)',
+    summary: `Webhook attempts to your tenants, oldest first (the last ${WEBHOOK_HISTORY_LIMIT.toLocaleString('en-US')})`,
     ok: { 200: json({ type: 'array', items: ref('DeliveryAttempt') }, 'Attempts.') },
   },
   listFailedEvents: {

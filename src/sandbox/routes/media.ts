@@ -15,11 +15,11 @@ import { requiredE164, requiredGuid, requiredString, type JsonObject } from '../
 import { parseJsonObject, sendError, sendJson } from '../http-io.js';
 import { isMultipartForm, readFormFile } from '../multipart.js';
 import type { MediaRecord, NumberRecord } from '../state/records.js';
+import { LINK_VALIDITY_YEARS } from '../limits.js';
 
 /** A 5 MB file as an array of byte values in JSON takes up to ~4 characters a byte. */
 const MEDIA_BODY_LIMIT = 4 * MAX_MEDIA_BYTES + 64 * 1024;
 const LOA_BODY_LIMIT = MAX_MEDIA_BYTES + 64 * 1024;
-const LINK_VALIDITY_YEARS = 99;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 function unsupported(contentType: string): ApiError {

@@ -9,9 +9,8 @@ import { sendJson } from '../http-io.js';
 import { countSegments } from '../../domain/segments.js';
 import type { MessageRecord } from '../state/records.js';
 import { messageView } from '../views.js';
+import { MAX_RECIPIENTS } from '../limits.js';
 
-/** Recipients per request: the document sets no maximum; this bounds one request's work. */
-export const MAX_RECIPIENTS = 1000;
 
 function parseIsAsync(raw: string | null): boolean {
   if (raw === null || raw === '') return false;

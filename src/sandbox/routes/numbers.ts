@@ -24,6 +24,8 @@ import { isHttpsOrLoopbackUrl } from '../../domain/urls.js';
 /** Entries per order: the document sets no limit; this keeps one request's work bounded. */
 export { MAX_ORDER_ENTRIES } from '../../domain/provisioning.js';
 import { MAX_ORDER_ENTRIES } from '../../domain/provisioning.js';
+import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '../limits.js';
+
 const PROVIDER = 'Sandbox';
 
 /** NANP numbers display as (555) 010-1234; others as their E.164 form. */
@@ -242,8 +244,6 @@ function positiveIntegerQuery(call: ApiCall, name: string, fallback: number): nu
   return Number(raw);
 }
 
-export const DEFAULT_PAGE_LIMIT = 20;
-export const MAX_PAGE_LIMIT = 100;
 
 export function listActiveNumbers(call: ApiCall): void {
   const page = positiveIntegerQuery(call, 'page', 1);

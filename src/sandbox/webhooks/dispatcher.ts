@@ -8,6 +8,7 @@
 // This module holds them together: the live records, the change hook and the idle waiters.
 
 import { WEBHOOK_ANSWER_TIMEOUT_MS } from '../../domain/webhook-delivery.js';
+import { WEBHOOK_HISTORY_LIMIT } from '../limits.js';
 import { createWebhookAgents, type WebhookAgents } from './post-webhook.js';
 import { AttemptHistory } from './attempt-history.js';
 import { AttemptPool } from './attempt-pool.js';
@@ -33,7 +34,7 @@ export { newDeliveryId } from './delivery-record.js';
 export { WEBHOOK_USER_AGENT } from './deliver.js';
 
 export const DEFAULT_ATTEMPT_TIMEOUT_MS = WEBHOOK_ANSWER_TIMEOUT_MS;
-export const DEFAULT_HISTORY_LIMIT = 1_000;
+export const DEFAULT_HISTORY_LIMIT = WEBHOOK_HISTORY_LIMIT;
 export const DEFAULT_MAX_CONCURRENT_ATTEMPTS = 64;
 
 /** Tuning that the sandbox's API does not need to know about. */
