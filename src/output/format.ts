@@ -11,4 +11,6 @@ export interface Output {
   readonly format: OutputFormat;
   /** --fields: dotted paths to keep in what is printed; undefined keeps everything. */
   readonly fields?: readonly string[] | undefined;
+  /** What "now" is, for times shown relative to it on a terminal; without it times are shown as they came. */
+  readonly clock?: { now(): number } | undefined;
 }

@@ -4,6 +4,7 @@ import { markPainted, visibleLine, visibleText } from './terminal.js';
 import { checkFields, selectFields } from './fields.js';
 import { fitTable, GAP, type ColumnKind } from './fit.js';
 import { cutToWidth, padToWidth, widthRuleFor, wrapToWidth } from './width.js';
+import { shownTime } from './time.js';
 
 // Renders data for people (aligned tables on a TTY, tab-separated rows when piped) or programs
 // (--json: one document; -o ndjson: one object a line). Tables and colour load only on a TTY.
@@ -78,7 +79,7 @@ function fieldKind(field: string): ColumnKind {
   const name = field.split('.').pop() ?? field;
   if (/status$/i.test(name)) return 'status';
   if (/(id|number|from|to|tos|phone)$/i.test(name)) return 'id';
-  if (/(at|date|time)$/i.test(name)) return 'time';
+  if (/(at|date|time|since|until|expires)$/i.test(name)) return 'time';
   if (/(count|total|attempts?|segments|page|limit)$/i.test(name)) return 'number';
   return 'text';
 }
@@ -190,7 +191,9 @@ function tableCell(value: unknown): string {
  */
 export async function renderTable<T>(out: Output, items: readonly T[], allColumns: readonly Column<T>[]): Promise<string> {
   let columns = allColumns;
-  let texts = items.map((item) => columns.map((c) => tableCell(c.value(item))));
+  // A time column says how long ago (or how soon) on a terminal, by the one rule of time.ts.
+  const cell = (c: Column<T>, item: T): string => (c.kind === 'time' ? tableCell(shownTime(out, cellText(c.value(item)))) : tableCell(c.value(item)));
+  let texts = items.map((item) => columns.map((c) => cell(c, item)));
   const headers = (): string[] => columns.map((c) => visibleLine(c.header));
   const rule = await widthRuleFor([...headers(), ...texts.flat()]);
   const natural = (): number[] => columns.map((c, i) => Math.max(rule.width(visibleLine(c.header)), ...texts.map((row) => rule.width(row[i]!))));
@@ -257,7 +260,7 @@ export async function writeObject(out: Output, value: unknown, options: { title?
   }
   const lines: string[] = [];
   if (options.title) lines.push(await paint(out, 'stdout', 'accent', options.title));
-  const shown = rows.map(([key, full]) => [visibleLine(key), tableCell(full)] as const);
+  const shown = rows.map(([key, full]) => [visibleLine(key), tableCell(fieldKind(key) === 'time' ? shownTime(out, full) : full)] as const);
   const rule = await widthRuleFor(shown.flat());
   const width = Math.min(40, Math.max(0, ...shown.map(([k]) => rule.width(k))));
   for (const [key, full] of shown) {

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import stringWidth from 'string-width';
 import { eventRecord, sentRecord } from '../../src/events/records.js';
 import { writeSegment } from '../../src/events/store/writer.js';
-import { runCli } from '../helpers/cli.js';
+import { fakeClock, runCli } from '../helpers/cli.js';
 import { createMockApi, MOCK_ENV } from '../helpers/mock-api.js';
 
 // Tables fit the terminal at 40, 60, 80 and 120 columns: the least important columns are left
@@ -22,7 +22,9 @@ const numbers = [
 async function numberList(columns: number): Promise<{ stdout: string; stderr: string }> {
   const mock = createMockApi();
   mock.expect('GET', 'phone-numbers/active', { status: 200, body: { items: numbers, page: 1, limit: 20, total: numbers.length } });
-  const result = await runCli(['number', 'list'], { env: { ...MOCK_ENV, NO_COLOR: '1' }, dispatcher: mock.agent, tty: { stdout: true, stderr: true }, columns });
+  // Five minutes after the first number was activated: its time reads as "5 min ago".
+  const clock = fakeClock(Date.parse('2026-03-01T09:05:00.000Z'));
+  const result = await runCli(['number', 'list'], { env: { ...MOCK_ENV, NO_COLOR: '1' }, dispatcher: mock.agent, tty: { stdout: true, stderr: true }, columns, clock });
   expect(result.code, result.stderr).toBe(0);
   return result;
 }
@@ -40,7 +42,9 @@ describe('svc number list fits the terminal', () => {
     if (columns >= 120) {
       expect(header.split(/ {2,}/)).toEqual(['NUMBER', 'STATUS', 'TYPE', 'CLASS', 'NAME', 'TENANT', 'ACTIVATED']);
       expect(stdout).toContain(TENANT);
-      expect(stdout).toContain('2026-03-01T09:00:00.000Z');
+      // On a terminal a time is told relative to now; piped it stays as the service sent it.
+      expect(stdout).toMatch(/^\+14155550101 .* 5 min ago$/m);
+      expect(stdout).toMatch(/^\+14155550102 .* in 1 d$/m);
       expect(stderr).toBe('');
     } else {
       // What is left out is named, the least important first to go.

@@ -2,6 +2,7 @@ import type { Context } from '../../context.js';
 import { eventJson } from './shared/event-view.js';
 import { writeJson, writeNdjson, writeObject, paint } from '../../output/render.js';
 import { visibleLine } from '../../output/terminal.js';
+import { shownTime } from '../../output/time.js';
 import type { InputFor } from '../spec.js';
 import type { eventsCommands } from './index.js';
 import { findEvent, openReader, requireId } from './shared/event-queries.js';
@@ -27,7 +28,7 @@ export async function run(input: InputFor<typeof eventsCommands, 'events show'>,
   const lines = [
     await paint(ctx, 'stdout', 'accent', `${record.kind === 'sent' ? 'Sent message' : 'Event'} ${visibleLine(record.id)}`),
     `${await label('type')}${record.type}`,
-    `${await label(record.kind === 'sent' ? 'sent' : 'received')}${record.at}`,
+    `${await label(record.kind === 'sent' ? 'sent' : 'received')}${shownTime(ctx, record.at)}`,
   ];
   if (record.messageId !== undefined) lines.push(`${await label('message')}${visibleLine(record.messageId)}`);
   if (record.status !== undefined) lines.push(`${await label('status')}${visibleLine(record.status)}`);

@@ -254,6 +254,10 @@ describe('svc events show', () => {
     const text = await run(['events', 'show', 'dlv-2', '--store', store]);
     expect(text.stdout).toContain('x-svc-event: DeliveryReceipt');
     expect(text.stdout).toContain('"errorMessage": "Unreachable"');
+    expect(text.stdout).toMatch(/^received +2026-03-01T09:00:06.000Z$/m);
+    // On a terminal the time is told relative to now (here, a minute after it arrived).
+    const tty = await runCli(['events', 'show', 'dlv-2', '--store', store, '--no-color'], { tty: true, clock: fakeClock(T0 + 66_000) });
+    expect(tty.stdout).toMatch(/^received +1 min ago$/m);
     const missing = await run(['events', 'show', 'nope', '--store', store]);
     expect(missing.code).toBe(4);
     expect(missing.stderr).toContain('no event "nope"');

@@ -30,6 +30,18 @@ describe('svc message get', () => {
     }
     mock.verify();
   });
+  it('tells its times relative to now on a terminal, and as the service sent them when piped', async () => {
+    mock = createMockApi();
+    const times = { queuedAt: '2026-01-01T00:00:00Z', sentAt: '2026-01-01T00:02:30Z', deliveredAt: null };
+    mock.expect('GET', `messages/${ID}`, { status: 200, body: message('sent', times) }, { times: 2 });
+    const clock = fakeClock(Date.parse('2026-01-01T03:00:00Z'));
+    const tty = await runCli(['message', 'get', ID, '--no-color'], { env: MOCK_ENV, dispatcher: mock.agent, tty: true, clock });
+    expect(tty.stdout).toMatch(/^queuedAt +3 h ago$/m);
+    expect(tty.stdout).toMatch(/^sentAt +2 h ago$/m);
+    const piped = await runCli(['message', 'get', ID], { env: MOCK_ENV, dispatcher: mock.agent, clock });
+    expect(piped.stdout).toContain('queuedAt\t2026-01-01T00:00:00Z\n');
+    expect(piped.stdout).toContain('sentAt\t2026-01-01T00:02:30Z\n');
+  });
   it('exits 4 for an unknown message', async () => {
     mock = createMockApi();
     mock.expect('GET', `messages/${ID}`, { status: 404, body: { message: 'not found' } });
