@@ -56,9 +56,13 @@ export async function startSpinner(ctx: SpinnerHost, text: string): Promise<Ora>
 const TEXT_PROPERTIES = new Set<PropertyKey>(['text', 'prefixText', 'suffixText']);
 const TEXT_METHODS = new Set<PropertyKey>(['start', 'succeed', 'fail', 'warn', 'info']);
 
-/** The spinner, with every text given to it made visible (one line: a spinner redraws one line). */
+/**
+ * The spinner, with every text given to it made visible. A text may have several lines (ora
+ * counts them to redraw), each made visible on its own: whoever puts a service's value in a
+ * line makes that value one line first (visibleLine), so that only svc's own breaks are real.
+ */
 function visibleTexts(spinner: Ora): Ora {
-  const safe = (value: unknown): unknown => (typeof value === 'string' ? visibleLine(value) : value);
+  const safe = (value: unknown): unknown => (typeof value === 'string' ? value.split('\n').map(visibleLine).join('\n') : value);
   return new Proxy(spinner, {
     set(target, property, value) {
       return Reflect.set(target, property, TEXT_PROPERTIES.has(property) ? safe(value) : value, target);

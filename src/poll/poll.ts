@@ -2,8 +2,10 @@ import type { Clock } from '../clock.js';
 import { InterruptedError, WaitError } from '../errors.js';
 
 // Polling with backoff for `order watch`, `number provision --wait` and `message watch`: start at
-// the first interval, grow by a factor towards a ceiling, so that a five-minute P2P order costs a
-// couple of dozen requests, not hundreds.
+// the first interval and grow by a factor, but no further than QUICK_CAP_MS while the wait is
+// young, so that a change is seen within 2 s (most orders and deliveries end within a minute or
+// two, and a person is watching them); past QUICK_PHASE_MS the waits grow towards the ceiling, so
+// that an order that takes an hour costs a couple of hundred requests, not thousands.
 
 export interface PollOptions<T> {
   /**
@@ -19,6 +21,8 @@ export interface PollOptions<T> {
   firstIntervalMs: number;
   maxIntervalMs?: number;
   factor?: number;
+  /** The longest wait while the poll is younger than QUICK_PHASE_MS (never below the first interval). */
+  quickCapMs?: number;
   /** Overall limit, on the clock; undefined waits for ever. */
   timeoutMs?: number | undefined;
   /** What the timeout message calls the thing waited for. */
@@ -37,6 +41,10 @@ export interface PollOptions<T> {
 export const DEFAULT_FIRST_INTERVAL_MS = 2_000;
 export const DEFAULT_MAX_INTERVAL_MS = 30_000;
 export const DEFAULT_FACTOR = 1.5;
+/** While the wait is young, a change is seen within this long. */
+export const QUICK_CAP_MS = 2_000;
+/** How long the wait counts as young. */
+export const QUICK_PHASE_MS = 120_000;
 /** The least time a read gets before the deadline cuts it off. */
 export const FETCH_GRACE_MS = 1_000;
 
@@ -48,13 +56,25 @@ export function firstInterval(flagSeconds: number | undefined, env: Readonly<Rec
   return DEFAULT_FIRST_INTERVAL_MS;
 }
 
-/** The waits a poll makes, in order, with no change seen: for tests and for explaining the cost. */
-export function backoffSchedule(first: number, max: number, factor: number, count: number): number[] {
+/**
+ * The next wait: the last one grown by the factor, capped by the ceiling, and by the quick cap
+ * while the poll is younger than the quick phase.
+ */
+export function nextInterval(last: number, elapsedMs: number, limits: { first: number; max: number; factor: number; quickCap: number }): number {
+  const ceiling = Math.max(limits.max, limits.first);
+  const cap = elapsedMs < QUICK_PHASE_MS ? Math.min(ceiling, Math.max(limits.quickCap, limits.first)) : ceiling;
+  return Math.min(cap, last * limits.factor);
+}
+
+/** The waits a poll makes, in order, with no change seen and reads taking no time: for tests and for explaining the cost. */
+export function backoffSchedule(first: number, max: number, factor: number, count: number, quickCap = QUICK_CAP_MS): number[] {
   const waits: number[] = [];
   let interval = first;
+  let elapsed = 0;
   for (let i = 0; i < count; i++) {
     waits.push(Math.round(interval));
-    interval = Math.min(Math.max(max, first), interval * factor);
+    elapsed += interval;
+    interval = nextInterval(interval, elapsed, { first, max, factor, quickCap });
   }
   return waits;
 }
@@ -70,8 +90,14 @@ export class PollTimeoutError extends WaitError {
 
 export async function pollUntil<T>(options: PollOptions<T>): Promise<T> {
   const { clock, signal } = options;
-  const max = Math.max(options.maxIntervalMs ?? DEFAULT_MAX_INTERVAL_MS, options.firstIntervalMs);
-  const factor = options.factor ?? DEFAULT_FACTOR;
+  const limits = {
+    first: options.firstIntervalMs,
+    max: options.maxIntervalMs ?? DEFAULT_MAX_INTERVAL_MS,
+    factor: options.factor ?? DEFAULT_FACTOR,
+    quickCap: options.quickCapMs ?? QUICK_CAP_MS,
+  };
+  const started = clock.monotonic();
+  const grow = (last: number): number => nextInterval(last, clock.monotonic() - started, limits);
   const fingerprint = options.fingerprint ?? ((value: T) => JSON.stringify(value));
   const deadline = options.timeoutMs === undefined ? Infinity : clock.monotonic() + options.timeoutMs;
   let interval = options.firstIntervalMs;
@@ -91,7 +117,7 @@ export async function pollUntil<T>(options: PollOptions<T>): Promise<T> {
     new PollTimeoutError(`Timed out waiting for ${options.what} after ${formatSeconds(options.timeoutMs ?? 0)}`, previous);
   if (options.initialDelay) {
     await pause(Math.min(interval, Math.max(0, deadline - clock.monotonic())));
-    interval = Math.min(max, interval * factor);
+    interval = grow(interval);
   }
   for (;;) {
     if (signal.aborted) throw new InterruptedError();
@@ -119,7 +145,7 @@ export async function pollUntil<T>(options: PollOptions<T>): Promise<T> {
     const remaining = deadline - clock.monotonic();
     if (remaining <= 0) throw timedOut();
     await pause(Math.min(interval, remaining));
-    interval = Math.min(max, interval * factor);
+    interval = grow(interval);
   }
 }
 

@@ -1,17 +1,19 @@
-import { startSpinner } from '../../output/spinner.js';
 import type { Context } from '../../context.js';
 import type { ApiClient } from '../../api/http.js';
 import { getOrder } from '../../api/orders.js';
-import { AuthError, CliError, NetworkError, NotFoundError, UsageError, WaitError } from '../../errors.js';
-import { firstInterval, formatSeconds, PollTimeoutError, pollUntil } from '../../poll/poll.js';
-import { describeOrderChanges, failureSummary, orderOutcome, orderStatus, spinnerText, requireOrderId, type Order } from './shared/order-status.js';
+import { InterruptedError, WaitError } from '../../errors.js';
+import { firstInterval, PollTimeoutError, pollUntil } from '../../poll/poll.js';
+import { describeOrderChanges, failureSummary, orderDetails, orderOutcome, orderStanding, orderStatus, requireOrderId, type Order } from './shared/order-status.js';
 import type { InputFor, CommandInput } from '../spec.js';
 import type { orderCommands } from './index.js';
 import { writeOrderNumbers } from './shared/order-view.js';
+import { isOutage, startWatchDisplay, type WatchDisplay } from '../watch-display.js';
+import { visibleLine } from '../../output/terminal.js';
+import { formatElapsed } from '../../output/time.js';
 
 // `svc order watch`: following an order to its end, also for `number provision|unprovision --wait`:
-// polling that backs off (src/poll/poll.ts), a spinner on a terminal or one line per change
-// when stderr is piped, and the exit code of the contract (5 for a failed or timed-out order).
+// polling that backs off (src/poll/poll.ts), what a person sees meanwhile (../watch-display.ts),
+// and the exit code of the contract (5 for a failed or timed-out order, 130 on Ctrl-C).
 
 export interface WatchOptions {
   /** First poll interval in seconds (--interval); SVC_ORDER_POLL_MS or the default otherwise. */
@@ -31,99 +33,60 @@ export function watchOptions<T extends 'timeout' | 'waitTimeout'>(input: Command
   };
 }
 
-interface Progress {
-  update(order: Order, previous: Order | undefined): void;
-  tick(order: Order | undefined): void;
-  stop(outcome: 'completed' | 'failed' | 'stopped', message: string): void;
-}
-
-async function startProgress(ctx: Context, orderId: string): Promise<Progress> {
-  const started = ctx.clock.monotonic();
-  const elapsed = (): string => formatSeconds(ctx.clock.monotonic() - started);
-  if (ctx.io.stderrIsTTY) {
-    const spinner = await startSpinner(ctx, `Order ${orderId}: reading`);
-    let last: Order | undefined;
-    return {
-      update(order) {
-        last = order;
-        spinner.text = spinnerText(orderId, order, elapsed());
-        // Shown at once: a change must not wait for the next animation frame.
-        spinner.render();
-      },
-      tick(order) {
-        const shown = order ?? last;
-        if (shown !== undefined) spinner.text = spinnerText(orderId, shown, elapsed());
-      },
-      stop(outcome, message) {
-        if (outcome === 'completed') spinner.succeed(message);
-        else if (outcome === 'failed') spinner.fail(message);
-        else spinner.stop();
-      },
-    };
-  }
-  return {
-    update(order, previous) {
-      for (const line of describeOrderChanges(orderId, previous, order)) ctx.io.stderr.write(`${line}\n`);
-    },
-    tick() {},
-    stop() {},
-  };
-}
-
-/** Errors that a long wait rides out: the server or the network being briefly unwell. */
-function isTransient(error: unknown): boolean {
-  if (error instanceof AuthError || error instanceof NotFoundError || error instanceof UsageError) return false;
-  if (error instanceof NetworkError) return true;
-  return error instanceof CliError && (error.status === null || error.status >= 500 || error.status === 429);
+function orderDisplay(ctx: Context, orderId: string, options: WatchOptions): Promise<WatchDisplay<Order>> {
+  // Following it again starts a new wait: the interval is kept, a timeout is the user's to give again.
+  const interval = options.intervalSeconds === undefined ? [] : ['--interval', String(options.intervalSeconds)];
+  return startWatchDisplay<Order>(ctx, {
+    name: `Order ${orderId}`,
+    status: (order) => visibleLine(orderStatus(order)),
+    details: orderDetails,
+    changes: (previous, next) => describeOrderChanges(orderId, previous, next),
+    standing: orderStanding,
+    follow: ['order', 'watch', orderId, ...interval],
+  });
 }
 
 /**
  * Polls the order until it ends. Returns it as it ended; throws PollTimeoutError (exit 5, with the
- * last order read) on --timeout and InterruptedError (exit 130) on Ctrl-C.
+ * last order read) on --timeout. On Ctrl-C it says where the order stands and how to follow it
+ * again, and returns the stop's exit code (130, 143, 129) instead of an order.
  */
-export async function watchOrder(ctx: Context, api: ApiClient, orderId: string, options: WatchOptions, initial?: Order): Promise<Order> {
-  const progress = await startProgress(ctx, orderId);
-  let shown: Order | undefined;
-  const show = (order: Order): void => {
-    progress.update(order, shown);
-    shown = order;
+export async function watchOrder(ctx: Context, api: ApiClient, orderId: string, options: WatchOptions, initial?: Order): Promise<Order | number> {
+  const display = await orderDisplay(ctx, orderId, options);
+  const started = ctx.clock.monotonic();
+  const ended = (order: Order): Order => {
+    const waited = formatElapsed(ctx.clock.monotonic() - started);
+    display.finish(orderOutcome(order) === 'completed' ? 'good' : 'bad', `Order ${orderId} ${visibleLine(orderStatus(order))} (${waited})`);
+    return order;
   };
   try {
     if (initial !== undefined) {
-      show(initial);
-      if (orderOutcome(initial) !== 'pending') {
-        progress.stop(orderOutcome(initial) === 'completed' ? 'completed' : 'failed', `Order ${orderId} ${orderStatus(initial)}`);
-        return initial;
-      }
+      display.changed(initial, undefined);
+      if (orderOutcome(initial) !== 'pending') return ended(initial);
     }
-    const first = firstInterval(options.intervalSeconds, ctx.env);
     const order = await pollUntil<Order>({
-      fetch: async (deadline) => {
-        const value = await getOrder(api, orderId, deadline);
-        progress.tick(value);
-        return value;
-      },
+      fetch: (deadline) => display.read(() => getOrder(api, orderId, deadline)),
       isDone: (value) => orderOutcome(value) !== 'pending',
-      onChange: (value) => show(value),
+      onChange: (value, previous) => display.changed(value, previous ?? initial),
       fingerprint: (value) => JSON.stringify([orderStatus(value), value['phoneNumbers'], value['completionDate']]),
       // A read right after the submit would only see Pending again.
       initialDelay: initial !== undefined,
-      firstIntervalMs: first,
+      firstIntervalMs: firstInterval(options.intervalSeconds, ctx.env),
       timeoutMs: options.timeoutSeconds === undefined ? undefined : Math.round(options.timeoutSeconds * 1000),
       what: `order ${orderId}`,
       clock: ctx.clock,
       signal: ctx.signal,
-      tolerateError: (error, failures) => {
-        if (!isTransient(error) || failures > TOLERATED_FAILURES) return false;
-        if (!ctx.io.stderrIsTTY) ctx.warn(`reading order ${orderId} failed (${error instanceof Error ? error.message : String(error)}); still waiting`);
-        return true;
-      },
+      tolerateError: (error, failures) => isOutage(error) && failures <= TOLERATED_FAILURES,
     });
-    const outcome = orderOutcome(order);
-    progress.stop(outcome === 'completed' ? 'completed' : 'failed', `Order ${orderId} ${orderStatus(order)}`);
-    return order;
+    return ended(order);
   } catch (error) {
-    progress.stop('stopped', '');
+    if (error instanceof InterruptedError && ctx.signal.aborted) {
+      const last = display.last();
+      // A script still gets the order as last seen, as on a timeout.
+      if (last !== undefined && ctx.globals.output !== 'table') await writeOrderNumbers(ctx, last);
+      return display.interrupted();
+    }
+    display.stop();
     if (error instanceof PollTimeoutError && typeof error.last === 'object' && error.last !== null) {
       // The order as last seen still goes to stdout, so that a script knows how far it got.
       await writeOrderNumbers(ctx, error.last as Order);
@@ -144,5 +107,5 @@ export async function run(input: InputFor<typeof orderCommands, 'order watch'>, 
   const options = watchOptions(input, 'timeout');
   const api = await ctx.api();
   const order = await watchOrder(ctx, api, orderId, options);
-  return finishOrder(ctx, orderId, order);
+  return typeof order === 'number' ? order : finishOrder(ctx, orderId, order);
 }

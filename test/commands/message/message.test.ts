@@ -132,6 +132,42 @@ describe('svc message watch', () => {
     }
   });
 
+  it('on Ctrl-C says where the message stands and the command that follows it again (exit 130), on a terminal too', async () => {
+    for (const tty of [false, true]) {
+      mock = createMockApi();
+      const controller = new AbortController();
+      let reads = 0;
+      mock.agent
+        .get('https://api.test')
+        .intercept({ method: 'GET', path: `/api/v1/messages/${ID}` })
+        .reply(() => {
+          if (++reads === 3) controller.abort();
+          return { statusCode: 200, data: JSON.stringify(message('sending')), responseOptions: { headers: { 'content-type': 'application/json' } } };
+        })
+        .times(3);
+      const result = await runCli(['message', 'watch', ID, '--no-color'], { env: MOCK_ENV, dispatcher: mock.agent, clock: fakeClock(), signal: controller.signal, tty: { stderr: tty } });
+      expect(result.code).toBe(130);
+      expect(result.stderr).not.toContain('error:');
+      expect(result.stderr).toContain(`Stopped watching after 4 s. Message ${ID}: sending\nFollow it again: svc message watch ${ID}\n`);
+      expect(result.stdout).toBe('');
+      if (!tty) await mock.agent.close();
+    }
+  });
+
+  it('warns once when the service stops answering, and says when it is back', async () => {
+    mock = createMockApi();
+    mock.expect('GET', `messages/${ID}`, { status: 200, body: message('sending') });
+    mock.expect('GET', `messages/${ID}`, { status: 503, body: 'down' }, { times: 8 });
+    mock.expect('GET', `messages/${ID}`, { status: 200, body: message('delivered') });
+    const result = await runCli(['message', 'watch', ID, '--interval', '1'], { env: MOCK_ENV, dispatcher: mock.agent, clock: fakeClock() });
+    expect(result.code).toBe(0);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines[0]).toBe(`Message ${ID}: sending`);
+    expect(lines[1]).toMatch(new RegExp(`^warning: Message ${ID}: the service did not answer \\(.*503.*\\); still trying$`));
+    expect(lines[2]).toMatch(new RegExp(`^Message ${ID}: the service answers again \\(no answer for \\d+ s\\)$`));
+    expect(lines.slice(3)).toEqual([`Message ${ID}: delivered`, expect.stringMatching(/^Delivered \(\d+ s\)\.$/)]);
+  });
+
   it('refuses a bad --interval before any request', async () => {
     mock = createMockApi();
     const result = await runCli(['message', 'watch', ID, '--interval', 'soon'], { env: MOCK_ENV, dispatcher: mock.agent });

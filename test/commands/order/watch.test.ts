@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { fakeClock, runCli } from '../../helpers/cli.js';
 import { createMockApi, MOCK_ENV } from '../../helpers/mock-api.js';
 import { backoffSchedule, FETCH_GRACE_MS } from '../../../src/poll/poll.js';
+import { InterruptedError } from '../../../src/errors.js';
 import { order } from '../number/helpers.js';
 import { startTestServer } from '../../helpers/http-server.js';
 
@@ -78,38 +79,44 @@ describe('svc order watch: polling', () => {
     expect(clock.sleeps).toEqual([200, 300]);
   });
 
-  it('costs a couple of dozen requests for a five-minute order at the default interval, never hundreds', async () => {
+  it('sees a change within 2 s for the first two minutes, then backs off: a five-minute order costs about seventy reads, never hundreds', async () => {
     const api = createMockApi();
     const clock = fakeClock();
     const started = clock.time;
     let reads = 0;
+    let seenAt = 0;
     api.agent
       .get('https://api.test')
       .intercept({ method: 'GET', path: '/api/v1/phone-numbers/orders/42' })
       .reply(() => {
         reads++;
-        const body = clock.time - started >= 300_000 ? completed : pending;
+        const body = clock.time - started >= 300_000 ? completed : clock.time - started >= 10_000 ? processing : pending;
+        if (body === processing && seenAt === 0) seenAt = clock.time - started;
         return { statusCode: 200, data: JSON.stringify(body), responseOptions: { headers: { 'content-type': 'application/json' } } };
       })
       .persist();
     const result = await runCli(['order', 'watch', '42'], { env, dispatcher: api.agent, clock });
     expect(result.code).toBe(0);
-    expect(reads).toBeGreaterThan(5);
-    expect(reads).toBeLessThanOrEqual(25);
+    // A change at 10 s is seen within 2 s of it.
+    expect(seenAt).toBeGreaterThanOrEqual(10_000);
+    expect(seenAt).toBeLessThanOrEqual(12_000);
+    expect(clock.sleeps.slice(0, 3)).toEqual([2000, 2000, 2000]);
+    expect(backoffSchedule(2000, 30_000, 1.5, 62).slice(59)).toEqual([2000, 3000, 4500]);
+    expect(reads).toBeGreaterThan(60);
+    expect(reads).toBeLessThanOrEqual(80);
     expect(Math.max(...clock.sleeps)).toBe(30_000);
-    expect(clock.sleeps.slice(0, 3)).toEqual([2000, 3000, 4500]);
   });
 
   it('exits 5 on --timeout with the order as last seen, the last sleep cut to the deadline', async () => {
     const api = createMockApi();
-    api.expect('GET', 'phone-numbers/orders/42', { status: 200, body: pending }, { times: 4 });
+    api.expect('GET', 'phone-numbers/orders/42', { status: 200, body: pending }, { times: 5 });
     const clock = fakeClock();
-    const result = await runCli(['order', 'watch', '42', '--interval', '2', '--timeout', '8', '--json'], { env, dispatcher: api.agent, clock });
+    const result = await runCli(['order', 'watch', '42', '--interval', '2', '--timeout', '7', '--json'], { env, dispatcher: api.agent, clock });
     expect(result.code).toBe(5);
     api.verify();
-    expect(clock.sleeps).toEqual([2000, 3000, 3000]);
+    expect(clock.sleeps).toEqual([2000, 2000, 2000, 1000]);
     expect(JSON.parse(result.stdout)).toMatchObject({ status: 'Pending' });
-    expect(result.stderr).toContain('"message":"Timed out waiting for order 42 after 8 s"');
+    expect(result.stderr).toContain('"message":"Timed out waiting for order 42 after 7 s"');
   });
 
   it('exits 5 when the order fails, after printing the table with each number', async () => {
@@ -139,10 +146,16 @@ describe('svc order watch: polling', () => {
     const result = await runCli(['order', 'watch', '42', '--interval', '1'], { env, dispatcher: api.agent, clock });
     expect(result.code).toBe(0);
     api.verify();
-    expect(result.stderr).toContain('warning: reading order 42 failed');
+    // Said once when it stops answering and once when it is back, not at every failed read.
+    const lines = result.stderr.split('\n');
+    expect(lines.filter((line) => line.includes('the service did not answer'))).toEqual([
+      expect.stringMatching(/^warning: Order 42: the service did not answer \(.*502.*\); still trying$/),
+    ]);
+    // How long depends on the HTTP layer's jittered retries within the failed read.
+    expect(lines.filter((line) => /^Order 42: the service answers again \(no answer for \d+ s\)$/.test(line))).toHaveLength(1);
   });
 
-  it('ends with exit 130 on Ctrl-C, without another request', async () => {
+  it('ends with exit 130 on Ctrl-C, without another request, saying where the order stands and how to follow it again', async () => {
     const api = createMockApi();
     const controller = new AbortController();
     let reads = 0;
@@ -155,9 +168,43 @@ describe('svc order watch: polling', () => {
         return { statusCode: 200, data: JSON.stringify(pending), responseOptions: { headers: { 'content-type': 'application/json' } } };
       })
       .persist();
-    const result = await runCli(['order', 'watch', '42'], { env, dispatcher: api.agent, clock: fakeClock(), signal: controller.signal });
+    const result = await runCli(['order', 'watch', '42', '--interval', '3', '--profile', 'work'], { env, dispatcher: api.agent, clock: fakeClock(), signal: controller.signal });
     expect(result.code).toBe(130);
     expect(reads).toBe(2);
+    expect(result.stderr).not.toContain('error:');
+    expect(result.stderr.trim().split('\n').slice(-2)).toEqual([
+      'Stopped watching after 3 s. Order 42: Pending; 2 numbers: 2 Pending',
+      'Follow it again: svc order watch 42 --interval 3 --profile work',
+    ]);
+    expect(result.stdout).toBe('');
+  });
+
+  it('on Ctrl-C with --json, prints the order as last seen and the way back in the error document', async () => {
+    const api = createMockApi();
+    const controller = new AbortController();
+    let reads = 0;
+    api.agent
+      .get('https://api.test')
+      .intercept({ method: 'GET', path: '/api/v1/phone-numbers/orders/42' })
+      .reply(() => {
+        // SIGTERM during the second read.
+        if (++reads === 2) controller.abort(new InterruptedError('Terminated', 'SIGTERM'));
+        return { statusCode: 200, data: JSON.stringify(processing), responseOptions: { headers: { 'content-type': 'application/json' } } };
+      })
+      .times(2);
+    const result = await runCli(['order', 'watch', '42', '--json'], { env, dispatcher: api.agent, clock: fakeClock(), signal: controller.signal });
+    expect(result.code).toBe(143);
+    expect(JSON.parse(result.stdout)).toEqual(processing);
+    // The last line of stderr (the ones before say what changed, as always when piped).
+    expect(JSON.parse(result.stderr.trim().split('\n').at(-1)!)).toEqual({
+      error: {
+        status: null,
+        message: 'Stopped watching after 2 s. Order 42: Processing; 2 numbers: 1 Active, 1 Pending',
+        title: null,
+        errorCode: null,
+        hint: 'Follow it again: svc order watch 42',
+      },
+    });
   });
 });
 
@@ -179,6 +226,68 @@ describe('svc order watch: on a terminal', () => {
   });
 });
 
+describe('svc order watch: the time waited, and a service that stops answering', () => {
+  it('counts the seconds on a terminal while a read hangs, warns at 5 s without an answer, and says when it is back', async () => {
+    const server = await startTestServer();
+    const clock = fakeClock();
+    const json = (body: unknown) => (_req: unknown, res: import('node:http').ServerResponse): void => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    };
+    // The second read hangs for six seconds of the test's clock, a second at a time, then answers.
+    const hang = (req: unknown, res: import('node:http').ServerResponse): void => {
+      for (let i = 0; i < 6; i++) clock.advance(1000);
+      json(completed)(req, res);
+    };
+    server.on('GET', '/api/v1/phone-numbers/orders/42', json(pending), hang);
+    try {
+      const result = await runCli(['order', 'watch', '42', '--no-color'], { env: { ...env, SVC_BASE_URL: server.url }, clock, tty: { stderr: true } });
+      expect(result.code).toBe(0);
+      // Every second shown in turn, the read in flight from 2 s to 8 s.
+      let from = 0;
+      for (const shown of ['(0 s)', '(2 s)', '(3 s)', '(4 s)', '(5 s)', '(6 s)', 'Order 42: the service answers again (no answer for 6 s)']) {
+        const at = result.stderr.indexOf(shown, from);
+        expect(at, `${shown} after ${result.stderr.slice(from, from + 200)}`).toBeGreaterThanOrEqual(0);
+        from = at;
+      }
+      expect(result.stderr).toContain('warning: Order 42: no answer from the service for 5 s; still waiting');
+      expect(result.stderr).toContain('Order 42: Pending (7 s)\n  no answer from the service for 5 s\n  +15551230001     Pending');
+      expect(result.stderr).toContain('Order 42 Completed');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('piped, says the same in plain lines, once each', async () => {
+    const server = await startTestServer();
+    const clock = fakeClock();
+    const json = (body: unknown) => (_req: unknown, res: import('node:http').ServerResponse): void => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    };
+    const hang = (req: unknown, res: import('node:http').ServerResponse): void => {
+      for (let i = 0; i < 9; i++) clock.advance(1000);
+      json(completed)(req, res);
+    };
+    server.on('GET', '/api/v1/phone-numbers/orders/42', json(pending), hang);
+    try {
+      const result = await runCli(['order', 'watch', '42'], { env: { ...env, SVC_BASE_URL: server.url }, clock });
+      expect(result.code).toBe(0);
+      expect(result.stderr).toBe(
+        [
+          'order 42: Pending (+15551230001 Pending, +15551230002 Pending)',
+          'warning: Order 42: no answer from the service for 5 s; still waiting',
+          'Order 42: the service answers again (no answer for 9 s)',
+          'order 42: Completed',
+          'order 42: +15551230001 Active',
+          'order 42: +15551230002 Active',
+          '',
+        ].join('\n'),
+      );
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('svc order watch: failures that end the wait', () => {
   it('stops at once on 404 (exit 4) and after too many failed reads in a row (exit 1)', async () => {
     const api = createMockApi();
@@ -190,7 +299,8 @@ describe('svc order watch: failures that end the wait', () => {
     const down = await runCli(['order', 'watch', '43', '--interval', '1'], { env, dispatcher: api.agent, clock: fakeClock() });
     expect(down.code).toBe(1);
     api.verify();
-    expect(down.stderr.match(/still waiting/g)).toHaveLength(5);
+    expect(down.stderr.match(/still trying/g)).toHaveLength(1);
+    expect(down.stderr).toMatch(/error: .*503/);
   });
 });
 

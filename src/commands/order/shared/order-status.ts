@@ -5,6 +5,7 @@
 export type { Order } from '../../../domain/provisioning.js';
 import type { Order } from '../../../domain/provisioning.js';
 import { UsageError } from '../../../errors.js';
+import { visibleLine } from '../../../output/terminal.js';
 
 export type OrderOutcome = 'pending' | 'completed' | 'failed';
 
@@ -88,13 +89,34 @@ export function describeOrderChanges(orderId: string, previous: Order | undefine
   return lines;
 }
 
-/** The spinner's text: the order's status, then a line per number. */
-export function spinnerText(orderId: string, order: Order, elapsed: string): string {
-  const lines = [`Order ${orderId}: ${orderStatus(order)} (${elapsed})`];
-  for (const entry of orderEntries(order)) {
-    lines.push(`  ${entry.number.padEnd(16)} ${entry.status || '?'}${entry.error ? `  ${entry.error}` : ''}`);
-  }
-  return lines.join('\n');
+/** At most this many numbers get a line of their own under the spinner; the rest are counted. */
+const DETAIL_LINES = 8;
+
+/** "2 Active, 1 Pending": how many numbers are in each status, the commonest first. */
+export function entryCounts(entries: readonly OrderEntryView[]): string {
+  const counts = new Map<string, number>();
+  for (const entry of entries) counts.set(entry.status || '?', (counts.get(entry.status || '?') ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1]).map(([status, count]) => `${count} ${visibleLine(status)}`).join(', ');
+}
+
+/**
+ * The lines under the spinner: a line per number, and past DETAIL_LINES a count of the rest (a
+ * spinner taller than the terminal cannot be redrawn in place).
+ */
+export function orderDetails(order: Order): string[] {
+  const entries = orderEntries(order);
+  const lines = entries.slice(0, DETAIL_LINES).map((entry) => `  ${visibleLine(entry.number).padEnd(16)} ${visibleLine(entry.status || '?')}${entry.error ? `  ${visibleLine(entry.error)}` : ''}`);
+  const rest = entries.slice(DETAIL_LINES);
+  if (rest.length > 0) lines.push(`  and ${rest.length} more: ${entryCounts(rest)}`);
+  return lines;
+}
+
+/** Where an order stands, in one line: its status and how many numbers are where. */
+export function orderStanding(order: Order): string {
+  const entries = orderEntries(order);
+  const status = visibleLine(orderStatus(order));
+  if (entries.length === 0) return status;
+  return `${status}; ${entries.length === 1 ? `${visibleLine(entries[0]!.number)} ${visibleLine(entries[0]!.status || '?')}` : `${entries.length} numbers: ${entryCounts(entries)}`}`;
 }
 
 /** One sentence for the end of a failed order. */

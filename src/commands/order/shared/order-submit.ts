@@ -41,5 +41,6 @@ export async function submitAndReport(ctx: Context, request: ProvisionRequest | 
     throw new ApiError('The answer has no orderId, so the order cannot be followed (--wait)');
   }
   const ended = await watchOrder(ctx, api, orderId, settings.watch, order);
-  return finishOrder(ctx, orderId, ended);
+  // A number: the wait was stopped (Ctrl-C), and watchOrder said where the order stands.
+  return typeof ended === 'number' ? ended : finishOrder(ctx, orderId, ended);
 }
