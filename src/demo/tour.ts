@@ -104,61 +104,74 @@ interface Waiter {
   wake: () => void;
 }
 
-export async function runTour(options: TourOptions): Promise<void> {
-  const { out, palette, signal } = options;
-  const say = (line = ''): void => {
-    out.write(`${line}\n`);
-  };
-  const heading = (number: number, title: string): void => {
-    say();
-    say(palette.bold(palette.cyan(`${number}. ${title}`)));
-  };
+const kindIs = (kind: string, status?: string) => (event: AcceptedWebhookEvent): boolean =>
+  !event.duplicate && event.kind === kind && (status === undefined || event.summary.status === status);
 
-  const ourNumber = options.number ?? DEMO_NUMBER;
-  const workDir = await mkdtemp(join(tmpdir(), 'svc-demo-'));
-  // The process may end before `finally` below has run (a second Ctrl-C exits at once, and a
-  // library's own SIGINT hook can count as that second one): the directory goes with it then too.
-  const removeWorkDir = (): void => rmSync(workDir, { recursive: true, force: true });
-  process.once('exit', removeWorkDir);
-  const configDir = join(workDir, 'config');
-  const secret = randomBytes(24).toString('base64url');
-  const events: AcceptedWebhookEvent[] = [];
-  const waiters: Waiter[] = [];
-  let sandbox: RunningSandbox | undefined;
-  let listener: WebhookListener | undefined;
+/** What the tour has going: its transcript, the commands' environment, the webhooks received. */
+class TourSession {
+  readonly events: AcceptedWebhookEvent[] = [];
+  private readonly waiters: Waiter[] = [];
+  /** A terminal that reports no width (a pty of size 0) must not make tables divide by zero. */
+  readonly columns: number;
+  /** The commands' environment: the tour's own config directory and event store, not the user's. */
+  readonly env: Record<string, string>;
+  sandbox: RunningSandbox | undefined;
+  listener: WebhookListener | undefined;
 
-  // A terminal that reports no width (a pty of size 0) must not make tables divide by zero.
-  const columns = options.columns > 0 ? options.columns : 80;
-  // The tour's sends are recorded in its own event store, not in the user's.
-  const env: Record<string, string> = { SVC_CONFIG_DIR: configDir, SVC_DATA_DIR: join(workDir, 'data'), [DEMO_SECRET_ENV]: secret };
-  if (!options.color) env['NO_COLOR'] = '1';
+  constructor(
+    readonly options: TourOptions,
+    readonly workDir: string,
+    readonly secret: string,
+  ) {
+    this.columns = options.columns > 0 ? options.columns : 80;
+    this.env = { SVC_CONFIG_DIR: join(workDir, 'config'), SVC_DATA_DIR: join(workDir, 'data'), [DEMO_SECRET_ENV]: secret };
+    if (!options.color) this.env['NO_COLOR'] = '1';
+  }
+
+  say(line = ''): void {
+    this.options.out.write(`${line}\n`);
+  }
+
+  heading(number: number, title: string): void {
+    this.say();
+    this.say(this.options.palette.bold(this.options.palette.cyan(`${number}. ${title}`)));
+  }
 
   /** Runs one command through main(), printed first as typed; a non-zero exit fails the step. Returns its stdout. */
-  const svc = async (step: string, args: string[]): Promise<string> => {
-    say(`${palette.dim('$')} ${palette.bold(['svc', ...args].map(shellQuote).join(' '))}`);
+  async svc(step: string, args: string[]): Promise<string> {
+    const { palette, signal } = this.options;
+    this.say(`${palette.dim('$')} ${palette.bold(['svc', ...args].map(shellQuote).join(' '))}`);
     // What the commands print passed their own output boundary (made terminal-safe, their
     // colour kept): it goes to the tour's terminal as it is.
-    const transcript = controlChannel(out);
-    const stdout = new TranscriptStream(transcript, options.isTTY, columns);
+    const transcript = controlChannel(this.options.out);
+    const stdout = new TranscriptStream(transcript, this.options.isTTY, this.columns);
     // stderr is not a terminal for the commands: a spinner redrawing its line would erase the
     // listener's lines printed in between, while plain progress lines read well in a transcript.
-    const code = await options.runCommand(args, {
+    const code = await this.options.runCommand(args, {
       stdin: Readable.from([]),
       stdout,
-      stderr: new TranscriptStream(transcript, false, columns),
-      env,
-      tty: { stdin: false, stdout: options.isTTY, stderr: false, columns },
+      stderr: new TranscriptStream(transcript, false, this.columns),
+      env: this.env,
+      tty: { stdin: false, stdout: this.options.isTTY, stderr: false, columns: this.columns },
       signal,
     });
     if (signal.aborted) throw new ReportedInterruption();
     if (code !== 0) throw new TourStepError(step, `\`svc ${args[0] ?? ''} ${args[1] ?? ''}\` exited with ${code} (its error is above)`);
     return stdout.text;
-  };
+  }
+
+  /** A webhook the listener accepted: shown in the transcript, and woken whoever waits for it. */
+  received(event: AcceptedWebhookEvent): void {
+    this.events.push(event);
+    if (!event.duplicate) this.say(`${this.options.palette.cyan('  [listener]')} ${formatEventLine(event, { palette: this.options.palette })}`);
+    for (const waiter of [...this.waiters]) waiter.wake();
+  }
 
   /** Resolves once the listener has received `count` events that match, or fails the step. */
-  const waitForEvents = async (step: string, what: string, count: number, matches: (event: AcceptedWebhookEvent) => boolean): Promise<void> => {
-    const have = (): number => events.filter(matches).length;
+  async waitForEvents(step: string, what: string, count: number, matches: (event: AcceptedWebhookEvent) => boolean): Promise<void> {
+    const have = (): number => this.events.filter(matches).length;
     if (have() >= count) return;
+    const { signal } = this.options;
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
     try {
@@ -169,7 +182,7 @@ export async function runTour(options: TourOptions): Promise<void> {
             if (have() >= count) resolve();
           },
         };
-        waiters.push(waiter);
+        this.waiters.push(waiter);
         timer = setTimeout(() => reject(new TourStepError(step, `${what} did not reach the listener within ${WEBHOOK_WAIT_MS / 1000} s`)), WEBHOOK_WAIT_MS);
         onAbort = () => reject(new InterruptedError());
         signal.addEventListener('abort', onAbort, { once: true });
@@ -178,103 +191,117 @@ export async function runTour(options: TourOptions): Promise<void> {
     } finally {
       clearTimeout(timer);
       if (onAbort) signal.removeEventListener('abort', onAbort);
-      waiters.splice(0, waiters.length, ...waiters.filter((w) => w.matches !== matches));
+      this.waiters.splice(0, this.waiters.length, ...this.waiters.filter((w) => w.matches !== matches));
     }
-  };
+  }
+}
 
-  const kindIs = (kind: string, status?: string) => (event: AcceptedWebhookEvent): boolean =>
-    !event.duplicate && event.kind === kind && (status === undefined || event.summary.status === status);
-
+export async function runTour(options: TourOptions): Promise<void> {
+  const workDir = await mkdtemp(join(tmpdir(), 'svc-demo-'));
+  // The process may end before `finally` below has run (a second Ctrl-C exits at once, and a
+  // library's own SIGINT hook can count as that second one): the directory goes with it then too.
+  const removeWorkDir = (): void => rmSync(workDir, { recursive: true, force: true });
+  process.once('exit', removeWorkDir);
+  const tour = new TourSession(options, workDir, randomBytes(24).toString('base64url'));
   try {
-    say(palette.bold('A tour of svc against a local sandbox: nothing here leaves this machine.'));
-
-    heading(1, 'Start a local sandbox of the service');
-    sandbox = await startSandbox({
-      port: 0,
-      orderDelayMs: DEMO_ORDER_DELAY_MS,
-      messageStepMs: DEMO_MESSAGE_STEP_MS,
-      timeScale: options.timeScale,
-      ...(options.observe ? { observe: options.observe } : {}),
-    });
-    say(`Sandbox running at ${sandbox.url}, account sandbox@example.com / sandbox.`);
-    say(palette.dim('(`svc sandbox start` runs the same server on its own; here it lives inside the demo.)'));
-
-    heading(2, 'Start a webhook listener that checks signatures');
-    listener = await startWebhookListener(
-      { port: 0, secrets: [secret] },
-      {
-        accepted(event) {
-          events.push(event);
-          if (!event.duplicate) say(`${palette.cyan('  [listener]')} ${formatEventLine(event, { palette })}`);
-          for (const waiter of [...waiters]) waiter.wake();
-        },
-        rejected(rejection) {
-          say(`${palette.red('  [listener] refused')} ${rejection.status} ${rejection.reason}`);
-        },
-      },
-    );
-    say(`Listening on ${listener.url}; the tenant's webhook secret is in $${DEMO_SECRET_ENV}.`);
-    say(palette.dim('(`svc webhook listen` does the same in a terminal of its own.)'));
-
-    const tenantId = randomUUID();
-    const listenerUrl = listener.url;
-
-    heading(3, 'Log in: a "sandbox" profile (in a temporary config directory, your own profiles are untouched)');
-    await svc('log in', ['auth', 'login', '--sandbox', '--base-url', sandbox.url]);
-
-    heading(4, 'Create a tenant whose webhooks go to the listener');
-    await svc('create a tenant', [
-      'tenant', 'create',
-      '--tenant-id', tenantId,
-      '--domain', 'demo.example.com',
-      '--webhook-primary-uri', listenerUrl,
-      '--webhook-secret-env', DEMO_SECRET_ENV,
-      '--webhook-event-type', 'All',
-    ]);
-
-    heading(5, 'Provision a number and watch its order');
-    await svc('provision a number', [
-      'number', 'provision', ourNumber,
-      '--tenant', tenantId,
-      '--type', 'SMSMMS',
-      '--class', 'P2P',
-      '--wait',
-      '--interval', '0.25',
-    ]);
-    await waitForEvents('provision a number', 'the order-status webhook (Completed)', 1, kindIs('OrderStatus', 'Completed'));
-
-    heading(6, 'Send an SMS; its delivery receipts arrive at the listener');
-    await svc('send an SMS', ['send', '--from', ourNumber, '--to', DEMO_CONTACT, '--body', 'Hello from svc! This SMS went through the local sandbox.']);
-    await waitForEvents('send an SMS', 'the "delivered" receipt of the SMS', 1, kindIs('DeliveryReceipt', 'delivered'));
-
-    heading(7, 'Send an MMS with an image uploaded from a file');
-    const image = join(workDir, 'svc-demo.png');
-    await writeFile(image, drawDemoPng());
-    const sent = await svc('send an MMS', ['send', '--from', ourNumber, '--to', DEMO_CONTACT, '--body', 'And a picture', '--media-file', image, '--tenant', tenantId]);
-    await waitForEvents('send an MMS', 'the "delivered" receipt of the MMS', 2, kindIs('DeliveryReceipt', 'delivered'));
-    const messageId = messageIdIn(sent);
-    if (messageId === undefined) throw new TourStepError('send an MMS', 'its output shows no messageId');
-    say(palette.dim('The message as the service keeps it: delivered, with the link of the uploaded image.'));
-    await svc('read the MMS back', ['message', 'get', messageId]);
-
-    heading(8, 'Simulate a reply coming in; it reaches the listener as a MessageReceived event');
-    await svc('simulate an inbound message', ['sandbox', 'inbound', '--to', ourNumber, '--from', DEMO_CONTACT, '--body', 'Hi! Got your picture.']);
-    await waitForEvents('simulate an inbound message', 'the MessageReceived webhook', 1, kindIs('MessageReceived'));
-
-    heading(9, 'Shut down');
+    tour.say(options.palette.bold('A tour of svc against a local sandbox: nothing here leaves this machine.'));
+    await startServices(tour);
+    await provisionAndMessage(tour, tour.listener!.url);
+    tour.heading(9, 'Shut down');
   } finally {
     try {
-      await listener?.close();
-      await sandbox?.close();
+      await tour.listener?.close();
+      await tour.sandbox?.close();
     } finally {
       await rm(workDir, { recursive: true, force: true });
       process.off('exit', removeWorkDir);
     }
   }
-  const received = events.filter((e) => !e.duplicate).length;
-  say(`Listener and sandbox stopped; ${received} webhook events were received and verified.`);
-  say();
-  say(palette.bold('What next'));
+  const received = tour.events.filter((e) => !e.duplicate).length;
+  tour.say(`Listener and sandbox stopped; ${received} webhook events were received and verified.`);
+  sayWhatNext(tour);
+}
+
+/** Steps 1 and 2: the sandbox and a listener that checks signatures, both in this process. */
+async function startServices(tour: TourSession): Promise<void> {
+  const { options } = tour;
+  const { palette } = options;
+  tour.heading(1, 'Start a local sandbox of the service');
+  tour.sandbox = await startSandbox({
+    port: 0,
+    orderDelayMs: DEMO_ORDER_DELAY_MS,
+    messageStepMs: DEMO_MESSAGE_STEP_MS,
+    timeScale: options.timeScale,
+    ...(options.observe ? { observe: options.observe } : {}),
+  });
+  tour.say(`Sandbox running at ${tour.sandbox.url}, account sandbox@example.com / sandbox.`);
+  tour.say(palette.dim('(`svc sandbox start` runs the same server on its own; here it lives inside the demo.)'));
+
+  tour.heading(2, 'Start a webhook listener that checks signatures');
+  tour.listener = await startWebhookListener(
+    { port: 0, secrets: [tour.secret] },
+    {
+      accepted: (event) => tour.received(event),
+      rejected(rejection) {
+        tour.say(`${palette.red('  [listener] refused')} ${rejection.status} ${rejection.reason}`);
+      },
+    },
+  );
+  tour.say(`Listening on ${tour.listener.url}; the tenant's webhook secret is in $${DEMO_SECRET_ENV}.`);
+  tour.say(palette.dim('(`svc webhook listen` does the same in a terminal of its own.)'));
+}
+
+/** Steps 3 to 8: the main job, with the real commands: log in, a tenant, a number, an SMS, an MMS, a reply. */
+async function provisionAndMessage(tour: TourSession, listenerUrl: string): Promise<void> {
+  const ourNumber = tour.options.number ?? DEMO_NUMBER;
+  const tenantId = randomUUID();
+  tour.heading(3, 'Log in: a "sandbox" profile (in a temporary config directory, your own profiles are untouched)');
+  await tour.svc('log in', ['auth', 'login', '--sandbox', '--base-url', tour.sandbox!.url]);
+
+  tour.heading(4, 'Create a tenant whose webhooks go to the listener');
+  await tour.svc('create a tenant', [
+    'tenant', 'create',
+    '--tenant-id', tenantId,
+    '--domain', 'demo.example.com',
+    '--webhook-primary-uri', listenerUrl,
+    '--webhook-secret-env', DEMO_SECRET_ENV,
+    '--webhook-event-type', 'All',
+  ]);
+
+  tour.heading(5, 'Provision a number and watch its order');
+  await tour.svc('provision a number', [
+    'number', 'provision', ourNumber,
+    '--tenant', tenantId,
+    '--type', 'SMSMMS',
+    '--class', 'P2P',
+    '--wait',
+    '--interval', '0.25',
+  ]);
+  await tour.waitForEvents('provision a number', 'the order-status webhook (Completed)', 1, kindIs('OrderStatus', 'Completed'));
+
+  tour.heading(6, 'Send an SMS; its delivery receipts arrive at the listener');
+  await tour.svc('send an SMS', ['send', '--from', ourNumber, '--to', DEMO_CONTACT, '--body', 'Hello from svc! This SMS went through the local sandbox.']);
+  await tour.waitForEvents('send an SMS', 'the "delivered" receipt of the SMS', 1, kindIs('DeliveryReceipt', 'delivered'));
+
+  tour.heading(7, 'Send an MMS with an image uploaded from a file');
+  const image = join(tour.workDir, 'svc-demo.png');
+  await writeFile(image, drawDemoPng());
+  const sent = await tour.svc('send an MMS', ['send', '--from', ourNumber, '--to', DEMO_CONTACT, '--body', 'And a picture', '--media-file', image, '--tenant', tenantId]);
+  await tour.waitForEvents('send an MMS', 'the "delivered" receipt of the MMS', 2, kindIs('DeliveryReceipt', 'delivered'));
+  const messageId = messageIdIn(sent);
+  if (messageId === undefined) throw new TourStepError('send an MMS', 'its output shows no messageId');
+  tour.say(tour.options.palette.dim('The message as the service keeps it: delivered, with the link of the uploaded image.'));
+  await tour.svc('read the MMS back', ['message', 'get', messageId]);
+
+  tour.heading(8, 'Simulate a reply coming in; it reaches the listener as a MessageReceived event');
+  await tour.svc('simulate an inbound message', ['sandbox', 'inbound', '--to', ourNumber, '--from', DEMO_CONTACT, '--body', 'Hi! Got your picture.']);
+  await tour.waitForEvents('simulate an inbound message', 'the MessageReceived webhook', 1, kindIs('MessageReceived'));
+}
+
+function sayWhatNext(tour: TourSession): void {
+  const { palette } = tour.options;
+  tour.say();
+  tour.say(palette.bold('What next'));
   for (const [command, why] of [
     ['svc sandbox start', 'a sandbox that keeps running (add --state sandbox.json to keep its data)'],
     ['svc auth login --sandbox', 'a "sandbox" profile for it'],
@@ -283,7 +310,7 @@ export async function runTour(options: TourOptions): Promise<void> {
     ['svc send --dry-run --to-file contacts.csv ...', 'check a bulk send before sending it'],
     ['svc auth login', 'when you have an account on the real service'],
   ] as const) {
-    say(`  ${command.padEnd(46)} ${palette.dim(why)}`);
+    tour.say(`  ${command.padEnd(46)} ${palette.dim(why)}`);
   }
 }
 

@@ -4,7 +4,7 @@ import type { Context } from '../../context.js';
 import { writeJson, writeNdjson } from '../../output/render.js';
 import { AuthError, CliError, ExitCode, NetworkError, UsageError } from '../../errors.js';
 import { apiRoot } from '../../config/settings.js';
-import { requireProfileName, type Profile } from '../../config/store.js';
+import { requireProfileName, type Profile, type ProfileStore } from '../../config/store.js';
 import { requireGuid } from '../../input/checks.js';
 import { readSecretFromStdin } from '../secret-input.js';
 import { listTenants } from '../../api/tenants.js';
@@ -35,7 +35,38 @@ function checkBaseUrl(value: string): true | string {
   }
 }
 
-export async function run(input: InputFor<typeof authCommands, 'auth login'>, ctx: Context): Promise<number> {
+type LoginInput = InputFor<typeof authCommands, 'auth login'>;
+
+/** The profile a login writes, and what it already holds. */
+interface LoginTarget {
+  store: ProfileStore;
+  profileName: string;
+  existing: Profile | undefined;
+  /** Asks on a terminal; undefined elsewhere. */
+  prompter: Prompter | undefined;
+  sandbox: boolean;
+}
+
+/** Credentials to check, and whether the password was typed at the prompt. */
+interface Credentials {
+  baseUrl: string;
+  username: string;
+  password: string;
+  typed: boolean;
+}
+
+export async function run(input: LoginInput, ctx: Context): Promise<number> {
+  const target = await loginTarget(input, ctx);
+  const insecure = await settleStorage(input, ctx, target);
+  const credentials = await askCredentials(input, ctx, target);
+  const tenantFlag = input.string('tenant');
+  const tenant = tenantFlag !== undefined ? requireGuid(tenantFlag, '--tenant') : target.existing?.tenant;
+  if (input.has('verify') ? input.flag('verify') : true) credentials.password = await verifyCredentials(input, ctx, target, credentials);
+  await saveProfile(input, ctx, target, credentials, tenant, insecure);
+  return 0;
+}
+
+async function loginTarget(input: LoginInput, ctx: Context): Promise<LoginTarget> {
   const sandbox = input.flag('sandbox');
   // The profile may not exist yet, so the name is resolved here rather than through ctx.settings().
   const store = await ctx.profileStore();
@@ -46,21 +77,30 @@ export async function run(input: InputFor<typeof authCommands, 'auth login'>, ct
   );
   const existing = Object.hasOwn(data.profiles ?? {}, profileName) ? data.profiles![profileName] : undefined;
   const prompter = canAsk(ctx) ? await ctx.prompter() : undefined;
+  return { store, profileName, existing, prompter, sandbox };
+}
 
-  // Whether the password can be kept is settled before anything is asked, so that nothing typed
-  // is thrown away at the end. The sandbox's public account needs no keychain.
-  // A base URL given on the command line is checked first: a usage error stays a usage error.
-  const flagBaseUrl = ctx.globals.baseUrl ?? (sandbox ? undefined : ctx.env['SVC_BASE_URL']);
+/**
+ * Whether the password can be kept is settled before anything is asked, so that nothing typed
+ * is thrown away at the end: true when it is to go in the profile file. The sandbox's public
+ * account needs no keychain. A base URL given on the command line is checked first: a usage
+ * error stays a usage error.
+ */
+async function settleStorage(input: LoginInput, ctx: Context, target: LoginTarget): Promise<boolean> {
+  const flagBaseUrl = ctx.globals.baseUrl ?? (target.sandbox ? undefined : ctx.env['SVC_BASE_URL']);
   if (flagBaseUrl !== undefined) apiRoot(flagBaseUrl);
-  let insecure = input.flag('insecureStorage');
-  const sandboxAccount = sandbox && input.string('username') === undefined;
-  if (!insecure && !sandboxAccount) {
-    const { keychainProblem } = await import('../../config/secrets.js');
-    const secrets = await ctx.secretStore();
-    const problem = await keychainProblem(secrets);
-    if (problem !== undefined) insecure = await acceptFileStorage(ctx, prompter, `${secrets.description} cannot be used here: ${problem}`, store.path);
-  }
+  if (input.flag('insecureStorage')) return true;
+  if (target.sandbox && input.string('username') === undefined) return false;
+  const { keychainProblem } = await import('../../config/secrets.js');
+  const secrets = await ctx.secretStore();
+  const problem = await keychainProblem(secrets);
+  if (problem === undefined) return false;
+  return acceptFileStorage(ctx, target.prompter, `${secrets.description} cannot be used here: ${problem}`, target.store.path);
+}
 
+/** Base URL, username and password: from flags, the environment and the profile, else asked. */
+async function askCredentials(input: LoginInput, ctx: Context, target: LoginTarget): Promise<Credentials> {
+  const { sandbox, existing, prompter } = target;
   // --sandbox is a flag, so its defaults come before the environment: a shell that exports the
   // real service's SVC_BASE_URL or SVC_USERNAME must not turn a sandbox login into one there.
   let baseUrl = ctx.globals.baseUrl ?? (sandbox ? SANDBOX_DEFAULT_URL : ctx.env['SVC_BASE_URL']) ?? existing?.baseUrl;
@@ -77,55 +117,66 @@ export async function run(input: InputFor<typeof authCommands, 'auth login'>, ct
   if (input.flag('passwordStdin')) password = await readSecretFromStdin(ctx, '--password-stdin');
   else if (sandbox && username === SANDBOX_DEFAULT_USER.email) password = SANDBOX_DEFAULT_USER.password;
   else password = ctx.env['SVC_PASSWORD'] || undefined;
-  if (!password && sameAccount) password = await storedPassword(ctx, profileName, existing);
-  let typed = false;
-  if (!password && prompter) {
-    password = await prompter.password(`Password for ${username}`);
-    typed = true;
-  }
+  if (!password && sameAccount) password = await storedPassword(ctx, target.profileName, existing);
+  if (!password && prompter) return { baseUrl, username, password: await prompter.password(`Password for ${username}`), typed: true };
   if (!password) {
     throw new UsageError('No password given', ['Pipe it to --password-stdin or set SVC_PASSWORD; there is no flag that takes it on the command line.']);
   }
+  return { baseUrl, username, password, typed: false };
+}
 
-  const tenantFlag = input.string('tenant');
-  const tenant = tenantFlag !== undefined ? requireGuid(tenantFlag, '--tenant') : existing?.tenant;
-
-  // On a terminal a refused password (mistyped, rotated, a sandbox started with --user) is asked
-  // again, three typed tries in all; one piped in or from the environment is not.
-  const retry = prompter !== undefined && !input.flag('passwordStdin');
-  let tries = typed ? 1 : 0;
-  while (input.has('verify') ? input.flag('verify') : true) {
+/**
+ * One request with the credentials; the password that worked. On a terminal a refused password
+ * (mistyped, rotated, a sandbox started with --user) is asked again, three typed tries in all;
+ * one piped in or from the environment is not.
+ */
+async function verifyCredentials(input: LoginInput, ctx: Context, target: LoginTarget, credentials: Credentials): Promise<string> {
+  const { baseUrl, username } = credentials;
+  let { password } = credentials;
+  const prompter = input.flag('passwordStdin') ? undefined : target.prompter;
+  let tries = credentials.typed ? 1 : 0;
+  for (;;) {
     const api = await ctx.api({ baseUrl, username, password });
     try {
       await listTenants(api);
-      break;
+      return password;
     } catch (error) {
-      if (retry && error instanceof AuthError && error.status === 401 && tries < PASSWORD_TRIES) {
+      if (prompter !== undefined && error instanceof AuthError && error.status === 401 && tries < PASSWORD_TRIES) {
         ctx.io.stderr.write(`The service refused the password for ${username} (${error.message}).\n`);
         password = await prompter.password(`Password for ${username}`);
         tries += 1;
         continue;
       }
-      if (error instanceof NetworkError && sandbox && ctx.globals.baseUrl === undefined) {
-        throw new CliError(`${error.message}; nothing was stored`, ExitCode.Failure, {
-          hints: [
-            `No sandbox answers at ${baseUrl}. Start one with \`svc sandbox start\`; if it runs on another port, it printed the login line to use: svc auth login --sandbox --base-url http://127.0.0.1:PORT`,
-          ],
-        });
-      }
-      if (error instanceof AuthError) {
-        throw new AuthError(`${error.message}; nothing was stored`, {
-          status: error.status,
-          ...(error.title ? { title: error.title } : {}),
-          ...(error.errorCode ? { errorCode: error.errorCode } : {}),
-        });
-      }
-      throw error;
+      throw loginFailure(error, ctx, target, baseUrl);
     }
   }
+}
 
+/** Why nothing was stored, with the way out: a sandbox that is not running, refused credentials. */
+function loginFailure(error: unknown, ctx: Context, target: LoginTarget, baseUrl: string): unknown {
+  if (error instanceof NetworkError && target.sandbox && ctx.globals.baseUrl === undefined) {
+    return new CliError(`${error.message}; nothing was stored`, ExitCode.Failure, {
+      hints: [
+        `No sandbox answers at ${baseUrl}. Start one with \`svc sandbox start\`; if it runs on another port, it printed the login line to use: svc auth login --sandbox --base-url http://127.0.0.1:PORT`,
+      ],
+    });
+  }
+  if (error instanceof AuthError) {
+    return new AuthError(`${error.message}; nothing was stored`, {
+      status: error.status,
+      ...(error.title ? { title: error.title } : {}),
+      ...(error.errorCode ? { errorCode: error.errorCode } : {}),
+    });
+  }
+  return error;
+}
+
+/** The password where it was settled, the profile written and made active, and what was done said. */
+async function saveProfile(input: LoginInput, ctx: Context, target: LoginTarget, credentials: Credentials, tenant: string | undefined, insecure: boolean): Promise<void> {
+  const { baseUrl, username, password } = credentials;
+  const { store, profileName, prompter } = target;
   // The sandbox's fixed account is public (printed by `svc sandbox start`): no keychain needed.
-  const publicPassword = sandbox && username === SANDBOX_DEFAULT_USER.email && password === SANDBOX_DEFAULT_USER.password;
+  const publicPassword = target.sandbox && username === SANDBOX_DEFAULT_USER.email && password === SANDBOX_DEFAULT_USER.password;
   const { storePassword } = await import('../../config/secrets.js');
   let where: 'keychain' | 'file';
   try {
@@ -150,7 +201,6 @@ export async function run(input: InputFor<typeof authCommands, 'auth login'>, ct
         ? "the sandbox's public password is in the profile file"
         : `the password is IN CLEAR in the profile file${input.flag('insecureStorage') ? ' (--insecure-storage)' : ''}`;
   ctx.io.stderr.write(`Logged in to ${baseUrl} as ${username}; profile "${profileName}" is active (${store.path}; ${kept}).\n`);
-  return 0;
 }
 
 const PASSWORD_TRIES = 3;
