@@ -50,9 +50,11 @@ export const webhookCommands = defineCommands([
     summary: 'receive webhook events locally, check them and print each one',
     description: [
       'Each POST is checked like a production receiver would: Basic auth when --basic-auth-env is set,',
-      'application/json, at most 1 MB, X-Svc-Signature, valid JSON. Without a secret it does not start,',
-      'unless --no-verify asks for an unverified listener (it says so on every start, and the events it',
-      'stores are marked "verified": false).',
+      'application/json, at most 1 MB, X-Svc-Signature, valid JSON. Without a secret, on a terminal it',
+      'makes one for the run, shows it once with the `svc tenant update` line that points a tenant at the',
+      'listener, and starts; elsewhere (a script, CI) it does not start, unless --no-verify asks for an',
+      'unverified listener (it says so on every start, and the events it stores are marked',
+      '"verified": false).',
       'Every new event is kept in the event store (--store DIR, or the user data directory; SVC_DATA_DIR',
       'overrides it) before it is answered 2xx, so an acknowledged event survives a crash; read it back',
       'with svc events and svc thread.',
@@ -76,7 +78,7 @@ export const webhookCommands = defineCommands([
       { flags: '--no-verify', description: 'accept events without checking signatures (no secret); warns on every start' },
     ],
     examples: [
-      'SVC_WEBHOOK_SECRET=... svc webhook listen',
+      'svc webhook listen',
       'SVC_WEBHOOK_SECRET=... svc webhook listen --store ./events --json',
       'svc webhook listen --no-verify --no-store',
       'svc webhook listen --port 8080 --secret-env NEW_SECRET,OLD_SECRET --forward-to http://localhost:3000/webhooks',
