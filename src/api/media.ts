@@ -1,6 +1,7 @@
 import type { ApiClient } from './http.js';
 import { ApiError, CliError, NotFoundError } from '../errors.js';
 import { MEDIA_TOO_LARGE_TEXT, unsupportedMediaTypeText } from '../domain/media-formats.js';
+import { linkExpiry } from './media-link-expiry.js';
 
 // Media upload in the document's two request shapes, and the answer read whichever shape the
 // server used. Never prints.
@@ -52,7 +53,8 @@ export function normaliseUploadAnswer(data: unknown, file: UploadFile): Uploaded
     url,
     fileName: stringOf(record, 'fileName', 'filename', 'name') ?? file.fileName,
     contentType: stringOf(record, 'contentType', 'mimeType') ?? file.contentType,
-    expiresAt: stringOf(record, 'expiresAt') ?? null,
+    // The first shape has no expiry field; its link's signed token carries the expiry.
+    expiresAt: stringOf(record, 'expiresAt') ?? linkExpiry(url) ?? null,
   };
 }
 

@@ -38,6 +38,17 @@ describe('svc media upload', () => {
     mock.verify();
   });
 
+  it('takes the expiry of a shape A answer from its link\'s signed token', async () => {
+    mock = createMockApi();
+    const png = file('photo.png', PNG);
+    const link = 'https://media.test/m/1/photo.png?expires=4102444800&sig=x';
+    mock.expect('POST', 'media', { status: 201, body: { uri: link, fileName: 'photo.png' } }, { body: (b) => expect(b).toEqual(shapeA) });
+    const result = await run(['media', 'upload', png, '--number', NUMBER, '--tenant', TENANT, '--json']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ url: link, fileName: 'photo.png', contentType: 'image/png', expiresAt: '2100-01-01T00:00:00.000Z' });
+    mock.verify();
+  });
+
   it('sends shape B with the number\'s id, read first', async () => {
     mock = createMockApi();
     const png = file('photo.png', PNG);
