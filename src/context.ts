@@ -60,6 +60,12 @@ export interface Context extends Output, Asking, SpinnerHost {
   /** A warning on stderr. */
   warn(message: string): void;
   /**
+   * A line for the person about the output just printed (how much of a list it shows, what to
+   * run next): on stderr, after the output. When the output goes through the pager, the line is
+   * held until the pager has exited, so that it is not scrolled away above the page.
+   */
+  note(line: string): void;
+  /**
    * All of standard input as text, for the one flag that claims it; a second claim in the same
    * command is a usage error naming both flags.
    */
@@ -81,6 +87,8 @@ export interface ContextDeps {
   createPrompter?: PrompterFactory | undefined;
   /** Tests inject a keychain here (the system keychain otherwise). */
   secretStore?: import('./config/secrets.js').SecretStore | undefined;
+  /** Takes the notes while stdout is held for the pager; they are written after it (run-command.ts). */
+  holdNote?: ((line: string) => void) | undefined;
 }
 
 export class CommandContext implements Context {
@@ -187,6 +195,11 @@ export class CommandContext implements Context {
   warn(message: string): void {
     // One line: a warning often quotes the service, whose line breaks would start lines of their own.
     this.io.stderr.write(`${this.io.colorStderr ? sgr(33, 39, 'warning:') : 'warning:'} ${visibleLine(message)}\n`);
+  }
+
+  note(line: string): void {
+    if (this.deps.holdNote) this.deps.holdNote(line);
+    else this.io.stderr.write(`${line}\n`);
   }
 
   onClose(close: () => Promise<void> | void): void {

@@ -71,10 +71,13 @@ export async function runCommand(spec: CommandSpec, command: CommanderCommand, o
   if (globals.profile !== undefined) requireProfileName(globals.profile, '--profile');
   else if (deps.env['SVC_PROFILE']) requireProfileName(deps.env['SVC_PROFILE'], 'SVC_PROFILE');
   const held = await holdOutputForPager(spec, ctxIo, globals, deps);
+  const terminalStderr = ctxIo.stderr;
   // The held stream takes the terminal's place behind the same output boundary (redacted and
   // terminal-safe), as a terminal of the same width.
   if (held) ctxIo = createIOStreams({ ...ioInit(deps, globalValues['color'] === false, state.secrets), stdout: held.stream, stdoutIsTTY: true, columns: ctxIo.columns });
-  const ctx = new CommandContext({ ...deps, io: ctxIo }, globals, resolveSettings);
+  // Notes about the output ("20 of 34 shown") wait for the pager, or the page would cover them.
+  const notes: string[] = [];
+  const ctx = new CommandContext({ ...deps, io: ctxIo, ...(held ? { holdNote: (line: string) => notes.push(line) } : {}) }, globals, resolveSettings);
   state.ctx = ctx;
   const processed = command.processedArgs as (string | string[] | undefined)[];
   const isAbsent = (value: string | string[] | undefined): boolean => value === undefined || (Array.isArray(value) && value.length === 0);
@@ -92,5 +95,6 @@ export async function runCommand(spec: CommandSpec, command: CommanderCommand, o
     state.exitCode = typeof code === 'number' ? code : ExitCode.Ok;
   } finally {
     await held?.finish();
+    for (const line of notes) terminalStderr.write(`${line}\n`);
   }
 }

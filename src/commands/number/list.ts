@@ -26,7 +26,7 @@ export async function run(input: InputFor<typeof numberCommands, 'number list'>,
     const before = (current - 1) * size;
     if (ctx.io.stdoutIsTTY && total !== undefined && before + items.length < total && items.length > 0) {
       const shown = current === 1 ? `${items.length} of ${total} shown` : `${before + 1}-${before + items.length} of ${total} shown`;
-      ctx.io.stderr.write(`${shown}: --all for every one, --page ${current + 1} for the next\n`);
+      ctx.note(`${shown}: --all for every one, --page ${current + 1} for the next`);
     }
     return 0;
   }
