@@ -48,3 +48,12 @@ export function isHttpsOrLoopbackUrl(value: string | URL): boolean {
   if (url === undefined || url.hostname === '') return false;
   return url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname));
 }
+
+/** The URL as it may be shown (in a history, an error, a report): without any user:password part. */
+export function urlWithoutCredentials(url: URL): string {
+  if (url.username === '' && url.password === '') return url.href;
+  const copy = new URL(url.href);
+  copy.username = '';
+  copy.password = '';
+  return copy.href;
+}

@@ -3,18 +3,12 @@
 // that what a receiver is checked with is what it will be sent.
 
 import { createHash } from 'node:crypto';
-import { MESSAGE_STATUSES, type MessageStatus, type NumberStatus, type OrderAction, type OrderStatus, type ProvisionClass, type ProvisionType } from './api/enums.js';
-import type { DeliveryReceiptWire, IncomingMessageWire, OrderWire } from './api/wire.js';
+import { MESSAGE_STATUSES, type MessageStatus } from './api/enums.js';
+import type { DeliveryReceiptWire, IncomingMessageWire, OrderNumberWire, OrderWire } from './api/wire.js';
 import { countSegments } from './segments.js';
 
-/** One attachment of an incoming MMS, as the document lists it. */
-export interface WebhookAttachment {
-  name: string;
-  url: string;
-  contentType: string;
-  /** Bytes. */
-  size: number;
-}
+/** One attachment of an incoming MMS, as the document lists it (size in bytes). */
+export type WebhookAttachment = IncomingMessageWire['attachments'][number];
 
 /** What an incoming message payload is made from; the rest (type, thread, segments, tag) follows. */
 export interface IncomingMessageSource {
@@ -89,23 +83,14 @@ export function deliveryReceiptPayload(message: ReceiptSource): DeliveryReceiptW
   };
 }
 
-/** One number of a provisioning order. */
-export interface OrderEntrySource {
-  number: string;
-  phoneNumberId: string;
-  status: NumberStatus;
+/** One number of a provisioning order, as the sandbox holds it (null where the wire leaves a field out). */
+export interface OrderEntrySource extends Omit<OrderNumberWire, 'email' | 'errorMessage'> {
   email?: string | null | undefined;
   errorMessage?: string | null | undefined;
 }
 
-export interface OrderSource {
-  orderId: number;
-  status: OrderStatus;
-  action: OrderAction;
-  tenantId: string;
-  provisionClass: ProvisionClass;
-  provisionType: ProvisionType;
-  createDate: string;
+/** A provisioning order as the sandbox holds it: the wire's fields, with null until final. */
+export interface OrderSource extends Omit<OrderWire, 'completionDate' | 'phoneNumbers'> {
   completionDate: string | null;
   phoneNumbers: readonly OrderEntrySource[];
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isHttpsOrLoopbackUrl, isLoopbackHost } from '../../src/domain/urls.js';
+import { isHttpsOrLoopbackUrl, isLoopbackHost, urlWithoutCredentials } from '../../src/domain/urls.js';
 
 // The one transport rule every URL we call or hand out follows: https://, or http:// to loopback.
 
@@ -34,5 +34,17 @@ describe('isHttpsOrLoopbackUrl', () => {
     expect(isLoopbackHost('[::1]')).toBe(true);
     expect(isLoopbackHost('0:0:0:0:0:0:0:1')).toBe(true);
     expect(isLoopbackHost('127.0.0.256')).toBe(false);
+  });
+});
+
+describe('urlWithoutCredentials', () => {
+  it('drops the user and the password, and keeps everything else', () => {
+    expect(urlWithoutCredentials(new URL('https://alice:p%40ss@hooks.example.com:8443/in?x=1#top'))).toBe('https://hooks.example.com:8443/in?x=1#top');
+    expect(urlWithoutCredentials(new URL('http://alice@127.0.0.1/'))).toBe('http://127.0.0.1/');
+    expect(urlWithoutCredentials(new URL('http://:secret@localhost/'))).toBe('http://localhost/');
+  });
+
+  it('gives a URL without credentials as it is', () => {
+    expect(urlWithoutCredentials(new URL('https://hooks.example.com/in'))).toBe('https://hooks.example.com/in');
   });
 });

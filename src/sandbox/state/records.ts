@@ -3,25 +3,18 @@
 // they are hidden only in API answers.
 
 import { randomBytes } from 'node:crypto';
-import type { MessageWire, OrderNumberWire, OrderWire } from '../../domain/api/wire.js';
+import type { MessageWire, OrderNumberWire, OrderWire, TenantSettingsWire } from '../../domain/api/wire.js';
 import type {
   NumberStatus,
   PlatformType,
   ProvisionClass,
   ProvisionType,
-  WebhookEventType,
 } from '../../domain/api/enums.js';
 import type { WebhookDispatcherState } from '../webhooks/types.js';
 import { IdQueue } from '../id-queue.js';
 
-export interface TenantSettings {
-  webhookPrimaryUri?: string;
-  webhookSecondaryUri?: string;
-  webhookSecret?: string;
-  webhookBasicAuthUsername?: string;
-  webhookBasicAuthPassword?: string;
-  webhookEventType?: WebhookEventType;
-}
+/** A tenant's webhook settings as the sandbox stores them: the wire's fields, secrets in clear, each unset until given. */
+export type TenantSettings = Partial<TenantSettingsWire>;
 
 export interface TenantRecord {
   tenantId: string;

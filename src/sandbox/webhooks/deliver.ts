@@ -5,7 +5,8 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import { webhookDeliveryHeaders } from '../../domain/webhook-delivery.js';
 import type { AttemptHistory } from './attempt-history.js';
 import type { DeliveryRecord } from './delivery-record.js';
-import { postWebhook, redactUrl, webhookUriRefusal, type AttemptOutcome, type InFlightPost, type WebhookAgents } from './post-webhook.js';
+import { urlWithoutCredentials } from '../../domain/urls.js';
+import { postWebhook, webhookUriRefusal, type AttemptOutcome, type InFlightPost, type WebhookAgents } from './post-webhook.js';
 import type { WebhookTarget } from './types.js';
 
 export const WEBHOOK_USER_AGENT = 'svc-sandbox-webhooks/1';
@@ -51,7 +52,7 @@ export async function attemptDelivery(record: DeliveryRecord, ctx: DeliveryConte
       event: record.event,
       tenantId: record.target.tenantId,
       attempt: record.attempts + 1,
-      url: redactUrl(url),
+      url: urlWithoutCredentials(url),
       status: outcome.status,
       error: outcome.error,
       at: new Date(at).toISOString(),

@@ -60,15 +60,6 @@ export function webhookUriRefusal(uri: string): string | null {
   return `refused webhook URI ${describeUri(url)}: only https:// URIs, or http:// URIs on a loopback host, are called`;
 }
 
-/** The URL without any user:password part, for history and error texts. */
-export function redactUrl(url: URL): string {
-  if (url.username === '' && url.password === '') return url.href;
-  const copy = new URL(url.href);
-  copy.username = '';
-  copy.password = '';
-  return copy.href;
-}
-
 function describeUri(url: URL): string {
   return `${url.protocol}//${url.host}`;
 }

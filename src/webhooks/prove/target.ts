@@ -1,16 +1,8 @@
 // The one URL a run may send to, checked before anything is sent: https://, or http:// to a
 // loopback host (the rule every URL of svc follows), and no credentials in it.
 
-import { isHttpsOrLoopbackUrl } from '../../domain/urls.js';
+import { isHttpsOrLoopbackUrl, urlWithoutCredentials as shownUrl } from '../../domain/urls.js';
 import { UsageError } from '../../errors.js';
-
-/** The URL as it may be shown: no user or password. */
-function shownUrl(url: URL): string {
-  const copy = new URL(url.href);
-  copy.username = '';
-  copy.password = '';
-  return copy.href;
-}
 
 export function receiverUrl(text: string): URL {
   let url: URL;
