@@ -57,15 +57,29 @@ export function whyNotAsked(out: Output): string {
   return '';
 }
 
+/** How a list question starts, and what to say when the list is empty. */
+export interface ChoiceOptions {
+  /** Which choice the cursor starts on (the current one, when there is one). */
+  isDefault?: (value: string) => boolean;
+  /** Said instead of the missing-value error when there is nothing to choose from. */
+  empty?: { message: string; hint?: string };
+}
+
 /** A value chosen from a list looked up for the purpose; fails naming the flag without a terminal. */
-export async function askChoice(ctx: Asking, missing: MissingValue, message: string, load: () => Promise<Choice[]>): Promise<string> {
+export async function askChoice(ctx: Asking, missing: MissingValue, message: string, load: () => Promise<Choice[]>, options: ChoiceOptions = {}): Promise<string> {
   if (!canAsk(ctx)) throw missingValueError(missing, whyNotAsked(ctx));
   const choices = await load();
-  if (choices.length === 0) throw missingValueError(missing, ' and there is nothing to choose from');
+  if (choices.length === 0) {
+    // At a terminal already: "svc asks for it" would send the user in a circle.
+    if (options.empty) throw new UsageError(options.empty.message, options.empty.hint ? [options.empty.hint] : []);
+    throw missingValueError({ ...missing, asked: false }, ' and there is nothing to choose from');
+  }
+  const preselected = options.isDefault ? choices.find((c) => options.isDefault!(c.value))?.value : undefined;
   const prompter = await ctx.prompter();
-  if (prompter.select) return prompter.select(message, choices);
+  if (prompter.select) return prompter.select(message, choices, preselected !== undefined ? { default: preselected } : {});
   const listed = choices.map((c) => c.value).join(', ');
   return prompter.input(`${message} (${listed})`, {
+    ...(preselected !== undefined ? { default: preselected } : {}),
     validate: (value) => (choices.some((c) => c.value === value.trim()) ? true : `one of ${listed}`),
   });
 }

@@ -35,13 +35,14 @@ export function createInquirerPrompter(io: IOStreams, signal: AbortSignal): Prom
       ),
     password: (message) => guard(() => password({ message: visibleLine(message), mask: '*' }, context)),
     confirm: (message, defaultValue = false) => guard(() => confirm({ message: visibleLine(message), default: defaultValue }, context)),
-    select: (message, choices) =>
+    select: (message, choices, options = {}) =>
       guard(() =>
         select(
           {
             message: visibleLine(message),
             choices: choices.map((c) => ({ name: visibleLine(c.name), value: c.value, ...(c.description !== undefined ? { description: visibleLine(c.description) } : {}) })),
             pageSize: 12,
+            ...(options.default !== undefined ? { default: options.default } : {}),
           },
           context,
         ),

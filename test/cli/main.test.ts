@@ -73,13 +73,13 @@ describe('svc', () => {
   });
 
   it('prints parse errors as JSON on stderr with --json', async () => {
-    const result = await runCli(['tenant', 'get', '--json']);
+    const result = await runCli(['number', 'get', '--json']);
     expect(result.code).toBe(2);
     expect(JSON.parse(result.stderr)).toEqual({
-      error: { status: null, message: 'ID (tenant GUID) is missing (not asked with --json): give it after `svc tenant get`',
+      error: { status: null, message: 'NUMBER (E.164 number) is missing (not asked with --json): give it after `svc number get`',
         title: null,
         errorCode: null,
-        hint: expect.stringMatching(/^For example: svc tenant get \S+/),
+        hint: expect.stringMatching(/^For example: svc number get \S+/),
       },
     });
   });

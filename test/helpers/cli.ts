@@ -127,8 +127,13 @@ export function fakeClock(start = Date.parse('2026-01-01T00:00:00Z')): Clock & {
  * `select`, it also answers lists (a value not among the choices fails); without, a list is
  * asked as typed input, as with a prompter that cannot show one.
  */
-export function scriptedPrompter(answers: Record<string, string | boolean>, options: { select?: boolean } = {}): Prompter & { asked: string[] } {
+export function scriptedPrompter(
+  answers: Record<string, string | boolean>,
+  options: { select?: boolean } = {},
+): Prompter & { asked: string[]; preselected: Record<string, string | undefined> } {
   const asked: string[] = [];
+  // The choice each list question started on, by its message: what a terminal user would see chosen.
+  const preselected: Record<string, string | undefined> = {};
   const answer = (message: string): string | boolean => {
     asked.push(message);
     const key = Object.keys(answers).find((k) => message.toLowerCase().includes(k.toLowerCase()));
@@ -137,12 +142,14 @@ export function scriptedPrompter(answers: Record<string, string | boolean>, opti
   };
   return {
     asked,
+    preselected,
     input: async (message) => String(answer(message)),
     password: async (message) => String(answer(message)),
     confirm: async (message) => answer(message) === true,
     ...(options.select
       ? {
-          select: async (message: string, choices: readonly { value: string }[]) => {
+          select: async (message: string, choices: readonly { value: string }[], selectOptions: { default?: string } = {}) => {
+            preselected[message] = selectOptions.default;
             const chosen = String(answer(message));
             if (!choices.some((c) => c.value === chosen)) throw new Error(`"${chosen}" is not among ${choices.map((c) => c.value).join(', ')}`);
             return chosen;

@@ -2,7 +2,6 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { Prompter } from '../../src/output/prompts.js';
 import { runCli, scriptedPrompter, tempConfigDir, type RunOptions } from '../helpers/cli.js';
 import { createMockApi, MOCK_ENV, MOCK_ORIGIN, type MockApi } from '../helpers/mock-api.js';
 import { memorySecretStore } from '../config/memory-secrets.js';
@@ -30,7 +29,7 @@ afterEach(async () => {
 });
 
 /** A prompter that answers from a script (select included) and records every question. */
-function answering(answers: Record<string, string | boolean>): Prompter & { asked: string[] } {
+function answering(answers: Record<string, string | boolean>): ReturnType<typeof scriptedPrompter> {
   return scriptedPrompter(answers, { select: true });
 }
 
@@ -46,8 +45,8 @@ const PROMPTS: { name: string; argv: string[]; names: RegExp; env?: Record<strin
   { name: 'number provision without a tenant', argv: ['number', 'provision', '+15551234567', '--type', 'SMS', '--class', 'P2P'], names: /--tenant GUID or set SVC_TENANT/, env: { SVC_TENANT: '' } },
   { name: 'number unprovision without a tenant', argv: ['number', 'unprovision', '+15551234567', '--yes'], names: /--tenant GUID or set SVC_TENANT/, env: { SVC_TENANT: '' } },
   { name: 'send without a body', argv: ['send', '--from', '+15551230000', '--to', '+15557650001'], names: /--body TEXT/ },
-  { name: 'tenant get without ID', argv: ['tenant', 'get'], names: /ID \(tenant GUID\) is missing.*give it after `svc tenant get`/ },
-  { name: 'tenant update without ID', argv: ['tenant', 'update', '--domain', 'x.example'], names: /ID \(tenant GUID\) is missing/ },
+  { name: 'tenant get without ID or a default tenant', argv: ['tenant', 'get'], names: /The tenant ID is missing.*give it after `svc tenant get` or set SVC_TENANT/, env: { SVC_TENANT: '' } },
+  { name: 'tenant update without ID or a default tenant', argv: ['tenant', 'update', '--domain', 'x.example'], names: /The tenant ID is missing.*give it after `svc tenant update` or set SVC_TENANT/, env: { SVC_TENANT: '' } },
   { name: 'tenant use without ID', argv: ['tenant', 'use'], names: /ID \(tenant GUID\) is missing/ },
   { name: 'number get without NUMBER', argv: ['number', 'get'], names: /NUMBER \(E\.164 number\) is missing.*`svc number get`/ },
   { name: 'number update without NUMBER', argv: ['number', 'update', '--description', 'x'], names: /NUMBER \(E\.164 number\) is missing/ },
@@ -125,7 +124,7 @@ describe('asking on a terminal', () => {
     api.expect('GET', 'tenants', { status: 200, body: [{ tenantId: TENANT, domain: 'a.example' }, { tenantId: OTHER_TENANT }] });
     api.expect('GET', `tenants/${OTHER_TENANT}`, { status: 200, body: { tenantId: OTHER_TENANT, domain: 'b.example' } });
     const prompter = answering({ 'which tenant': OTHER_TENANT });
-    const result = await runCli(['tenant', 'get'], { tty: true, env, prompter, dispatcher: api.agent });
+    const result = await runCli(['tenant', 'get'], { tty: true, env: { ...env, SVC_TENANT: '' }, prompter, dispatcher: api.agent });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('b.example');
     api.verify();

@@ -42,7 +42,7 @@ const svc = (args: string[], extra: Record<string, string> = {}, size: { cols?: 
 
 describe('on a real terminal', () => {
   it('asks for the tenant of `tenant get` among the account\'s tenants (arrow keys, Enter)', async () => {
-    const run = svc(['tenant', 'get'], { NO_COLOR: '1' });
+    const run = svc(['tenant', 'get'], { NO_COLOR: '1', SVC_TENANT: '' });
     await run.waitFor(/Which tenant\?[\s\S]*b\.example/);
     run.write('\u001b[B');
     run.write('\r');
@@ -63,8 +63,8 @@ describe('on a real terminal', () => {
   }, 60_000);
 
   it('never asks with CI set: the error names the argument', async () => {
-    const run = svc(['tenant', 'get'], { CI: 'true' });
-    await run.waitFor(/ID \(tenant GUID\) is missing: give it after `svc tenant get`/);
+    const run = svc(['tenant', 'get'], { CI: 'true', SVC_TENANT: '' });
+    await run.waitFor(/The tenant ID is missing: give it after `svc tenant get` or set SVC_TENANT/);
     expect(await run.exited).toBe(2);
   }, 60_000);
 

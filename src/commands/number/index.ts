@@ -22,7 +22,7 @@ export const numberCommands = defineCommands([
       'header row: number,email,description,domain,platformType,campaignId,brandId,loaUrl,billingPlan,\n' +
       'type,class and settings.PATH columns. Flags fill what an entry leaves empty; a flag that\n' +
       'contradicts an entry is an error. Everything is checked before the request is sent.',
-    args: [{ name: 'NUMBER', description: 'E.164 numbers, e.g. +15551234567', variadic: true }],
+    args: [{ name: 'NUMBER', description: 'E.164 numbers, e.g. +15551234567 (typed in on a terminal when neither they nor --file are given)', variadic: true }],
     options: [
       tenantOption,
       { flags: '--type <type>', description: 'provision type', choices: PROVISION_TYPES },
@@ -49,7 +49,7 @@ export const numberCommands = defineCommands([
   {
     path: ['number', 'unprovision'],
     summary: 'release phone numbers of a tenant (answers with the order)',
-    args: [{ name: 'NUMBER', description: 'E.164 numbers', required: true, variadic: true }],
+    args: [{ name: 'NUMBER', description: 'E.164 numbers', required: true, variadic: true, ask: true }],
     options: [tenantOption, ...waitOptions],
     examples: ['svc number unprovision +15551234567 --wait'],
     exitCodes: [1, 3, 4, [5, 'with --wait: the order failed, or --wait-timeout passed']],

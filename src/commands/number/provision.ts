@@ -5,19 +5,20 @@ import { UsageError } from '../../errors.js';
 import { requireGuid } from '../../input/checks.js';
 import { readTextFile } from '../../input/files.js';
 import { PROVISION_CLASSES, PROVISION_TYPES } from '../../domain/api/enums.js';
-import { askChoice, canAsk } from '../../output/ask.js';
+import { askChoice, canAsk, type MissingValue } from '../../output/ask.js';
+import { askNumbers } from './shared/ask-numbers.js';
 import { explainTenantNotFound, tenantOrAsk } from '../tenant/shared/choose-tenant.js';
 import { buildProvisionEntries, entriesError, ENTRY_TEXT_FIELDS, type EntryDefaults, type EntryDraft, type EntryTextField } from '../../numbers/provision-entries.js';
 import { draftsFromArguments, draftsFromFileText } from '../../numbers/provision-drafts.js';
 import { submitAndReport, waitSettings } from '../order/shared/order-submit.js';
 
+const NUMBERS_MISSING: MissingValue = { what: 'the list of numbers to provision', flag: 'NUMBER... or --file entries.json|entries.csv', hint: 'For example: svc number provision +15551234567 --type SMS --class P2P' };
+
 export async function run(input: InputFor<typeof numberCommands, 'number provision'>, ctx: Context): Promise<number> {
-  const numbers = input.argList(0);
   const file = input.string('file');
-  if (numbers.length === 0 && file === undefined) {
-    throw new UsageError('Give the numbers to provision: NUMBER... or --file entries.json|entries.csv');
-  }
   const wait = waitSettings(input);
+  // On a terminal, numbers that neither the arguments nor a file give are typed in.
+  const numbers = input.argList(0).length > 0 || file !== undefined ? input.argList(0) : await askNumbers(ctx, NUMBERS_MISSING, 'Numbers to provision (E.164, separated by spaces or commas)');
   const drafts: EntryDraft[] = draftsFromArguments(numbers);
   let fileTenant: string | undefined;
   if (file !== undefined) {

@@ -14,15 +14,15 @@ export const profileCommands = defineCommands([
   {
     path: ['profile', 'use'],
     summary: 'make a profile the active one',
-    args: [{ name: 'NAME', description: 'profile name', required: true, complete: 'profile' }],
-    examples: ['svc profile use staging'],
+    args: [{ name: 'NAME', description: 'profile name', required: true, ask: true, complete: 'profile' }],
+    examples: ['svc profile use staging', 'svc profile use   # choose one, on a terminal'],
     exitCodes: [[1, 'the profile store could not be read or written']],
     load: () => import('./use.js'),
   },
   {
     path: ['profile', 'remove'],
     summary: 'delete a profile and its credentials',
-    args: [{ name: 'NAME', description: 'profile name', required: true, complete: 'profile' }],
+    args: [{ name: 'NAME', description: 'profile name', required: true, ask: true, complete: 'profile' }],
     examples: ['svc profile remove old-account', 'svc profile remove old-account --yes'],
     exitCodes: [[1, 'the profile store could not be read or written']],
     load: () => import('./remove.js'),

@@ -4,10 +4,14 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { requireProfileName } from '../../config/store.js';
 import { confirmAction } from '../../output/ask.js';
+import { chooseProfile } from './shared/choose-profile.js';
 
 export async function run(input: InputFor<typeof profileCommands, 'profile remove'>, ctx: Context): Promise<number> {
-  const name = requireProfileName(input.arg(0) ?? '', 'NAME');
+  const given = input.arg(0);
+  if (given !== undefined) requireProfileName(given, 'NAME');
   const store = await ctx.profileStore();
+  // Nothing is preselected: Enter alone should not lead towards removing the profile in use.
+  const name = given ?? (await chooseProfile(ctx, store.data(), 'profile remove', { preselectActive: false }));
   const profiles = store.data().profiles ?? {};
   if (!Object.hasOwn(profiles, name)) {
     throw new UsageError(`No profile named "${name}"`, [`Known profiles: ${Object.keys(profiles).join(', ') || '(none)'}`]);

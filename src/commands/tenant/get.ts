@@ -4,10 +4,13 @@ import type { Context } from '../../context.js';
 import { getTenant } from '../../api/tenants.js';
 import { requireGuid } from '../../input/checks.js';
 import { writeTenant } from './shared/tenant-fields.js';
-import { chooseTenant } from './shared/choose-tenant.js';
+import { explainTenantNotFound, tenantIdMissing, tenantOrAsk } from './shared/choose-tenant.js';
 
 export async function run(input: InputFor<typeof tenantCommands, 'tenant get'>, ctx: Context): Promise<number> {
-  const id = requireGuid(input.arg(0) ?? (await chooseTenant(ctx, { what: 'ID (tenant GUID)', flag: 'it after `svc tenant get`' })), 'The tenant ID');
-  await writeTenant(ctx, await getTenant(await ctx.api(), id));
+  const given = input.arg(0);
+  // Without an ID, the default tenant (SVC_TENANT, then the profile's); only without one is it chosen.
+  const id = given !== undefined ? requireGuid(given, 'The tenant ID') : await tenantOrAsk(ctx, undefined, tenantIdMissing('tenant get'));
+  const tenant = await explainTenantNotFound(ctx, given, async () => getTenant(await ctx.api(), id));
+  await writeTenant(ctx, tenant);
   return 0;
 }

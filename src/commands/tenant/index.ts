@@ -27,8 +27,8 @@ export const tenantCommands = defineCommands([
   {
     path: ['tenant', 'get'],
     summary: 'show a tenant and its settings (the webhook secret stays hidden)',
-    args: [{ name: 'ID', description: 'tenant GUID', required: true, ask: true }],
-    examples: ['svc tenant get 3f2504e0-4f89-11d3-9a0c-0305e82c3301', 'svc tenant get   # asks which tenant, on a terminal'],
+    args: [{ name: 'ID', description: "tenant GUID (default: SVC_TENANT, then the profile's tenant)" }],
+    examples: ['svc tenant get 3f2504e0-4f89-11d3-9a0c-0305e82c3301', 'svc tenant get   # the default tenant'],
     paged: true,
     exitCodes: [1, 3, 4],
     load: () => import('./get.js'),
@@ -53,9 +53,10 @@ export const tenantCommands = defineCommands([
   {
     path: ['tenant', 'update'],
     summary: "change a tenant's domain or webhook settings (other settings are kept)",
-    args: [{ name: 'ID', description: 'tenant GUID', required: true, ask: true }],
+    args: [{ name: 'ID', description: "tenant GUID (default: SVC_TENANT, then the profile's tenant)" }],
     options: webhookOptions,
     examples: [
+      'svc tenant update --webhook-event-type All',
       'svc tenant update 3f2504e0-4f89-11d3-9a0c-0305e82c3301 --webhook-event-type MessageReceived',
       'WEBHOOK_SECRET=... svc tenant update 3f2504e0-4f89-11d3-9a0c-0305e82c3301 --webhook-secret-env WEBHOOK_SECRET',
     ],

@@ -6,7 +6,7 @@ import { getTenant, updateTenant, type TenantWrite } from '../../api/tenants.js'
 import { requireGuid } from '../../input/checks.js';
 import { tenantChanges, writeTenant } from './shared/tenant-fields.js';
 import { TENANT_SECRET_FIELDS } from '../../domain/api/enums.js';
-import { chooseTenant } from './shared/choose-tenant.js';
+import { defaultTenant, explainTenantNotFound, tenantIdMissing, tenantOrAsk, tenantSourceLabel } from './shared/choose-tenant.js';
 
 // PUT may replace the whole tenant, so the update reads the tenant, applies the changes and sends
 // the result, leaving out read-only fields and any secret the read returned hidden.
@@ -18,14 +18,17 @@ export async function run(input: InputFor<typeof tenantCommands, 'tenant update'
   if (Object.keys(changes).length === 0) {
     throw new UsageError('Nothing to update: give --domain, a webhook flag or --file');
   }
-  // Asked only once the changes are known to be good, so that nobody chooses for nothing.
-  const id = given ?? (await chooseTenant(ctx, { what: 'ID (tenant GUID)', flag: 'it after `svc tenant update`' }));
+  // Without an ID, the default tenant (SVC_TENANT, then the profile's), said on stderr since a
+  // change is made to it; asked only once the changes are known to be good, so that nobody
+  // chooses for nothing.
+  const id = given ?? (await tenantOrAsk(ctx, undefined, tenantIdMissing('tenant update')));
+  if (given === undefined && defaultTenant(ctx) !== undefined) ctx.io.stderr.write(`Updating tenant ${id} (${tenantSourceLabel(ctx)}).\n`);
   if (changes.tenantId !== undefined && changes.tenantId !== id) {
     throw new UsageError(`The file's tenantId ${String(changes.tenantId)} is not the tenant being updated (${id})`);
   }
   const api = await ctx.api();
   for (const secret of secrets) api.addSecret(secret);
-  const current = await getTenant(api, id);
+  const current = await explainTenantNotFound(ctx, given, () => getTenant(api, id));
   const currentSettings = typeof current.settings === 'object' && current.settings !== null ? { ...current.settings } : {};
   for (const key of TENANT_SECRET_FIELDS) delete currentSettings[key];
   const { tenantId: _ignored, settings: changedSettings, ...changedFields } = changes;

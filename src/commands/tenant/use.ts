@@ -5,7 +5,7 @@ import { writeJson, writeNdjson } from '../../output/render.js';
 import { UsageError } from '../../errors.js';
 import { getTenant } from '../../api/tenants.js';
 import { requireGuid } from '../../input/checks.js';
-import { chooseTenant } from './shared/choose-tenant.js';
+import { chooseTenant, tenantIdMissing } from './shared/choose-tenant.js';
 
 // `svc tenant use ID`: the active profile's default tenant, in one command. The tenant is read
 // first, so that a mistyped GUID is not stored as the default.
@@ -33,7 +33,7 @@ export async function useTenant(ctx: Context, tenantId: string): Promise<void> {
 export async function run(input: InputFor<typeof tenantCommands, 'tenant use'>, ctx: Context): Promise<number> {
   requireProfile(ctx);
   const given = input.arg(0);
-  const id = requireGuid(given ?? (await chooseTenant(ctx, { what: 'ID (tenant GUID)', flag: 'it after `svc tenant use`' })), 'The tenant ID');
+  const id = requireGuid(given ?? (await chooseTenant(ctx, tenantIdMissing('tenant use'))), 'The tenant ID');
   if (given !== undefined) await getTenant(await ctx.api(), id);
   await useTenant(ctx, id);
   const shown = { profile: ctx.settings().profileName, tenant: id };

@@ -98,7 +98,7 @@ describe('svc number provision: the request', () => {
 describe('svc number provision: validation before any request (exit 2)', () => {
   const base = ['--type', 'SMS', '--class', 'P2P'];
   const cases: [string, string[], RegExp][] = [
-    ['no number', [...base], /Give the numbers to provision/],
+    ['no number', [...base], /The list of numbers to provision is missing: give NUMBER... or --file/],
     ['a number that is not E.164', ['5551230001', ...base], /"5551230001" is not an E\.164 number/],
     ['a number starting with 0', ['+05551230001', ...base], /"\+05551230001" is not an E\.164 number/],
     ['a number too short', ['+1555', ...base], /"\+1555" is not an E\.164 number/],

@@ -1,6 +1,6 @@
 import type { Context } from '../../../context.js';
 import { listTenants } from '../../../api/tenants.js';
-import { askChoice, canAsk, missingValueError, whyNotAsked, type MissingValue } from '../../../output/ask.js';
+import { askChoice, canAsk, type Choice, missingValueError, whyNotAsked, type MissingValue } from '../../../output/ask.js';
 import { requireGuid } from '../../../input/checks.js';
 import { CliError, ExitCode, NotFoundError } from '../../../errors.js';
 
@@ -14,24 +14,53 @@ export const TENANT_MISSING: MissingValue = {
   hint: 'Or make one the default of this profile: svc tenant use GUID',
 };
 
+/** What a terminal user is told when the account has no tenant to choose from. */
+const NO_TENANTS = {
+  message: 'The account has no tenants yet, so there is none to choose',
+  hint: "Create one and make it this profile's default: svc tenant create --domain example.com --use",
+};
+
+/** The default tenant (SVC_TENANT, else the profile's), if one is set. */
+export function defaultTenant(ctx: Context): string | undefined {
+  const settings = ctx.settings();
+  return settings.tenant ? settings.tenant : undefined;
+}
+
+/** A tenant chosen on a terminal among the account's; the default tenant, if any, is preselected and marked. */
 export async function chooseTenant(ctx: Context, missing: MissingValue = TENANT_MISSING): Promise<string> {
-  return askChoice(ctx, missing, 'Which tenant?', async () => {
+  const current = defaultTenant(ctx)?.toLowerCase();
+  const isDefault = (id: string): boolean => id.toLowerCase() === current;
+  const load = async (): Promise<Choice[]> => {
     const tenants = await listTenants(await ctx.api());
     return tenants
-      .filter((t) => typeof t.tenantId === 'string')
-      .map((t) => ({ name: typeof t.domain === 'string' && t.domain !== '' ? `${t.tenantId}  ${t.domain}` : t.tenantId!, value: t.tenantId! }));
-  });
+      .filter((t): t is typeof t & { tenantId: string } => typeof t.tenantId === 'string')
+      .map((t) => {
+        const label = [t.tenantId, typeof t.domain === 'string' ? t.domain : '', isDefault(t.tenantId) ? '(default)' : ''].filter((part) => part !== '');
+        return { name: label.join('  '), value: t.tenantId };
+      });
+  };
+  return askChoice(ctx, missing, 'Which tenant?', load, { isDefault, empty: NO_TENANTS });
+}
+
+/** Where the tenant in use came from, for messages: "--tenant", "SVC_TENANT", "the default tenant of profile "work"". */
+export function tenantSourceLabel(ctx: Context, flag?: string): string {
+  const settings = ctx.settings({ tenant: flag });
+  if (settings.tenantSource === 'flag') return '--tenant';
+  if (settings.tenantSource === 'env') return 'SVC_TENANT';
+  return `the default tenant of profile "${settings.profileName}"`;
 }
 
 /** The tenant from the flag, SVC_TENANT or the profile, checked; or asked for; or the error. */
 export async function tenantOrAsk(ctx: Context, flag: string | undefined, missing: MissingValue = TENANT_MISSING): Promise<string> {
   const settings = ctx.settings({ tenant: flag });
-  if (settings.tenant) {
-    const source = settings.tenantSource === 'flag' ? '--tenant' : settings.tenantSource === 'env' ? 'SVC_TENANT' : `the default tenant of profile "${settings.profileName}"`;
-    return requireGuid(settings.tenant, source);
-  }
+  if (settings.tenant) return requireGuid(settings.tenant, tenantSourceLabel(ctx, flag));
   if (!canAsk(ctx)) throw missingValueError(missing, whyNotAsked(ctx));
   return chooseTenant(ctx, missing);
+}
+
+/** A tenant command's missing ID: given after the command, else SVC_TENANT or the profile's default. */
+export function tenantIdMissing(command: string): MissingValue {
+  return { ...TENANT_MISSING, what: 'the tenant ID', flag: `it after \`svc ${command}\`` };
 }
 
 /**
