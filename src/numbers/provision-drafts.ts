@@ -4,7 +4,7 @@
 // built and checked from the drafts by provision-entries.ts.
 
 import { arrayElementLines, jsonKeyLines, parseJsonText } from '../input/json.js';
-import { readCsv } from '../input/csv.js';
+import { readCsv, type CsvRecord } from '../input/csv.js';
 import { closestKey } from '../input/known-keys.js';
 import { UsageError } from '../errors.js';
 import { isE164 } from '../domain/api/patterns.js';
@@ -41,88 +41,97 @@ function columnMeaning(header: string): ColumnMeaning | undefined {
   return COLUMN_NAMES[normaliseName(trimmed)];
 }
 
-/** Entries from a CSV file with a header row; one entry a row. */
-export function draftsFromCsv(text: string, file: string): ProvisionFile {
-  const records = readCsv(text);
-  const header = records[0];
+/** A settings.PATH column names a leaf of the settings schema, else the header is refused. */
+function checkSettingColumn(path: string, name: string, where: string): void {
+  try {
+    requireSettingLeaf(path, '');
+  } catch (error) {
+    if (error instanceof SettingError) throw new UsageError(`${where}: column ${JSON.stringify(name)}: ${error.message.replace(/ \(value ""\)$/, '').replace(/, not ""$/, '')}`, error.hints);
+    throw error;
+  }
+}
+
+/** What each column of the header row means; an unknown, repeated or missing column is refused. */
+function csvColumnMeanings(header: CsvRecord | undefined, file: string): ColumnMeaning[] {
   if (header === undefined) throw new UsageError(`${file}: empty file, expected a header row (${CSV_COLUMNS.join(',')})`);
-  if (header.error !== undefined) throw new UsageError(`${file}:${header.line}: ${header.error}`);
+  const where = `${file}:${header.line}`;
+  if (header.error !== undefined) throw new UsageError(`${where}: ${header.error}`);
   if (header.fields.some((f) => isE164(f.trim()))) {
-    throw new UsageError(`${file}:${header.line}: the first row holds a phone number, but a CSV file needs a header row first (for example "number,email")`);
+    throw new UsageError(`${where}: the first row holds a phone number, but a CSV file needs a header row first (for example "number,email")`);
   }
   const meanings: ColumnMeaning[] = [];
   const seen = new Map<string, string>();
-  for (const name of header.fields) {
+  for (const name of header.fields.map((f) => f.trim())) {
     const meaning = columnMeaning(name);
     if (meaning === undefined) {
-      const near = closestKey(name.trim(), CSV_COLUMNS);
-      throw new UsageError(`${file}:${header.line}: unknown column ${JSON.stringify(name.trim())}${near ? `; did you mean "${near}"?` : ''}; the columns are ${CSV_COLUMNS.join(', ')}`);
+      const near = closestKey(name, CSV_COLUMNS);
+      throw new UsageError(`${where}: unknown column ${JSON.stringify(name)}${near ? `; did you mean "${near}"?` : ''}; the columns are ${CSV_COLUMNS.join(', ')}`);
     }
-    if (meaning.kind === 'setting') {
-      try {
-        requireSettingLeaf(meaning.path, '');
-      } catch (error) {
-        if (error instanceof SettingError) throw new UsageError(`${file}:${header.line}: column ${JSON.stringify(name.trim())}: ${error.message.replace(/ \(value ""\)$/, '').replace(/, not ""$/, '')}`, error.hints);
-        throw error;
-      }
-    }
+    if (meaning.kind === 'setting') checkSettingColumn(meaning.path, name, where);
     const key = meaning.kind === 'text' ? meaning.field : meaning.kind === 'setting' ? `settings.${meaning.path}` : meaning.kind;
     const earlier = seen.get(key);
-    if (earlier !== undefined) throw new UsageError(`${file}:${header.line}: columns ${JSON.stringify(earlier)} and ${JSON.stringify(name.trim())} say the same thing`);
-    seen.set(key, name.trim());
+    if (earlier !== undefined) throw new UsageError(`${where}: columns ${JSON.stringify(earlier)} and ${JSON.stringify(name)} say the same thing`);
+    seen.set(key, name);
     meanings.push(meaning);
   }
   if (!meanings.some((m) => m.kind === 'number')) {
-    throw new UsageError(`${file}:${header.line}: no "number" column; the header is ${JSON.stringify(header.fields.join(','))}`);
+    throw new UsageError(`${where}: no "number" column; the header is ${JSON.stringify(header.fields.join(','))}`);
   }
-  const drafts: EntryDraft[] = [];
-  for (const record of records.slice(1)) {
-    const where = `${file}:${record.line}`;
-    const draft: EntryDraft = { where, number: undefined, fields: {}, problems: [] };
-    drafts.push(draft);
-    if (record.error !== undefined) {
-      draft.problems.push(record.error);
-      continue;
-    }
-    if (record.fields.length !== meanings.length) {
-      draft.problems.push(
-        `${record.fields.length} fields where the header has ${meanings.length}` +
-          (record.fields.length > meanings.length ? ' (a field that holds a comma must be in double quotes)' : ''),
-      );
-      continue;
-    }
-    const assignments: SettingAssignment[] = [];
-    record.fields.forEach((raw, index) => {
-      const meaning = meanings[index]!;
-      const value = raw.trim();
-      if (value === '') return;
-      switch (meaning.kind) {
-        case 'number':
-          draft.number = value;
-          break;
-        case 'text':
-          draft.fields[meaning.field] = value;
-          break;
-        case 'type':
-          draft.provisionType = value;
-          break;
-        case 'class':
-          draft.provisionClass = value;
-          break;
-        case 'setting':
-          try {
-            const type = requireSettingLeaf(meaning.path, value);
-            assignments.push({ path: meaning.path.split('.'), value: typeSettingValue(meaning.path, type, value) });
-          } catch (error) {
-            if (!(error instanceof SettingError)) throw error;
-            draft.problems.push(error.message);
-          }
-          break;
-      }
-    });
-    if (assignments.length > 0) draft.settings = settingsFromAssignments(assignments);
+  return meanings;
+}
+
+/** One row's draft: each non-empty field put where its column says; problems kept on the draft. */
+function draftFromCsvRecord(record: CsvRecord, meanings: readonly ColumnMeaning[], file: string): EntryDraft {
+  const draft: EntryDraft = { where: `${file}:${record.line}`, number: undefined, fields: {}, problems: [] };
+  if (record.error !== undefined) {
+    draft.problems.push(record.error);
+    return draft;
   }
-  return { drafts };
+  if (record.fields.length !== meanings.length) {
+    draft.problems.push(
+      `${record.fields.length} fields where the header has ${meanings.length}` +
+        (record.fields.length > meanings.length ? ' (a field that holds a comma must be in double quotes)' : ''),
+    );
+    return draft;
+  }
+  const assignments: SettingAssignment[] = [];
+  record.fields.forEach((raw, index) => {
+    const meaning = meanings[index]!;
+    const value = raw.trim();
+    if (value === '') return;
+    switch (meaning.kind) {
+      case 'number':
+        draft.number = value;
+        break;
+      case 'text':
+        draft.fields[meaning.field] = value;
+        break;
+      case 'type':
+        draft.provisionType = value;
+        break;
+      case 'class':
+        draft.provisionClass = value;
+        break;
+      case 'setting':
+        try {
+          const type = requireSettingLeaf(meaning.path, value);
+          assignments.push({ path: meaning.path.split('.'), value: typeSettingValue(meaning.path, type, value) });
+        } catch (error) {
+          if (!(error instanceof SettingError)) throw error;
+          draft.problems.push(error.message);
+        }
+        break;
+    }
+  });
+  if (assignments.length > 0) draft.settings = settingsFromAssignments(assignments);
+  return draft;
+}
+
+/** Entries from a CSV file with a header row; one entry a row. */
+export function draftsFromCsv(text: string, file: string): ProvisionFile {
+  const records = readCsv(text);
+  const meanings = csvColumnMeanings(records[0], file);
+  return { drafts: records.slice(1).map((record) => draftFromCsvRecord(record, meanings, file)) };
 }
 
 const REQUEST_KEYS = ['action', 'tenantId', 'phoneNumbers'];
