@@ -143,85 +143,96 @@ function pendingOrder(
   };
 }
 
+/** A number's record from its provision entry: Pending, in order `orderId`, until the order completes. */
+function newNumberRecord(call: ApiCall, e: ProvisionEntry, tenantId: string, orderId: number, now: string): NumberRecord {
+  return {
+    phoneNumberId: call.engine.newId(),
+    phoneNumber: e.number,
+    owner: call.owner,
+    billableOwner: call.owner,
+    provider: PROVIDER,
+    tenantId,
+    friendlyName: friendlyName(e.number),
+    email: e.email,
+    description: e.description,
+    domain: e.domain,
+    status: 'Pending',
+    provisionType: e.provisionType,
+    provisionClass: e.provisionClass,
+    platformType: e.platformType,
+    campaignId: e.campaignId,
+    brandId: e.brandId,
+    loaUrl: e.loaUrl,
+    billingPlan: e.billingPlan,
+    billingPlanName: null,
+    userId: null,
+    externalId: null,
+    isActivated: false,
+    isMMSEnabled: e.provisionType !== 'SMS',
+    settings: e.settings,
+    createdAt: now,
+    activatedAt: null,
+    releasedAt: null,
+    pendingOrderId: orderId,
+  };
+}
+
+/**
+ * A provision order: every entry valid, all of one messagingFeature, none already provisioned or
+ * in flight; then (and only then) its numbers are stored as Pending.
+ */
+function provisionOrder(call: ApiCall, tenantIdGiven: string, list: readonly unknown[], orderId: number, now: string): OrderRecord {
+  const store = call.engine.store;
+  const entries = list.map(parseProvisionEntry);
+  refuseDuplicates(entries.map((e) => e.number));
+  const first = entries[0] as ProvisionEntry;
+  for (const e of entries) {
+    if (e.provisionClass !== first.provisionClass || e.provisionType !== first.provisionType) {
+      throw validationError('Every entry of one order must have the same messagingFeature (provisionType and provisionClass)');
+    }
+  }
+  const tenant = call.engine.ownTenant(call.owner, tenantIdGiven);
+  for (const e of entries) {
+    const existing = store.numbers.get(e.number);
+    if (existing && (existing.status === 'Active' || existing.status === 'Pending')) {
+      throw conflict(`Phone number ${e.number} is already provisioned or being provisioned`);
+    }
+  }
+  const records = entries.map((e) => newNumberRecord(call, e, tenant.tenantId, orderId, now));
+  for (const r of records) store.putNumber(r);
+  return pendingOrder(orderId, call.owner, 'Provision', tenant.tenantId, first, records, now);
+}
+
+/** An unprovision order: every number the tenant's own, Active and in no other order; then each is marked as in this one. */
+function unprovisionOrder(call: ApiCall, tenantIdGiven: string, list: readonly unknown[], orderId: number, now: string): OrderRecord {
+  const numbers = list.map((raw, index) => {
+    if (!isObject(raw)) throw validationError(`phoneNumbers[${index}] must be an object`);
+    return requiredE164(raw, 'number', `phoneNumbers[${index}].number`);
+  });
+  refuseDuplicates(numbers);
+  const tenant = call.engine.ownTenant(call.owner, tenantIdGiven);
+  const records = numbers.map((n) => {
+    const record = call.engine.ownNumber(call.owner, n);
+    if (record.tenantId !== tenant.tenantId) throw notFound(`Phone number ${n} was not found in tenant ${tenant.tenantId}`);
+    if (record.status !== 'Active' || record.pendingOrderId !== null) {
+      throw conflict(`Phone number ${n} cannot be unprovisioned while it is ${record.pendingOrderId !== null ? 'in an order' : record.status}`);
+    }
+    return record;
+  });
+  for (const r of records) r.pendingOrderId = orderId;
+  return pendingOrder(orderId, call.owner, 'Unprovision', tenant.tenantId, records[0] as NumberRecord, records, now);
+}
+
 export async function provisionNumbers(call: ApiCall): Promise<void> {
   const body = await call.readJson();
   const engine = call.engine;
-  const store = engine.store;
   const action = requiredEnum(body, 'action', ORDER_ACTIONS);
   const tenantIdGiven = requiredGuid(body, 'tenantId');
   const list = entryNumbers(body);
   const now = engine.nowIso();
-  const orderId = store.nextOrderId;
-
-  let order: OrderRecord;
-  if (action === 'Provision') {
-    const entries = list.map(parseProvisionEntry);
-    refuseDuplicates(entries.map((e) => e.number));
-    const first = entries[0] as ProvisionEntry;
-    for (const e of entries) {
-      if (e.provisionClass !== first.provisionClass || e.provisionType !== first.provisionType) {
-        throw validationError('Every entry of one order must have the same messagingFeature (provisionType and provisionClass)');
-      }
-    }
-    const tenant = engine.ownTenant(call.owner, tenantIdGiven);
-    for (const e of entries) {
-      const existing = store.numbers.get(e.number);
-      if (existing && (existing.status === 'Active' || existing.status === 'Pending')) {
-        throw conflict(`Phone number ${e.number} is already provisioned or being provisioned`);
-      }
-    }
-    const records: NumberRecord[] = entries.map((e) => ({
-      phoneNumberId: engine.newId(),
-      phoneNumber: e.number,
-      owner: call.owner,
-      billableOwner: call.owner,
-      provider: PROVIDER,
-      tenantId: tenant.tenantId,
-      friendlyName: friendlyName(e.number),
-      email: e.email,
-      description: e.description,
-      domain: e.domain,
-      status: 'Pending',
-      provisionType: e.provisionType,
-      provisionClass: e.provisionClass,
-      platformType: e.platformType,
-      campaignId: e.campaignId,
-      brandId: e.brandId,
-      loaUrl: e.loaUrl,
-      billingPlan: e.billingPlan,
-      billingPlanName: null,
-      userId: null,
-      externalId: null,
-      isActivated: false,
-      isMMSEnabled: e.provisionType !== 'SMS',
-      settings: e.settings,
-      createdAt: now,
-      activatedAt: null,
-      releasedAt: null,
-      pendingOrderId: orderId,
-    }));
-    for (const r of records) store.putNumber(r);
-    order = pendingOrder(orderId, call.owner, action, tenant.tenantId, first, records, now);
-  } else {
-    const numbers = list.map((raw, index) => {
-      if (!isObject(raw)) throw validationError(`phoneNumbers[${index}] must be an object`);
-      return requiredE164(raw, 'number', `phoneNumbers[${index}].number`);
-    });
-    refuseDuplicates(numbers);
-    const tenant = engine.ownTenant(call.owner, tenantIdGiven);
-    const records = numbers.map((n) => {
-      const record = engine.ownNumber(call.owner, n);
-      if (record.tenantId !== tenant.tenantId) throw notFound(`Phone number ${n} was not found in tenant ${tenant.tenantId}`);
-      if (record.status !== 'Active' || record.pendingOrderId !== null) {
-        throw conflict(`Phone number ${n} cannot be unprovisioned while it is ${record.pendingOrderId !== null ? 'in an order' : record.status}`);
-      }
-      return record;
-    });
-    for (const r of records) r.pendingOrderId = orderId;
-    const first = records[0] as NumberRecord;
-    order = pendingOrder(orderId, call.owner, action, tenant.tenantId, first, records, now);
-  }
-  store.nextOrderId = orderId + 1;
+  const orderId = engine.store.nextOrderId;
+  const order = action === 'Provision' ? provisionOrder(call, tenantIdGiven, list, orderId, now) : unprovisionOrder(call, tenantIdGiven, list, orderId, now);
+  engine.store.nextOrderId = orderId + 1;
   engine.startOrder(order);
   await engine.persisted();
   sendJson(call.res, 202, orderView(order), { Location: `${API_PREFIX}${endpointPath('getOrder', { orderId: String(orderId) })}` });
