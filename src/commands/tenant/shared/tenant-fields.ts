@@ -41,69 +41,83 @@ export type TenantInput = CommandInput<
   'webhookSecretStdin' | 'webhookBasicAuthPasswordStdin'
 >;
 
-/**
- * The body a create or update sends: --file first, then the flags over it. Checked before
- * sending. `tenantId` is create's --tenant-id (update has none).
- */
-export async function tenantChanges(input: TenantInput, ctx: Context, tenantId?: string): Promise<TenantChanges> {
-  const body: TenantWrite = {};
-  const settings: Record<string, unknown> = {};
-  const secrets: string[] = [];
-  const file = input.string('file');
-  if (file !== undefined) {
-    const text = await readTextFile(file, '--file');
-    const parsed = parseJsonText(text, file);
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageError(`${file}:1:1: expected a JSON object`);
-    const data = parsed as Record<string, unknown>;
-    const lines = jsonKeyLines(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
-    for (const field of READ_ONLY_FIELDS) {
-      if (field in data) throw new UsageError(`${file}: "${field}" is read-only (the service sets it from your credentials)`);
-    }
-    for (const key of Object.keys(data)) {
-      if (!TOP_LEVEL_KEYS.includes(key)) throw unknownKeyError(file, lines, key, TOP_LEVEL_KEYS);
-    }
-    for (const [key, value] of Object.entries(data)) {
-      if (key === 'settings') {
-        if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`${file}: "settings" must be an object`);
-        for (const inner of Object.keys(value)) {
-          if (!(WEBHOOK_FIELDS as readonly string[]).includes(inner)) throw unknownKeyError(file, lines, `settings.${inner}`, WEBHOOK_FIELDS);
-        }
-        Object.assign(settings, value);
-      } else if ((WEBHOOK_FIELDS as readonly string[]).includes(key)) {
-        // The document shows webhook fields at the top level once; the contract puts them in settings.
-        settings[key] = value;
-      } else {
-        body[key] = value;
+/** What --file gives: top-level fields, settings (webhook fields wherever the file put them) and the secrets in them. */
+interface TenantFileFields {
+  body: TenantWrite;
+  settings: Record<string, unknown>;
+  secrets: string[];
+}
+
+/** The file's keys sorted into the body and its settings; a read-only or unknown key is refused, naming its line. */
+function sortTenantFileKeys(data: Record<string, unknown>, file: string, lines: ReturnType<typeof jsonKeyLines>): TenantFileFields {
+  const fields: TenantFileFields = { body: {}, settings: {}, secrets: [] };
+  for (const field of READ_ONLY_FIELDS) {
+    if (field in data) throw new UsageError(`${file}: "${field}" is read-only (the service sets it from your credentials)`);
+  }
+  for (const key of Object.keys(data)) {
+    if (!TOP_LEVEL_KEYS.includes(key)) throw unknownKeyError(file, lines, key, TOP_LEVEL_KEYS);
+  }
+  for (const [key, value] of Object.entries(data)) {
+    if (key === 'settings') {
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`${file}: "settings" must be an object`);
+      for (const inner of Object.keys(value)) {
+        if (!(WEBHOOK_FIELDS as readonly string[]).includes(inner)) throw unknownKeyError(file, lines, `settings.${inner}`, WEBHOOK_FIELDS);
       }
-    }
-    for (const [key, value] of Object.entries(settings)) {
-      if (value !== null && value !== undefined && (WEBHOOK_FIELDS as readonly string[]).includes(key) && typeof value !== 'string') {
-        throw new UsageError(`${file}: settings.${key} must be a string`);
-      }
-    }
-    if (typeof settings['webhookEventType'] === 'string') {
-      const match = matchEnum(WEBHOOK_EVENT_TYPES, settings['webhookEventType']);
-      if (!match) throw new UsageError(`${file}: settings.webhookEventType must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}, not "${settings['webhookEventType']}"`);
-      settings['webhookEventType'] = match;
-    }
-    for (const key of ['webhookPrimaryUri', 'webhookSecondaryUri'] as const) {
-      if (typeof settings[key] === 'string') checkWebhookUri(settings[key], `${file}: settings.${key}`);
-    }
-    if (typeof body.tenantId === 'string') requireGuid(body.tenantId, `${file}: tenantId`);
-    for (const key of TENANT_SECRET_FIELDS) {
-      const value = settings[key];
-      if (typeof value !== 'string') continue;
-      // A file saved from `tenant get --json` holds the hidden marker, not the secret: sending it
-      // would make the marker the new secret.
-      if (isHiddenValue(value)) {
-        delete settings[key];
-        ctx.warn(`${file}: settings.${key} is the hidden marker "${value}", so it is not sent (the stored value stays as it is)`);
-      } else {
-        secrets.push(value);
-      }
+      Object.assign(fields.settings, value);
+    } else if ((WEBHOOK_FIELDS as readonly string[]).includes(key)) {
+      // The document shows webhook fields at the top level once; the contract puts them in settings.
+      fields.settings[key] = value;
+    } else {
+      fields.body[key] = value;
     }
   }
-  if (tenantId !== undefined) body.tenantId = requireGuid(tenantId, '--tenant-id');
+  return fields;
+}
+
+/** The file's values checked as the flags are: strings, an event type, https URIs, a GUID; hidden secret markers dropped. */
+function checkTenantFileValues(fields: TenantFileFields, file: string, ctx: Context): void {
+  const { body, settings, secrets } = fields;
+  for (const [key, value] of Object.entries(settings)) {
+    if (value !== null && value !== undefined && (WEBHOOK_FIELDS as readonly string[]).includes(key) && typeof value !== 'string') {
+      throw new UsageError(`${file}: settings.${key} must be a string`);
+    }
+  }
+  if (typeof settings['webhookEventType'] === 'string') {
+    const match = matchEnum(WEBHOOK_EVENT_TYPES, settings['webhookEventType']);
+    if (!match) throw new UsageError(`${file}: settings.webhookEventType must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}, not "${settings['webhookEventType']}"`);
+    settings['webhookEventType'] = match;
+  }
+  for (const key of ['webhookPrimaryUri', 'webhookSecondaryUri'] as const) {
+    if (typeof settings[key] === 'string') checkWebhookUri(settings[key], `${file}: settings.${key}`);
+  }
+  if (typeof body.tenantId === 'string') requireGuid(body.tenantId, `${file}: tenantId`);
+  for (const key of TENANT_SECRET_FIELDS) {
+    const value = settings[key];
+    if (typeof value !== 'string') continue;
+    // A file saved from `tenant get --json` holds the hidden marker, not the secret: sending it
+    // would make the marker the new secret.
+    if (isHiddenValue(value)) {
+      delete settings[key];
+      ctx.warn(`${file}: settings.${key} is the hidden marker "${value}", so it is not sent (the stored value stays as it is)`);
+    } else {
+      secrets.push(value);
+    }
+  }
+}
+
+/** A tenant file (--file): a JSON object, its keys known and its values checked. */
+async function readTenantFile(file: string, ctx: Context): Promise<TenantFileFields> {
+  const text = await readTextFile(file, '--file');
+  const parsed = parseJsonText(text, file);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageError(`${file}:1:1: expected a JSON object`);
+  const lines = jsonKeyLines(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  const fields = sortTenantFileKeys(parsed as Record<string, unknown>, file, lines);
+  checkTenantFileValues(fields, file, ctx);
+  return fields;
+}
+
+/** The domain and webhook flags, checked, over what the file gave. */
+async function applyTenantFlags(input: TenantInput, ctx: Context, body: TenantWrite, settings: Record<string, unknown>): Promise<void> {
   const domain = input.string('domain');
   if (domain !== undefined) body.domain = domain;
   const primary = input.string('webhookPrimaryUri');
@@ -129,6 +143,18 @@ export async function tenantChanges(input: TenantInput, ctx: Context, tenantId?:
   if (input.flag('webhookBasicAuthPasswordStdin')) {
     settings['webhookBasicAuthPassword'] = await readSecretFromStdin(ctx, '--webhook-basic-auth-password-stdin');
   }
+}
+
+/**
+ * The body a create or update sends: --file first, then the flags over it. Checked before
+ * sending. `tenantId` is create's --tenant-id (update has none).
+ */
+export async function tenantChanges(input: TenantInput, ctx: Context, tenantId?: string): Promise<TenantChanges> {
+  const file = input.string('file');
+  const fields: TenantFileFields = file !== undefined ? await readTenantFile(file, ctx) : { body: {}, settings: {}, secrets: [] };
+  const { body, settings, secrets } = fields;
+  if (tenantId !== undefined) body.tenantId = requireGuid(tenantId, '--tenant-id');
+  await applyTenantFlags(input, ctx, body, settings);
   for (const key of TENANT_SECRET_FIELDS) if (typeof settings[key] === 'string' && !secrets.includes(settings[key])) secrets.push(settings[key]);
   if (Object.keys(settings).length > 0) body.settings = settings;
   return { body, secrets };
