@@ -5,7 +5,8 @@ import { cannotCreate, cannotRead, cannotWrite } from '../input/file-errors.js';
 import type { JournalSink } from './engine.js';
 import { lockFileSync, LockHeldError, type FileLock } from '../domain/files/lock.js';
 import { VERSION } from '../version.js';
-import { JournalFormatError, type JournalExclude, type JournalOwnCounts, type JournalRecord, type JournalRun, type UnknownChoice } from './journal/format.js';
+import { formatAmount } from './cost/money.js';
+import { JournalFormatError, type JournalBudgetStop, type JournalExclude, type JournalOwnCounts, type JournalRecord, type JournalRun, type UnknownChoice } from './journal/format.js';
 import { JournalWriter } from './journal/writer.js';
 import { readJournal, type JournalState } from './journal/replay.js';
 import { runDifferences } from './journal/differences.js';
@@ -65,17 +66,17 @@ function runOf(plan: SendPlan): JournalRun {
 }
 
 /**
- * This run's own recipients (the list less other shards and --exclude-file) and those excluded,
- * for a new journal's header: `svc send report` counts who is still owed from them. With a
+ * This run's own recipients (the list less other shards, --exclude-file, the opted out and those
+ * of a time zone it cannot tell) and those left out by each of the last three, for a new journal's header: `svc send report` counts who is still owed from them. With a
  * filter it takes a pass over the list (the cost's, made once; no journal skips in a new run).
  */
 export async function ownCounts(plan: SendPlan, cost: () => Promise<BodyStats>): Promise<JournalOwnCounts> {
   if (!recipientFilterOf(plan, undefined).active) return { recipients: plan.to?.length ?? plan.toFile!.check.recipients, excluded: 0 };
   // Counted as the check read the file: no second pass.
   const counted = plan.toFile?.admitted;
-  if (counted !== undefined) return { recipients: counted.admittedCount, excluded: counted.excluded };
+  if (counted !== undefined) return { recipients: counted.admittedCount, excluded: counted.excluded, optedOut: counted.optedOut, zoneUnknown: counted.zoneUnknown };
   const stats = await cost();
-  return { recipients: stats.recipients + stats.skipped, excluded: stats.excluded };
+  return { recipients: stats.recipients + stats.skipped, excluded: stats.excluded, optedOut: stats.optedOut, zoneUnknown: stats.zoneUnknown };
 }
 
 /**
@@ -113,6 +114,14 @@ export class RunJournal implements JournalSink {
   throttled(seq: number, record: JournalRecord): void {
     try {
       this.writer.throttled(seq, record);
+    } catch (error) {
+      throw this.failure(error);
+    }
+  }
+
+  stop(details: Omit<JournalBudgetStop, 'at'>): void {
+    try {
+      this.writer.stop(details);
     } catch (error) {
       throw this.failure(error);
     }
@@ -160,7 +169,8 @@ export function openJournal(plan: SendPlan, resumed: Resumed, own?: JournalOwnCo
       ? JournalWriter.resume(resumed.state, resumed.unknown ?? 'none', {
           batchResults: true,
           fsyncIntervalMs: JOURNAL_FSYNC_INTERVAL_MS,
-          ...(resumed.grownExclude !== undefined ? { exclude: resumed.grownExclude, own } : {}),
+          ...(resumed.grownExclude !== undefined ? { exclude: resumed.grownExclude } : {}),
+          ...(own !== undefined ? { own } : {}),
         })
       : JournalWriter.create(path, resumed.run, { svc: VERSION, shard: plan.pace.shard, own, exclude: excludeOf(plan), batchResults: true, fsyncIntervalMs: JOURNAL_FSYNC_INTERVAL_MS });
     return new RunJournal(writer, path);
@@ -244,6 +254,7 @@ async function readResumed(plan: SendPlan, ctx: SendContext, path: string): Prom
       'Nothing was sent. Resume with the same --from, body, recipients and media, or give a new --journal file.',
     ]);
   }
+  checkBudgetOnResume(state, plan);
   const recordExclude = await checkExcludeOnResume(state, plan, ctx);
   if (state.torn !== undefined) ctx.warn(`${path}:${state.torn.line}: a record cut short (the run was stopped while writing it); counted as in flight`);
 
@@ -285,6 +296,23 @@ async function readResumed(plan: SendPlan, ctx: SendContext, path: string): Prom
     ...(recordExclude !== undefined ? { recordExclude } : {}),
     ...(list !== undefined && list.size > 0 && list.digest !== state.exclude?.digest ? { grownExclude: { digest: list.digest, numbers: list.size } } : {}),
   };
+}
+
+/**
+ * A run that --budget stopped goes on only with a larger budget: without one the rest would be
+ * sent with no limit at all (money spent that nobody chose), and with one no larger the run would
+ * stop again before its first request.
+ */
+function checkBudgetOnResume(state: JournalState, plan: SendPlan): void {
+  const stop = state.budgetStop;
+  if (stop === undefined) return;
+  const money = (amount: number): string => formatAmount(amount, stop.currency);
+  const stoppedAt = `${state.path}: the run stopped at its budget of ${money(stop.budget)} (${money(stop.spent)} spent; the message to ${stop.to} would have cost ${money(stop.next)} more)`;
+  const hint = `Nothing was sent. To go on, give --resume a --budget above ${money(stop.budget)} (with --prices): what the run spent counts towards it.`;
+  if (plan.budget === undefined) throw new UsageError(`${stoppedAt}; resuming without --budget would send to the rest with no limit`, [hint]);
+  if (plan.budget <= stop.budget) {
+    throw new UsageError(`--budget ${formatAmount(plan.budget, stop.currency)} is not above the budget the run stopped at: ${stoppedAt}`, [hint]);
+  }
 }
 
 /** `1 is`, `2 are`. */

@@ -15,6 +15,7 @@ import { createSendProgress, describeWait, type SendProgress } from './progress.
 import { readRecipientBatches } from './recipients.js';
 import { createResultPrinter, type ResultPrinter } from './results.js';
 import { openJournal, ownCounts, type Resumed, type RunJournal } from './resume.js';
+import type { JournalOwnCounts } from './journal/format.js';
 import { recipientFilterOf, toRecipients, type BodyStats } from './stats.js';
 import { writeSummary } from './summary.js';
 import { UsageError } from '../errors.js';
@@ -48,9 +49,12 @@ export async function runSend(
   if (plan.toFile !== undefined) api.preferThroughput(plan.concurrency);
   // Opened before any upload: a journal that cannot be written is a usage error (exit 2), and
   // that must come before the first request, not after the media went up.
-  // A new journal's header, or a resume record with a grown exclude list, counts this run's own.
-  const own = resumed !== undefined && (!resumed.state.exists || resumed.grownExclude !== undefined) ? await ownCounts(plan, cost) : undefined;
+  const own = await ownCountsToRecord(plan, resumed, cost);
   const journal = resumed !== undefined ? openJournal(plan, resumed, own) : undefined;
+  if (budget !== undefined && journal !== undefined) {
+    // Recorded where it happens: `send report` shows why the run stopped, and --resume what it must give to go on.
+    budget.onStop = (stop) => journal.stop({ reason: 'budget', ...stop, ...(plan.prices?.currency !== undefined ? { currency: plan.prices.currency } : {}) });
+  }
   const bulk = plan.toFile !== undefined;
   // Who this run sends to: the --to numbers or the file's, less other shards, --exclude-file
   // and --resume skips, each counted by reason (the same filter for --to and --to-file).
@@ -100,6 +104,27 @@ export async function runSend(
     writeSummary(ctx, plan, summary, ctx.clock.monotonic() - started, filter, budget);
   }
   return { summary, recipientsAccepted: tally.recipientsAccepted, recipientsFailed: tally.recipientsFailed };
+}
+
+/**
+ * The run's own counts, when the journal is to record them: a new journal's header; a resume
+ * record when the exclude list has grown, or when the opt-out list or the time zones left out
+ * other people than the journal last said (someone opted out since), so that a report counts
+ * them as left out and not as owed.
+ */
+async function ownCountsToRecord(plan: SendPlan, resumed: Resumed | undefined, cost: () => Promise<BodyStats>): Promise<JournalOwnCounts | undefined> {
+  if (resumed === undefined) return undefined;
+  if (!resumed.state.exists || resumed.grownExclude !== undefined) return ownCounts(plan, cost);
+  if (plan.optOuts === undefined && plan.recipientWindows === undefined) return undefined;
+  const own = await ownCounts(plan, cost);
+  const last = resumed.state.own;
+  const same =
+    last !== undefined &&
+    last.recipients === own.recipients &&
+    last.excluded === own.excluded &&
+    (last.optedOut ?? 0) === (own.optedOut ?? 0) &&
+    (last.zoneUnknown ?? 0) === (own.zoneUnknown ?? 0);
+  return same ? undefined : own;
 }
 
 /** A budget is kept only over a cost that is known: every recipient must have a price. */

@@ -25,6 +25,8 @@ export class BudgetGate {
   stop: BudgetStop | undefined;
   /** Recipients not launched because of the budget. */
   held = 0;
+  /** Told once, when the budget stops the run (the journal records where). */
+  onStop: ((stop: BudgetStop) => void) | undefined;
 
   constructor(
     readonly budget: number,
@@ -53,6 +55,7 @@ export class BudgetGate {
     if (this.spent + cost > this.budget) {
       this.stop = { to, spent: this.spent, next: cost, budget: this.budget };
       this.held++;
+      this.onStop?.(this.stop);
       return false;
     }
     this.spent += cost;

@@ -9,7 +9,7 @@
 //             several recipients, is each one's id from the answer's `messages`, in the order of
 //             `to` (null for one it did not name). Journals without it still read: the first only.
 //   resume   {"type":"resume","at":"ISO","unknown":"resend|skip|none","torn"?:{"line":N,"bytes":"base64"},
-//             "exclude"?:{"digest","numbers"},"own"?:{"recipients","excluded"},"crc":"…"}
+//             "exclude"?:{"digest","numbers"},"own"?:{"recipients","excluded","optedOut"?,"zoneUnknown"?},"crc":"…"}
 //             `exclude` and `own` when the resumed run's --exclude-file has grown (numbers added
 //             since): from then on they stand for the header's, so that the journal itself says
 //             which list a later --resume must keep to, whatever happens to its JOURNAL.exclude.
@@ -17,7 +17,15 @@
 //             was refused unprocessed (throttled): its launch is closed, no outcome; sent again later
 //   pause    {"type":"pause","reason":"window","window":"…","until":"ISO","at":"ISO","crc":"…"}
 //             the run waits for its send window (--window); nothing of it is in flight
-// The header has `"shard":{"k":K,"n":N}` when the run was started with --shard K/N.
+//   stop     {"type":"stop","reason":"budget","budget":N,"spent":N,"next":N,"to":"+1…","currency"?,"at":"ISO","crc":"…"}
+//             the run launched nothing more from here: the message to `to` would have cost `next`
+//             and taken `spent` past `budget` (amounts in millionths of the --prices currency);
+//             a later --resume must give a larger --budget to go on
+// The header has `"shard":{"k":K,"n":N}` when the run was started with --shard K/N, and
+// `"own":{"recipients","excluded","optedOut"?,"zoneUnknown"?}`: the run's own recipients, and
+// those it leaves out by --exclude-file, by the opt-out list and for a time zone it cannot tell
+// (the last two only when there are any), so that a report can say why it counts fewer than the
+// file holds. A resume record carries `own` again when the counts have changed since.
 //
 // `crc` is the CRC-32 (8 lowercase hex digits) of the record's text without its `crc` member
 // (the line up to `,"crc":"`, then `}`). The header's `run` binds the journal to one send: the
@@ -84,6 +92,10 @@ export interface JournalExclude {
 export interface JournalOwnCounts {
   recipients: number;
   excluded: number;
+  /** Left out because they opted out of the sending number (absent when none, and in older journals). */
+  optedOut?: number;
+  /** Held back because their time zone cannot be told (per-recipient --window; absent when none). */
+  zoneUnknown?: number;
 }
 
 export interface JournalError {
@@ -114,7 +126,19 @@ export type JournalLine =
   | ({ type: 'result'; line: number; seq: number; at: string } & JournalRecord)
   | { type: 'resume'; line: number; at: string; unknown: UnknownChoice | 'none'; torn?: { line: number; bytes: string }; exclude?: JournalExclude; own?: JournalOwnCounts }
   | { type: 'throttled'; line: number; seq: number; to: string[]; status: number | null; at: string }
-  | { type: 'pause'; line: number; reason: string; until: string; at: string };
+  | { type: 'pause'; line: number; reason: string; until: string; at: string }
+  | ({ type: 'stop'; line: number } & JournalBudgetStop);
+
+/** Where --budget stopped a run (a `stop` record): amounts in millionths of the prices' currency. */
+export interface JournalBudgetStop {
+  reason: 'budget';
+  budget: number;
+  spent: number;
+  next: number;
+  to: string;
+  currency?: string;
+  at: string;
+}
 
 /** A journal that is not one, is damaged, or belongs to an unknown format; names the line when it can. */
 export class JournalFormatError extends Error {

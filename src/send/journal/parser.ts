@@ -156,7 +156,34 @@ function parseLine(path: string, bytes: Buffer, line: number): JournalLine {
     const at = get('at');
     return { type, line, reason: typeof reason === 'string' ? reason : '', until: typeof until === 'string' ? until : '', at: typeof at === 'string' ? at : '' };
   }
+  if (type === 'stop') return stopLine(line, get, bad);
   throw bad(`an unknown record type ${JSON.stringify(type)}`);
+}
+
+/** A `stop` record: where --budget stopped the run. */
+function stopLine(line: number, get: Member, bad: Bad): JournalLine {
+  const reason = get('reason');
+  const budget = get('budget');
+  const spent = get('spent');
+  const next = get('next');
+  const to = get('to');
+  const currency = get('currency');
+  const at = get('at');
+  if (reason !== 'budget') throw bad(`a stop for an unknown reason ${JSON.stringify(reason)}`);
+  if (![budget, spent, next].every((amount) => typeof amount === 'number' && Number.isSafeInteger(amount) && amount >= 0) || typeof to !== 'string') {
+    throw bad('a budget stop without its amounts or recipient');
+  }
+  return {
+    type: 'stop',
+    line,
+    reason,
+    budget: budget as number,
+    spent: spent as number,
+    next: next as number,
+    to,
+    ...(typeof currency === 'string' ? { currency } : {}),
+    at: typeof at === 'string' ? at : '',
+  };
 }
 
 /** The header (line 1): the format, the run it binds the journal to, and what the run began with. */
@@ -248,8 +275,11 @@ function ownCountsOf(value: unknown, bad: () => Error): JournalOwnCounts | undef
   if (value === undefined) return undefined;
   const recipients = member(value, 'recipients');
   const excluded = member(value, 'excluded');
+  const optedOut = member(value, 'optedOut');
+  const zoneUnknown = member(value, 'zoneUnknown');
   if (typeof recipients !== 'number' || typeof excluded !== 'number') throw bad();
-  return { recipients, excluded };
+  if ((optedOut !== undefined && typeof optedOut !== 'number') || (zoneUnknown !== undefined && typeof zoneUnknown !== 'number')) throw bad();
+  return { recipients, excluded, ...(optedOut !== undefined ? { optedOut } : {}), ...(zoneUnknown !== undefined ? { zoneUnknown } : {}) };
 }
 
 /** A record's `exclude` (digest and size of the list), or undefined when it has none. */

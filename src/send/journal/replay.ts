@@ -3,7 +3,7 @@
 
 import { stat } from 'node:fs/promises';
 import { PhoneNumberMap } from '../phone-number-map.js';
-import type { JournalExclude, JournalHeader, JournalOutcome } from './format.js';
+import type { JournalBudgetStop, JournalExclude, JournalHeader, JournalOutcome, JournalOwnCounts } from './format.js';
 import { readJournalRecords } from './parser.js';
 
 export type RecipientState = 'accepted' | 'rejected' | 'unknown';
@@ -38,6 +38,10 @@ export interface JournalState {
    * grew it. Undefined when the run never had one.
    */
   exclude: JournalExclude | undefined;
+  /** The run's own counts as last recorded (the header's, or a later resume record's); undefined in older journals. */
+  own: JournalOwnCounts | undefined;
+  /** Where --budget stopped the last session of the run (none when it was resumed since without a new stop). */
+  budgetStop: JournalBudgetStop | undefined;
   /** The final state of one recipient, or undefined when the journal never names it. */
   stateOf(to: string): RecipientState | undefined;
   /** Every recipient the journal names, with its final state (in no particular order). */
@@ -66,6 +70,8 @@ export async function readJournal(path: string): Promise<JournalState> {
   const open = new Map<number, string[]>();
   let header: JournalHeader | undefined;
   let exclude: JournalExclude | undefined;
+  let own: JournalOwnCounts | undefined;
+  let budgetStop: JournalBudgetStop | undefined;
   let records = 0;
   let lastSeq = 0;
   let validBytes = 0;
@@ -84,6 +90,7 @@ export async function readJournal(path: string): Promise<JournalState> {
       case 'header':
         header = record.header;
         exclude = record.header.exclude;
+        own = record.header.own;
         break;
       case 'launch':
         lastSeq = record.seq;
@@ -101,6 +108,11 @@ export async function readJournal(path: string): Promise<JournalState> {
         break;
       case 'resume':
         if (record.exclude !== undefined) exclude = record.exclude;
+        if (record.own !== undefined) own = record.own;
+        budgetStop = undefined;
+        break;
+      case 'stop':
+        budgetStop = record;
         break;
       case 'pause':
         break;
@@ -127,6 +139,8 @@ export async function readJournal(path: string): Promise<JournalState> {
     torn: header === undefined ? undefined : torn,
     counts,
     exclude: header === undefined ? undefined : exclude,
+    own: header === undefined ? undefined : own,
+    budgetStop: header === undefined ? undefined : budgetStop,
     stateOf: (to) => {
       const value = bits.get(to);
       return value === undefined ? undefined : stateFromBits(value);

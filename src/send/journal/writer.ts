@@ -3,7 +3,7 @@
 
 import { closeSync, fsync, fstatSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { jsonString, jsonStrings } from '../../output/json-text.js';
-import { JOURNAL_VERSION, sealRecord, sealText, type JournalExclude, type JournalOwnCounts, type JournalRecord, type JournalRun, type UnknownChoice } from './format.js';
+import { JOURNAL_VERSION, sealRecord, sealText, type JournalBudgetStop, type JournalExclude, type JournalOwnCounts, type JournalRecord, type JournalRun, type UnknownChoice } from './format.js';
 import type { JournalState } from './replay.js';
 
 export interface JournalWriterOptions {
@@ -70,7 +70,7 @@ export class JournalWriter {
         created: clock().toISOString(),
         svc: options.svc ?? '',
         ...(options.shard !== undefined ? { shard: { k: options.shard.k, n: options.shard.n } } : {}),
-        ...(options.own !== undefined ? { own: { recipients: options.own.recipients, excluded: options.own.excluded } } : {}),
+        ...(options.own !== undefined ? { own: ownRecord(options.own) } : {}),
         ...(options.exclude !== undefined ? { exclude: { digest: options.exclude.digest, numbers: options.exclude.numbers } } : {}),
       };
       writeFully(fd, Buffer.from(sealRecord(header)));
@@ -96,7 +96,7 @@ export class JournalWriter {
       if (fstatSync(fd).size !== state.validBytes) ftruncateSync(fd, state.validBytes);
       const torn = state.torn === undefined ? {} : { torn: { line: state.torn.line, bytes: state.torn.bytes.toString('base64') } };
       const grown = options.exclude === undefined ? {} : { exclude: { digest: options.exclude.digest, numbers: options.exclude.numbers } };
-      const own = options.own === undefined ? {} : { own: { recipients: options.own.recipients, excluded: options.own.excluded } };
+      const own = options.own === undefined ? {} : { own: ownRecord(options.own) };
       writer.write(sealRecord({ type: 'resume', at: writer.clock().toISOString(), unknown, ...torn, ...grown, ...own }));
       return writer;
     } catch (error) {
@@ -154,6 +154,12 @@ export class JournalWriter {
   throttled(seq: number, record: JournalRecord): void {
     const status = record.error?.status ?? null;
     this.defer(sealRecord({ type: 'throttled', seq, to: record.to, status, at: record.at ?? this.clock().toISOString() }));
+  }
+
+  /** --budget stopped the run: nothing more is launched (see the `stop` record in format.ts). */
+  stop(details: Omit<JournalBudgetStop, 'at'>): void {
+    const { reason, budget, spent, next, to, currency } = details;
+    this.write(sealRecord({ type: 'stop', reason, budget, spent, next, to, ...(currency !== undefined ? { currency } : {}), at: this.clock().toISOString() }));
   }
 
   /** The run pauses for its send window until `until`; nothing is in flight across it. */
@@ -288,4 +294,14 @@ function writeFully(fd: number, bytes: Buffer): void {
 function writeText(fd: number, text: string): void {
   const written = writeSync(fd, text);
   if (written < Buffer.byteLength(text)) writeFully(fd, Buffer.from(text).subarray(written));
+}
+
+/** The `own` counts as written: the opted-out and zone-unknown counts only when there are any. */
+function ownRecord(own: JournalOwnCounts): JournalOwnCounts {
+  return {
+    recipients: own.recipients,
+    excluded: own.excluded,
+    ...(own.optedOut !== undefined && own.optedOut > 0 ? { optedOut: own.optedOut } : {}),
+    ...(own.zoneUnknown !== undefined && own.zoneUnknown > 0 ? { zoneUnknown: own.zoneUnknown } : {}),
+  };
 }

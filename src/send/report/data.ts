@@ -11,7 +11,7 @@ import { getMessage, messageOutcome, type Message } from '../../api/messages.js'
 import type { ApiClient } from '../../api/http.js';
 import { AuthError, InterruptedError, NotFoundError } from '../../errors.js';
 import { readJournalRecords } from '../journal/parser.js';
-import type { JournalError, JournalLine, JournalOwnCounts, JournalRun } from '../journal/format.js';
+import type { JournalBudgetStop, JournalError, JournalLine, JournalOwnCounts, JournalRun } from '../journal/format.js';
 
 export type JournalState = 'accepted' | 'rejected' | 'unknown';
 
@@ -37,8 +37,16 @@ export interface OutcomeCounts {
   rejected: number;
   unknown: number;
   notYetSent: number;
-  /** Left out by --exclude-file (never sent, not owed). recipients = accepted + rejected + unknown + notYetSent + excluded. */
+  /** Left out by --exclude-file (never sent, not owed). */
   excluded: number;
+  /** Left out because they opted out of the sending number (never sent, not owed). */
+  optedOut: number;
+  /**
+   * Held back because their time zone could not be told (per-recipient --window; never sent by
+   * guess, not owed by this run). recipients = accepted + rejected + unknown + notYetSent +
+   * excluded + optedOut + zoneUnknown.
+   */
+  zoneUnknown: number;
 }
 
 export interface ReportJournal {
@@ -61,6 +69,8 @@ export interface ReportJournal {
   ownRecipients: number;
   /** A sharded journal of an older svc: its header does not say how many recipients its shard holds. */
   ownUnknown?: true;
+  /** Where --budget stopped the run's last session (none when it was resumed since without a new stop). */
+  budgetStop?: JournalBudgetStop;
 }
 
 const ACCEPTED = 1;
@@ -89,6 +99,7 @@ class JournalReading {
   private excludeGrew = false;
   private shard: Shard | null = null;
   private sharded = false;
+  private budgetStop: JournalBudgetStop | undefined;
 
   constructor(private readonly index: number) {}
 
@@ -123,6 +134,11 @@ class JournalReading {
           this.excludeGrew = true;
         }
         if (record.own !== undefined) this.own = record.own;
+        // A new session: the stop of the one before is over (a larger --budget went on).
+        this.budgetStop = undefined;
+        break;
+      case 'stop':
+        this.budgetStop = record;
         break;
       case 'pause':
         break;
@@ -158,7 +174,7 @@ class JournalReading {
   finish(path: string, into: ReportRecipient[]): ReportJournal {
     const { recipients, own, sharded, excludeDigest } = this;
     for (const to of this.open.values()) for (const number of to) this.touch(number).bits |= UNKNOWN;
-    const counts: OutcomeCounts = { recipients: 0, accepted: 0, rejected: 0, unknown: 0, notYetSent: 0, excluded: 0 };
+    const counts: OutcomeCounts = { recipients: 0, accepted: 0, rejected: 0, unknown: 0, notYetSent: 0, excluded: 0, optedOut: 0, zoneUnknown: 0 };
     for (const { bits, entry } of recipients.values()) {
       entry.state = bits & ACCEPTED ? 'accepted' : bits & UNKNOWN ? 'unknown' : 'rejected';
       if (entry.state !== 'accepted') delete entry.messageId;
@@ -170,8 +186,10 @@ class JournalReading {
     // sharded, else only the recipients it names (its shard's not-yet-sent cannot be known).
     const ownRecipients = own?.recipients ?? (sharded ? recipients.size : this.run.recipientCount);
     counts.excluded = own?.excluded ?? 0;
+    counts.optedOut = own?.optedOut ?? 0;
+    counts.zoneUnknown = own?.zoneUnknown ?? 0;
     counts.notYetSent = Math.max(0, ownRecipients - recipients.size);
-    counts.recipients = Math.max(ownRecipients, recipients.size) + counts.excluded;
+    counts.recipients = Math.max(ownRecipients, recipients.size) + counts.excluded + counts.optedOut + counts.zoneUnknown;
     return {
       path,
       shard: this.shard,
@@ -183,6 +201,7 @@ class JournalReading {
       ...(excludeDigest !== undefined ? { excludeDigest } : {}),
       ...(this.excludeGrew ? { excludeGrew: true as const } : {}),
       ...(own === undefined && sharded ? { ownUnknown: true } : {}),
+      ...(this.budgetStop !== undefined ? { budgetStop: this.budgetStop } : {}),
     };
   }
 }
@@ -205,7 +224,7 @@ export function leaveOutExcluded(journal: ReportJournal, index: number, recipien
   });
   const { counts } = journal;
   counts.notYetSent = Math.max(0, journal.ownRecipients - named);
-  counts.recipients = Math.max(journal.ownRecipients, named) + counts.excluded;
+  counts.recipients = Math.max(journal.ownRecipients, named) + counts.excluded + counts.optedOut + counts.zoneUnknown;
   return kept;
 }
 

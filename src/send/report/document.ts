@@ -9,12 +9,14 @@ import {
   type ReportRecipient,
   type ShardCoverage,
 } from './data.js';
+import type { JournalBudgetStop } from '../journal/format.js';
+import { UNIT } from '../cost/money.js';
 
 // The report's document: counts per journal and in total, who is still owed, the statuses of the
 // accepted messages, why they failed, and how long they took to be delivered.
 
 export interface ReportDocument {
-  journals: { path: string; shard: { k: number; n: number } | null; from: string; counts: OutcomeCounts }[];
+  journals: { path: string; shard: { k: number; n: number } | null; from: string; counts: OutcomeCounts; budgetStop: BudgetStopDocument | null }[];
   /** Of the journals given (the shards given, when some are missing). */
   total: OutcomeCounts;
   /** Distinct sends among the journals: more than 1 when journals of unrelated runs are merged. */
@@ -40,6 +42,26 @@ export interface ReportDocument {
   unread: number;
 }
 
+/**
+ * Where --budget stopped a journal's run (its last session), amounts in the prices' currency:
+ * the not yet sent of that journal were held back by it.
+ */
+export interface BudgetStopDocument {
+  budget: number;
+  spent: number;
+  /** What the message that would have passed the budget costs. */
+  next: number;
+  /** Its recipient. */
+  to: string;
+  currency: string | null;
+  at: string;
+}
+
+function budgetStopDocument(stop: JournalBudgetStop | undefined): BudgetStopDocument | null {
+  if (stop === undefined) return null;
+  return { budget: stop.budget / UNIT, spent: stop.spent / UNIT, next: stop.next / UNIT, to: stop.to, currency: stop.currency ?? null, at: stop.at };
+}
+
 /** The state (`owed` in --json) and outcome (-o ndjson) of a recipient with no record in its journal. */
 export const NOT_YET_SENT = 'not yet sent';
 
@@ -50,7 +72,7 @@ export interface NotYetSent {
 }
 
 function sum(counts: readonly OutcomeCounts[]): OutcomeCounts {
-  const total: OutcomeCounts = { recipients: 0, accepted: 0, rejected: 0, unknown: 0, notYetSent: 0, excluded: 0 };
+  const total: OutcomeCounts = { recipients: 0, accepted: 0, rejected: 0, unknown: 0, notYetSent: 0, excluded: 0, optedOut: 0, zoneUnknown: 0 };
   for (const c of counts) for (const key of Object.keys(total) as (keyof OutcomeCounts)[]) total[key] += c[key];
   return total;
 }
@@ -94,7 +116,7 @@ export function buildDocument(
   for (const recipient of notYetSent) owed.push({ to: recipient.to, state: NOT_YET_SENT, journal: paths[recipient.journal]!, error: null });
   delays.sort((a, b) => a - b);
   return {
-    journals: journals.map((journal) => ({ path: journal.path, shard: journal.shard, from: journal.from, counts: journal.counts })),
+    journals: journals.map((journal) => ({ path: journal.path, shard: journal.shard, from: journal.from, counts: journal.counts, budgetStop: budgetStopDocument(journal.budgetStop) })),
     total: sum(journals.map((journal) => journal.counts)),
     runs: coverage.runs,
     missingShards: coverage.missingShards,

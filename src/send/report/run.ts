@@ -291,7 +291,8 @@ async function checkFailedTo(options: ReportOptions): Promise<void> {
 /**
  * The recipients not yet sent, by name, when --to-file gives the list: a shard's recipients with
  * no record in its journal. Only for journals whose header leaves no doubt (nothing excluded, or
- * the send's exclude list given with --exclude-file), and no more than each journal counts.
+ * the send's exclude list given with --exclude-file; nobody left out as opted out or of an
+ * unknown zone), and no more than each journal counts.
  */
 async function namedNotYetSent(
   options: ReportOptions,
@@ -303,7 +304,10 @@ async function namedNotYetSent(
   const { toFile } = options;
   if (toFile === undefined) return [];
   const digest = await sha256File(toFile);
-  const known = (journal: ReportJournal): boolean => journal.counts.excluded === 0 || (exclude !== undefined && journal.excludeDigest === exclude.digest);
+  // The journal counts those left out as opted out or of an unknown zone, but does not name them:
+  // the file's rows it has no record of cannot be told apart from them.
+  const known = (journal: ReportJournal): boolean =>
+    journal.counts.optedOut === 0 && journal.counts.zoneUnknown === 0 && (journal.counts.excluded === 0 || (exclude !== undefined && journal.excludeDigest === exclude.digest));
   const wanted = journals.map((journal, index) => ({
     journal,
     index,

@@ -4,7 +4,8 @@ import { writeExact } from '../../output/io.js';
 import { visibleLine } from '../../output/terminal.js';
 import { writeObject } from '../../output/render.js';
 import { FUNNEL, type MessageStatus, type OutcomeCounts, type ReportJournal, type ReportRecipient } from './data.js';
-import { NOT_YET_SENT, type NotYetSent, type ReportDocument } from './document.js';
+import { NOT_YET_SENT, type BudgetStopDocument, type NotYetSent, type ReportDocument } from './document.js';
+import { formatAmount, UNIT } from '../cost/money.js';
 
 // The report on stdout: the document (--json, or --fields in a table), one line per recipient
 // (-o ndjson), or the table of counts, owed recipients, statuses and delays.
@@ -98,8 +99,17 @@ function writeNdjson(
 
 /** The counts by journal (and their total), with what the set of journals lacks. */
 function countsTable(document: ReportDocument): string[] {
-  const rows: string[][] = [['', 'recipients', 'accepted', 'rejected', 'unknown', 'not yet sent', 'excluded']];
-  const line = (name: string, c: OutcomeCounts): string[] => [name, ...[c.recipients, c.accepted, c.rejected, c.unknown, c.notYetSent, c.excluded].map(String)];
+  // The columns of those left out by the opt-out list or an unknown zone only when there are
+  // any: most sends have none, and the table stays within 80 columns.
+  const optedOut = document.total.optedOut > 0;
+  const zoneUnknown = document.total.zoneUnknown > 0;
+  const rows: string[][] = [
+    ['', 'recipients', 'accepted', 'rejected', 'unknown', 'not yet sent', 'excluded', ...(optedOut ? ['opted out'] : []), ...(zoneUnknown ? ['zone unknown'] : [])],
+  ];
+  const line = (name: string, c: OutcomeCounts): string[] => [
+    name,
+    ...[c.recipients, c.accepted, c.rejected, c.unknown, c.notYetSent, c.excluded, ...(optedOut ? [c.optedOut] : []), ...(zoneUnknown ? [c.zoneUnknown] : [])].map(String),
+  ];
   document.journals.forEach((journal) => rows.push(line(`${journal.shard ? `shard ${journal.shard.k}/${journal.shard.n} ` : ''}${journal.path}`, journal.counts)));
   if (document.journals.length > 1) rows.push(line('total', document.total));
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
@@ -110,25 +120,57 @@ function countsTable(document: ReportDocument): string[] {
     out.push(`Shards missing: ${missing.map((k) => `${k}/${n}`).join(', ')} (no journal given): the counts are of the ${n - missing.length} shard${n - missing.length === 1 ? '' : 's'} given.`);
   }
   if (document.runs > 1) out.push(`These journals are of ${document.runs} unrelated runs, not the shards of one send: the total adds them up.`);
+  for (const journal of document.journals) if (journal.budgetStop !== null) out.push(budgetStopLine(journal.path, journal.budgetStop, document.journals.length > 1));
   return out;
+}
+
+/** Why a run's not yet sent were not sent: its budget, and how to go on. */
+function budgetStopLine(path: string, stop: BudgetStopDocument, named: boolean): string {
+  const money = (amount: number): string => formatAmount(Math.round(amount * UNIT), stop.currency ?? undefined);
+  return (
+    `Stopped at the budget${named ? ` (${path})` : ''}: ${money(stop.spent)} spent of ${money(stop.budget)}; the message to ${visibleLine(stop.to)} would have cost ${money(stop.next)} more, ` +
+    `so it and the not yet sent after it were held back. To go on: the same svc send with --resume and a --budget above ${money(stop.budget)}.`
+  );
 }
 
 /** Who is still owed: rejected, unknown and not yet sent, the first OWED_SHOWN named. */
 function owedLines(document: ReportDocument): string[] {
   const owedCount = document.total.rejected + document.total.unknown + document.total.notYetSent;
   const unnamed = owedCount - document.owed.length;
-  const out: string[] = [''];
-  if (owedCount === 0) out.push('Every recipient was accepted.');
+  const out: string[] = ['', ...leftOutLines(document)];
+  const leftOut = document.total.optedOut + document.total.zoneUnknown > 0;
+  if (owedCount === 0) out.push(leftOut ? 'Every recipient sent to was accepted.' : 'Every recipient was accepted.');
   else {
     const parts = [`${document.total.rejected} rejected`, `${document.total.unknown} unknown`, `${document.total.notYetSent} not yet sent`];
     out.push(`Recipients still owed: ${owedCount} (${parts.join(', ')})`);
     // The reasons are the service's words: one line each, their control characters visible.
     for (const owed of document.owed.slice(0, OWED_SHOWN)) out.push(`  ${visibleLine(owed.to)}  ${owed.state}${owed.error ? `: ${visibleLine(owed.error)}` : ''}`);
     if (document.owed.length > OWED_SHOWN) out.push(`  and ${document.owed.length - OWED_SHOWN} more (--json lists them all)`);
-    if (unnamed > 0) {
+    if (unnamed > 0 && leftOut) {
+      out.push(`  and ${unnamed} not yet sent, not named here (the journal counts who was left out, but does not name them)`);
+    } else if (unnamed > 0) {
       const flags = document.total.excluded > 0 ? '--to-file and --exclude-file, the lists sent with,' : '--to-file, the list sent from,';
       out.push(`  and ${unnamed} not yet sent, not named here (give ${flags} to name them)`);
     }
+  }
+  return out;
+}
+
+/**
+ * Why the report counts fewer recipients than the file holds: those the run left out because
+ * they opted out of the sending number, or because their time zone could not be told. Neither is
+ * owed: the first asked not to be sent to, the second is never sent by guess.
+ */
+function leftOutLines(document: ReportDocument): string[] {
+  const out: string[] = [];
+  const { optedOut, zoneUnknown } = document.total;
+  const from = [...new Set(document.journals.map((journal) => journal.from))];
+  if (optedOut > 0) {
+    const of = from.length === 1 ? ` of ${from[0]}` : '';
+    out.push(`Left out: ${optedOut} opted out${of} (they asked not to hear from it; not owed; svc optouts list${from.length === 1 ? ` --number ${from[0]}` : ''} shows them)`);
+  }
+  if (zoneUnknown > 0) {
+    out.push(`Held back: ${zoneUnknown} whose time zone could not be told (never sent by guess outside their window; not counted as owed)`);
   }
   return out;
 }

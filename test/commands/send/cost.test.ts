@@ -1,43 +1,16 @@
 import { join } from 'node:path';
-import { MockAgent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Clock } from '../../../src/clock.js';
 import { fakeClock, runCli } from '../../helpers/cli.js';
-import { MOCK_ENV, MOCK_ORIGIN } from '../../helpers/mock-api.js';
-import { testDir } from './helpers.js';
+import { MOCK_ENV } from '../../helpers/mock-api.js';
+import { numberService, testDir, type NumberService } from './helpers.js';
 
 // The cost before sending: segments by encoding, what a GSM-7 spelling would save, the cost by
 // country from --prices, and --budget stopping a run and a --resume going on with a larger one.
 
 const FROM = '+15551230000';
 
-interface Service {
-  agent: MockAgent;
-  posts: string[][];
-  close(): Promise<void>;
-}
-
-function service(): Service {
-  const agent = new MockAgent();
-  agent.disableNetConnect();
-  const pool = agent.get(MOCK_ORIGIN);
-  const posts: string[][] = [];
-  pool
-    .intercept({ method: 'GET', path: `/api/v1/phone-numbers/${encodeURIComponent(FROM)}` })
-    .reply(200, { number: FROM, settings: {} }, { headers: { 'content-type': 'application/json' } })
-    .persist();
-  pool
-    .intercept({ method: 'POST', path: (path) => path.startsWith('/api/v1/messages?') })
-    .reply((options) => {
-      const to = (JSON.parse(String(options.body)) as { to: string[] }).to;
-      posts.push(to);
-      return { statusCode: 202, data: JSON.stringify({ messageId: `m-${to[0]}`, status: 'queued' }), responseOptions: { headers: { 'content-type': 'application/json' } } };
-    })
-    .persist();
-  return { agent, posts, close: () => agent.close() };
-}
-
-let svc: Service | undefined;
+let svc: NumberService | undefined;
 afterEach(async () => {
   await svc?.close();
   svc = undefined;
@@ -54,7 +27,7 @@ const DE = '+4930123456';
 describe('the cost of a send, before it is sent', () => {
   it('counts segments by encoding over every rendered message, and what a GSM-7 spelling would save', async () => {
     const clock = fakeClock();
-    svc = service();
+    svc = numberService(FROM);
     const d = testDir();
     const file = d.file('to.csv', `phone,name\n${US[0]},Ann\n${US[1]},Bob\n${GB},Zoë\n`);
     // 70 UCS-2 units fit one segment: the curly quote and the dash push this body to two, and
@@ -76,7 +49,7 @@ describe('the cost of a send, before it is sent', () => {
 
   it('adds the cost by country from --prices, naming recipients without a price', async () => {
     const clock = fakeClock();
-    svc = service();
+    svc = numberService(FROM);
     const d = testDir();
     const file = d.file('to.txt', `${[...US, GB, DE].join('\n')}\n`);
     const prices = d.file('prices.csv', 'country,price_per_segment,currency\nUS,0.0079,USD\nGB,0.04,USD\n');
@@ -111,7 +84,7 @@ describe('the cost of a send, before it is sent', () => {
     ['country,price\n', ': no prices in the file'],
   ])('refuses a bad prices file %j naming file:line, exit 2', async (content, message) => {
     const clock = fakeClock();
-    svc = service();
+    svc = numberService(FROM);
     const d = testDir();
     const prices = d.file('prices.csv', content);
     const result = await run(['send', '--from', FROM, '--to', US[0]!, '--body', 'Hi', '--prices', prices, '--dry-run', '--store', join(d.dir, 'events')], clock);
@@ -121,7 +94,7 @@ describe('the cost of a send, before it is sent', () => {
 
   it('refuses --budget without --prices, and a budget that is not an amount', async () => {
     const clock = fakeClock();
-    svc = service();
+    svc = numberService(FROM);
     const d = testDir();
     const store = join(d.dir, 'events');
     const alone = await run(['send', '--from', FROM, '--to', US[0]!, '--body', 'Hi', '--budget', '5', '--store', store], clock);
@@ -137,7 +110,7 @@ describe('the cost of a send, before it is sent', () => {
 
   it('stops launching before the budget would be passed, says where, and --resume with a larger budget goes on', async () => {
     const clock = fakeClock();
-    svc = service();
+    svc = numberService(FROM);
     const d = testDir();
     const recipients = Array.from({ length: 10 }, (_, i) => `+1212555${String(1000 + i)}`);
     const file = d.file('to.txt', `${recipients.join('\n')}\n`);
@@ -150,17 +123,42 @@ describe('the cost of a send, before it is sent', () => {
     expect(first.stderr).toContain(`Stopped at the budget: 0.04 USD spent of 0.045 USD; the message to ${recipients[4]} would cost 0.01 USD more, so it and 5 more recipients were not sent.`);
     expect(first.stderr).toContain('--resume and a larger --budget');
 
-    // The same budget again sends nothing more: what the first run sent counts against it.
-    const same = await run([...args, '--budget', '0.045', '--resume'], clock);
-    expect(same.code, same.stderr).toBe(0);
+    // The journal says where the run stopped: the report tells it, and why 6 are not yet sent.
+    const report = await run(['send', 'report', '--journal', journal], clock);
+    expect(report.code, report.stderr).toBe(0);
+    expect(report.stdout).toContain(
+      `Stopped at the budget: 0.04 USD spent of 0.045 USD; the message to ${recipients[4]} would have cost 0.01 USD more, so it and the not yet sent after it were held back. To go on: the same svc send with --resume and a --budget above 0.045 USD.`,
+    );
+    expect(report.stdout).toContain('Recipients still owed: 6 (0 rejected, 0 unknown, 6 not yet sent)');
+    const reportJson = await run(['send', 'report', '--journal', journal, '--json'], clock);
+    const document = JSON.parse(reportJson.stdout) as { journals: { budgetStop: unknown }[] };
+    expect(document.journals[0]!.budgetStop).toEqual({ budget: 0.045, spent: 0.04, next: 0.01, to: recipients[4], currency: 'USD', at: expect.any(String) });
+
+    // Resumed without a budget, or with one no larger, it would send with no limit or stop at
+    // once: refused before anything is sent, saying what to give.
+    for (const budget of [[], ['--budget', '0.045'], ['--budget', '0.02']]) {
+      const refused = await run([...args, ...budget, '--resume'], clock);
+      expect(refused.code, refused.stderr).toBe(2);
+      expect(refused.stderr).toContain(`${journal}: the run stopped at its budget of 0.045 USD (0.04 USD spent; the message to ${recipients[4]} would have cost 0.01 USD more)`);
+      expect(refused.stderr).toContain('give --resume a --budget above 0.045 USD');
+    }
     expect(svc.posts).toHaveLength(4);
+
     const more = await run([...args, '--budget', '0.08', '--resume'], clock);
     expect(more.code, more.stderr).toBe(0);
     expect(svc.posts.map((p) => p[0])).toEqual(recipients.slice(0, 8));
     expect(more.stderr).toContain('0.08 USD spent of 0.08 USD, 0.04 USD of it by the run before');
+    // The second stop is the one that binds now.
+    const again = await run([...args, '--budget', '0.06', '--resume'], clock);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('the run stopped at its budget of 0.08 USD');
     const rest = await run([...args, '--budget', '1', '--resume'], clock);
     expect(rest.code, rest.stderr).toBe(0);
     expect(svc.posts.map((p) => p[0])).toEqual(recipients);
     expect(rest.stderr).not.toContain('Stopped at the budget');
+    // Resumed past the stop and finished: the report no longer says it stopped.
+    const done = await run(['send', 'report', '--journal', journal], clock);
+    expect(done.stdout).not.toContain('Stopped at the budget');
+    expect(done.stdout).toContain('Every recipient was accepted.');
   });
 });

@@ -97,3 +97,46 @@ export function dropResultsFor(path: string, recipients: readonly string[]): voi
   const kept = lines.filter((line) => !(line.startsWith('{"type":"result"') && recipients.some((to) => line.includes(`"${to}"`))));
   writeFileSync(path, kept.join('\n'));
 }
+
+/**
+ * A service for in-process sends from one number: its look-up, POST /messages accepting each
+ * request (or rejecting it when `reject` says so, by recipient and attempt) with the recipients
+ * of every request in `posts`, and GET /messages/{id} reading each accepted message as delivered
+ * (for `send report`).
+ */
+export interface NumberService {
+  agent: MockAgent;
+  posts: string[][];
+  close(): Promise<void>;
+}
+
+export function numberService(from: string, reject: (to: string, attempt: number) => boolean = () => false): NumberService {
+  const agent = new MockAgent();
+  agent.disableNetConnect();
+  const pool = agent.get(MOCK_ORIGIN);
+  const posts: string[][] = [];
+  const attempts = new Map<string, number>();
+  const json = { headers: { 'content-type': 'application/json' } };
+  pool.intercept({ method: 'GET', path: `/api/v1/phone-numbers/${encodeURIComponent(from)}` }).reply(200, { number: from, settings: {} }, json).persist();
+  pool
+    .intercept({ method: 'POST', path: (path) => path.startsWith('/api/v1/messages?') })
+    .reply((options) => {
+      const to = (JSON.parse(String(options.body)) as { to: string[] }).to;
+      posts.push(to);
+      const attempt = (attempts.get(to[0]!) ?? 0) + 1;
+      attempts.set(to[0]!, attempt);
+      if (reject(to[0]!, attempt)) {
+        return { statusCode: 400, data: JSON.stringify({ message: 'bad', title: 'Bad', errorCode: 'VALIDATION_ERROR' }), responseOptions: json };
+      }
+      return { statusCode: 202, data: JSON.stringify({ messageId: `m-${to[0]}`, status: 'queued' }), responseOptions: json };
+    })
+    .persist();
+  pool
+    .intercept({ method: 'GET', path: (path) => path.startsWith('/api/v1/messages/') })
+    .reply((options) => {
+      const id = decodeURIComponent(String(options.path).split('?')[0]!.split('/').pop()!);
+      return { statusCode: 200, data: JSON.stringify({ messageId: id, status: 'delivered' }), responseOptions: json };
+    })
+    .persist();
+  return { agent, posts, close: () => agent.close() };
+}

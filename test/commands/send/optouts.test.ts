@@ -1,11 +1,10 @@
 import { join } from 'node:path';
-import { MockAgent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Clock } from '../../../src/clock.js';
 import { appendOptOutChanges, EVERY_NUMBER, type ConsentChange } from '../../../src/optouts/log.js';
 import { fakeClock, runCli, scriptedPrompter } from '../../helpers/cli.js';
-import { MOCK_ENV, MOCK_ORIGIN } from '../../helpers/mock-api.js';
-import { numbers, testDir } from './helpers.js';
+import { MOCK_ENV } from '../../helpers/mock-api.js';
+import { numberService, numbers, testDir, type NumberService } from './helpers.js';
 
 // Every send leaves out whoever opted out of its sending number (or of every number), counts them,
 // and sends to them only with --ignore-optouts, confirmed. In-process against a MockAgent service.
@@ -13,39 +12,7 @@ import { numbers, testDir } from './helpers.js';
 const FROM = '+15551230000';
 const OTHER = '+15551239999';
 
-interface Service {
-  agent: MockAgent;
-  posts: string[][];
-  close(): Promise<void>;
-}
-
-function service(reject: (to: string, attempt: number) => boolean = () => false): Service {
-  const agent = new MockAgent();
-  agent.disableNetConnect();
-  const pool = agent.get(MOCK_ORIGIN);
-  const posts: string[][] = [];
-  const attempts = new Map<string, number>();
-  pool
-    .intercept({ method: 'GET', path: `/api/v1/phone-numbers/${encodeURIComponent(FROM)}` })
-    .reply(200, { number: FROM, settings: {} }, { headers: { 'content-type': 'application/json' } })
-    .persist();
-  pool
-    .intercept({ method: 'POST', path: (path) => path.startsWith('/api/v1/messages?') })
-    .reply((options) => {
-      const to = (JSON.parse(String(options.body)) as { to: string[] }).to;
-      posts.push(to);
-      const attempt = (attempts.get(to[0]!) ?? 0) + 1;
-      attempts.set(to[0]!, attempt);
-      if (reject(to[0]!, attempt)) {
-        return { statusCode: 400, data: JSON.stringify({ message: 'bad', title: 'Bad', errorCode: 'VALIDATION_ERROR' }), responseOptions: { headers: { 'content-type': 'application/json' } } };
-      }
-      return { statusCode: 202, data: JSON.stringify({ messageId: `m-${to[0]}`, status: 'queued' }), responseOptions: { headers: { 'content-type': 'application/json' } } };
-    })
-    .persist();
-  return { agent, posts, close: () => agent.close() };
-}
-
-let svc: Service | undefined;
+let svc: NumberService | undefined;
 afterEach(async () => {
   await svc?.close();
   svc = undefined;
@@ -63,7 +30,7 @@ function optOut(store: string, number: string, from: string): void {
 describe('svc send and the opt-out list', () => {
   it('leaves out every recipient opted out of the sending number or of every number, and says how many', async () => {
     const clock = fakeClock();
-    svc = service();
+    svc = numberService(FROM);
     const d = testDir();
     const store = join(d.dir, 'events');
     const recipients = numbers(20, 14155551000);
@@ -82,18 +49,30 @@ describe('svc send and the opt-out list', () => {
     expect(table.stdout).toContain(`opted out   3 (asked not to hear from ${FROM}; svc optouts list --number ${FROM})`);
     expect(svc.posts).toHaveLength(0);
 
-    const result = await run([...args, '-o', 'ndjson'], clock);
+    const journal = join(d.dir, 'run.jsonl');
+    const result = await run([...args, '-o', 'ndjson', '--journal', journal], clock);
     expect(result.code, result.stderr).toBe(0);
     const sent = new Set(svc.posts.map((p) => p[0]));
     expect(sent.size).toBe(17);
     for (const i of [2, 5, 7]) expect(sent.has(recipients[i]!)).toBe(false);
     expect(sent.has(recipients[9]!)).toBe(true);
     expect(result.stderr).toContain('3 opted out (left out: they asked not to hear from this number)');
+
+    // The report counts the 20 of the file: 17 accepted and 3 opted out, who are not owed.
+    const report = await run(['send', 'report', '--journal', journal], clock);
+    expect(report.code, report.stderr).toBe(0);
+    expect(report.stdout).toMatch(/recipients\s+accepted\s+rejected\s+unknown\s+not yet sent\s+excluded\s+opted out\n\S+\s+20\s+17\s+0\s+0\s+0\s+0\s+3\n/);
+    expect(report.stdout).toContain(`Left out: 3 opted out of ${FROM} (they asked not to hear from it; not owed; svc optouts list --number ${FROM} shows them)`);
+    expect(report.stdout).toContain('Every recipient sent to was accepted.');
+    const json = await run(['send', 'report', '--journal', journal, '--json'], clock);
+    const document = JSON.parse(json.stdout) as { total: Record<string, number>; owed: unknown[] };
+    expect(document.total).toEqual({ recipients: 20, accepted: 17, rejected: 0, unknown: 0, notYetSent: 0, excluded: 0, optedOut: 3, zoneUnknown: 0 });
+    expect(document.owed).toEqual([]);
   });
 
   it('applies to --to, and says so when it leaves out the only recipient', async () => {
     const clock = fakeClock();
-    svc = service();
+    svc = numberService(FROM);
     const d = testDir();
     const store = join(d.dir, 'events');
     optOut(store, '+14155551002', FROM);
@@ -109,7 +88,7 @@ describe('svc send and the opt-out list', () => {
 
   it('sends to them with --ignore-optouts only when confirmed: asked on a terminal, --yes elsewhere', async () => {
     const clock = fakeClock();
-    svc = service();
+    svc = numberService(FROM);
     const d = testDir();
     const store = join(d.dir, 'events');
     optOut(store, '+14155551002', FROM);
@@ -133,7 +112,7 @@ describe('svc send and the opt-out list', () => {
   it('a --resume reads the list again: someone who opted out since the run began is not sent', async () => {
     const clock = fakeClock();
     // Every first attempt to 1003 and 1004 is rejected, so that the resume sends them again.
-    svc = service((to, attempt) => attempt === 1 && (to === '+14155551003' || to === '+14155551004'));
+    svc = numberService(FROM, (to, attempt) => attempt === 1 && (to === '+14155551003' || to === '+14155551004'));
     const d = testDir();
     const store = join(d.dir, 'events');
     const file = d.file('to.txt', `${numbers(6, 14155551000).join('\n')}\n`);
@@ -151,7 +130,7 @@ describe('svc send and the opt-out list', () => {
 
   it('warns of a damaged line of the list and honours the rest', async () => {
     const clock = fakeClock();
-    svc = service();
+    svc = numberService(FROM);
     const d = testDir();
     const store = join(d.dir, 'events');
     optOut(store, '+14155551002', FROM);

@@ -483,7 +483,7 @@ describe('--exclude-file and --shard', () => {
     const report = await run(['send', 'report', '--journal', journal, '--to-file', file, '--exclude-file', grown, '--json'], clock);
     expect(report.code, report.stderr).toBe(0);
     const document = JSON.parse(report.stdout) as { total: Record<string, number>; owed: unknown[] };
-    expect(document.total).toEqual({ recipients: 10, accepted: 6, rejected: 0, unknown: 0, notYetSent: 0, excluded: 4 });
+    expect(document.total).toEqual({ recipients: 10, accepted: 6, rejected: 0, unknown: 0, notYetSent: 0, excluded: 4, optedOut: 0, zoneUnknown: 0 });
     expect(document.owed).toEqual([]);
     // Without the list, it says that some it names may be on it now.
     const unsure = await run(['send', 'report', '--journal', journal, '--json'], clock);

@@ -60,7 +60,7 @@ describe('svc send report against the sandbox', () => {
       reads: number;
       sendToDelivery: { count: number; p50Ms: number | null; maxMs: number | null };
     };
-    expect(report.total).toEqual({ recipients: RECIPIENTS, accepted: RECIPIENTS, rejected: 0, unknown: 0, notYetSent: 0, excluded: 0 });
+    expect(report.total).toEqual({ recipients: RECIPIENTS, accepted: RECIPIENTS, rejected: 0, unknown: 0, notYetSent: 0, excluded: 0, optedOut: 0, zoneUnknown: 0 });
     expect(report.final).toBe(true);
 
     // The sandbox's own word on every message the send accepted.
@@ -162,9 +162,9 @@ describe('svc send report, journal side', () => {
     expect(run.stderr).toMatch(/--watch timed out: 1 message not yet delivered or failed/);
     const report = JSON.parse(run.stdout) as { journals: { shard: unknown; counts: Record<string, number> }[]; total: Record<string, number>; owed: { to: string; state: string }[]; statuses: Record<string, number>; sendToDelivery: { p50Ms: number } };
     expect(report.journals.map((j) => j.shard)).toEqual([{ k: 1, n: 2 }, { k: 2, n: 2 }]);
-    expect(report.journals[0]!.counts).toEqual({ recipients: 3, accepted: 1, rejected: 1, unknown: 0, notYetSent: 1, excluded: 0 });
-    expect(report.journals[1]!.counts).toEqual({ recipients: 3, accepted: 1, rejected: 0, unknown: 1, notYetSent: 1, excluded: 0 });
-    expect(report.total).toEqual({ recipients: 6, accepted: 2, rejected: 1, unknown: 1, notYetSent: 2, excluded: 0 });
+    expect(report.journals[0]!.counts).toEqual({ recipients: 3, accepted: 1, rejected: 1, unknown: 0, notYetSent: 1, excluded: 0, optedOut: 0, zoneUnknown: 0 });
+    expect(report.journals[1]!.counts).toEqual({ recipients: 3, accepted: 1, rejected: 0, unknown: 1, notYetSent: 1, excluded: 0, optedOut: 0, zoneUnknown: 0 });
+    expect(report.total).toEqual({ recipients: 6, accepted: 2, rejected: 1, unknown: 1, notYetSent: 2, excluded: 0, optedOut: 0, zoneUnknown: 0 });
     expect(report.owed.map((o) => [o.to, o.state])).toEqual([
       ['+14155550002', 'rejected'],
       ['+14155550004', 'unknown'],
@@ -209,7 +209,7 @@ describe('svc send report, journal side', () => {
       const json = await runCli([...args, '--json'], options);
       expect(json.code, json.stderr).toBe(0);
       const report = JSON.parse(json.stdout) as { journals: { counts: Record<string, number> }[]; total: Record<string, number>; owed: unknown[] };
-      expect(report.total).toEqual({ recipients: 302, accepted: 300, rejected: 0, unknown: 0, notYetSent: 0, excluded: 2 });
+      expect(report.total).toEqual({ recipients: 302, accepted: 300, rejected: 0, unknown: 0, notYetSent: 0, excluded: 2, optedOut: 0, zoneUnknown: 0 });
       for (const journal of report.journals) {
         expect(journal.counts['notYetSent']).toBe(0);
         expect(journal.counts['recipients']).toBe(journal.counts['accepted']! + journal.counts['excluded']!);
@@ -307,7 +307,7 @@ describe('svc send report, journal side', () => {
       expect(run.code, run.stderr).toBe(0);
       const report = JSON.parse(run.stdout) as { journals: { path: string }[]; total: Record<string, number> };
       expect(report.journals.map((j) => j.path)).toEqual([journal]);
-      expect(report.total).toEqual({ recipients: 2, accepted: 0, rejected: 1, unknown: 0, notYetSent: 1, excluded: 0 });
+      expect(report.total).toEqual({ recipients: 2, accepted: 0, rejected: 1, unknown: 0, notYetSent: 1, excluded: 0, optedOut: 0, zoneUnknown: 0 });
       for (const path of spellings.slice(0, 3)) expect(run.stderr).toContain(`--journal ${path} is the same file as --journal ${journal}: counted once, the duplicate is ignored`);
       expect(run.stderr).toContain(`--journal ${journal} is given twice: counted once`);
     } finally {
@@ -456,7 +456,7 @@ describe('svc send report, journal side', () => {
       const json = await runCli(['send', 'report', '--journal', journal, '--to-file', file, '--exclude-file', optout, '--json'], options);
       expect(json.code, json.stderr).toBe(0);
       const report = JSON.parse(json.stdout) as { total: Record<string, number>; owed: { to: string; state: string }[] };
-      expect(report.total).toEqual({ recipients: 5, accepted: 1, rejected: 0, unknown: 0, notYetSent: 3, excluded: 1 });
+      expect(report.total).toEqual({ recipients: 5, accepted: 1, rejected: 0, unknown: 0, notYetSent: 3, excluded: 1, optedOut: 0, zoneUnknown: 0 });
       expect(report.owed.map((o) => [o.to, o.state])).toEqual([[list[1], 'not yet sent'], [list[3], 'not yet sent'], [list[4], 'not yet sent']]);
 
       const other = d.file('other.txt', `${list[3]}\n`);
