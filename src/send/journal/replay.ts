@@ -60,6 +60,16 @@ function stateFromBits(bits: number): RecipientState {
   return 'rejected';
 }
 
+function countStates(bits: PhoneNumberMap): JournalCounts {
+  const counts: JournalCounts = { accepted: 0, rejected: 0, unknown: 0, inFlight: 0 };
+  bits.forEachValue((value) => {
+    const state = stateFromBits(value);
+    counts[state]++;
+    if (state === 'unknown' && value & IN_FLIGHT) counts.inFlight++;
+  });
+  return counts;
+}
+
 /**
  * Reads a journal whole (streamed) into each recipient's final state: accepted when any request
  * for it was accepted; else unknown when an answer was unreadable or a request was in flight at a
@@ -123,12 +133,7 @@ export async function readJournal(path: string): Promise<JournalState> {
   else if (sawAnything) validBytes = (await stat(path)).size;
   for (const to of open.values()) for (const number of to) bits.set(number, (bits.get(number) ?? 0) | IN_FLIGHT);
 
-  const counts: JournalCounts = { accepted: 0, rejected: 0, unknown: 0, inFlight: 0 };
-  bits.forEachValue((value) => {
-    const state = stateFromBits(value);
-    counts[state]++;
-    if (state === 'unknown' && value & IN_FLIGHT) counts.inFlight++;
-  });
+  const counts = countStates(bits);
   return {
     path,
     exists: header !== undefined,
