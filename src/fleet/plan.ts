@@ -109,96 +109,87 @@ const LIVE_STATUSES_IN_FLIGHT = /^(pending|processing|inprogress|in progress|sub
 const LIVE_STATUSES_GONE = /^(released|unprovisioned|failed|error|rejected|cancell?ed|deleted|inactive)$/i;
 
 export function buildPlan(fleet: DesiredFleet, live: LiveState, options: PlanOptions): Plan {
-  const changes: Change[] = [];
+  const changes: Change[] = tenantChanges(fleet, live);
   const fileTenants = new Set(fleet.tenants.map((t) => t.tenantId));
+  const toProvision: DesiredNumber[] = [];
+  for (const n of fleet.numbers) {
+    const change = numberChange(n, live, fileTenants);
+    if (change === undefined) continue;
+    changes.push(change);
+    if (change.action === 'provision' && change.inFlight !== true) toProvision.push(n);
+  }
+  if (options.prune) changes.push(...pruneChanges(fleet, live, fileTenants));
+  const notCompared = new Set<string>();
+  for (const n of fleet.numbers) for (const key of Object.keys(n.fields)) if (NUMBER_KEYS[key]?.treatment === 'provision-only') notCompared.add(key);
+  return { changes, inSync: changes.length === 0, notCompared: [...notCompared].sort(), orders: ordersFor(toProvision) };
+}
+
+/** Tenants to create (every field the file gives) or to update (the fields that differ). */
+function tenantChanges(fleet: DesiredFleet, live: LiveState): Change[] {
+  const changes: Change[] = [];
   for (const tenant of fleet.tenants) {
     const current = live.tenants.get(tenant.tenantId);
+    const fields: Record<string, FieldChange> = {};
     if (current === undefined) {
-      const fields: Record<string, FieldChange> = {};
       for (const [path, value] of tenantFields(tenant)) fields[path] = { from: null, to: value };
       changes.push({ action: 'create-tenant', target: tenant.tenantId, fields });
       continue;
     }
-    const fields: Record<string, FieldChange> = {};
     for (const [path, value] of tenantFields(tenant)) {
       const now = path === 'domain' ? current.domain : current.settings[path.slice('settings.'.length)];
       if (!same(now ?? null, value)) fields[path] = { from: now ?? null, to: value };
     }
     if (Object.keys(fields).length > 0) changes.push({ action: 'update-tenant', target: tenant.tenantId, fields });
   }
+  return changes;
+}
 
-  const toProvision: DesiredNumber[] = [];
-  for (const n of fleet.numbers) {
-    const current = live.numbers.get(n.number);
-    const provision = (extra: Partial<Change> = {}): void => {
-      const fields: Record<string, FieldChange> = {};
-      for (const [path, value] of numberFields(n, true)) fields[path] = { from: null, to: value };
-      changes.push({ action: 'provision', target: n.number, tenant: n.tenant, fields, ...extra });
-      if (extra.inFlight !== true) toProvision.push(n);
-    };
-    if (!fileTenants.has(n.tenant) && !live.tenants.has(n.tenant)) {
-      changes.push({ action: 'blocked', target: n.number, tenant: n.tenant, fields: {}, reason: `its tenant ${n.tenant} is neither in the file nor in the account` });
-      continue;
-    }
-    if (current === undefined || live.absent.has(n.number)) {
-      provision();
-      continue;
-    }
-    if (current.tenantId !== undefined && current.tenantId !== n.tenant) {
-      changes.push({
-        action: 'blocked',
-        target: n.number,
-        tenant: n.tenant,
-        fields: { tenant: { from: current.tenantId, to: n.tenant } },
-        reason: `it is held by tenant ${current.tenantId}; a number cannot move between tenants (unprovision it there first)`,
-      });
-      continue;
-    }
-    if (LIVE_STATUSES_GONE.test(current.status)) {
-      provision({ retry: `it is ${current.status}` });
-      continue;
-    }
-    if (LIVE_STATUSES_IN_FLIGHT.test(current.status)) {
-      provision({ inFlight: true });
-      continue;
-    }
-    const immutable: Record<string, FieldChange> = {};
-    if (current.type !== undefined && current.type !== n.type) immutable['type'] = { from: current.type, to: n.type };
-    if (current.class !== undefined && current.class !== n.class) immutable['class'] = { from: current.class, to: n.class };
-    if (Object.keys(immutable).length > 0) {
-      changes.push({
-        action: 'blocked',
-        target: n.number,
-        tenant: n.tenant,
-        fields: immutable,
-        reason: `its ${Object.keys(immutable).join(' and ')} cannot change once provisioned (unprovision and provision it again)`,
-      });
-      continue;
-    }
-    // The same comparison as numberFields() would give, without building a path for each leaf
-    // that matches: a fleet in sync is ten thousand numbers of nothing to say.
-    const fields: Record<string, FieldChange> = {};
-    for (const key in n.fields) {
-      if (NUMBER_KEYS[key]?.treatment !== 'compared') continue;
-      const value = n.fields[key];
-      const now = current.values[key];
-      if (!same(now ?? null, value)) fields[key] = { from: now ?? null, to: value };
-    }
-    if (n.settings !== undefined) compareSettings(n.settings, current.settings, 'settings', fields);
-    if (Object.keys(fields).length > 0) changes.push({ action: 'update-number', target: n.number, tenant: n.tenant, fields });
+function provisionChange(n: DesiredNumber, extra: Partial<Change> = {}): Change {
+  const fields: Record<string, FieldChange> = {};
+  for (const [path, value] of numberFields(n, true)) fields[path] = { from: null, to: value };
+  return { action: 'provision', target: n.number, tenant: n.tenant, fields, ...extra };
+}
+
+function blocked(n: DesiredNumber, fields: Record<string, FieldChange>, reason: string): Change {
+  return { action: 'blocked', target: n.number, tenant: n.tenant, fields, reason };
+}
+
+/** What one number of the file needs, or undefined when it is as the file says. */
+function numberChange(n: DesiredNumber, live: LiveState, fileTenants: ReadonlySet<string>): Change | undefined {
+  const current = live.numbers.get(n.number);
+  if (!fileTenants.has(n.tenant) && !live.tenants.has(n.tenant)) return blocked(n, {}, `its tenant ${n.tenant} is neither in the file nor in the account`);
+  if (current === undefined || live.absent.has(n.number)) return provisionChange(n);
+  if (current.tenantId !== undefined && current.tenantId !== n.tenant) {
+    return blocked(n, { tenant: { from: current.tenantId, to: n.tenant } }, `it is held by tenant ${current.tenantId}; a number cannot move between tenants (unprovision it there first)`);
   }
-
-  if (options.prune) {
-    const listed = new Set(fleet.numbers.map((n) => n.number));
-    const extra = [...live.numbers.values()]
-      .filter((n) => n.tenantId !== undefined && fileTenants.has(n.tenantId) && !listed.has(n.number) && !LIVE_STATUSES_GONE.test(n.status) && !LIVE_STATUSES_IN_FLIGHT.test(n.status))
-      .sort((a, b) => (a.number < b.number ? -1 : 1));
-    for (const n of extra) changes.push({ action: 'unprovision', target: n.number, tenant: n.tenantId!, fields: {} });
+  if (LIVE_STATUSES_GONE.test(current.status)) return provisionChange(n, { retry: `it is ${current.status}` });
+  if (LIVE_STATUSES_IN_FLIGHT.test(current.status)) return provisionChange(n, { inFlight: true });
+  const immutable: Record<string, FieldChange> = {};
+  if (current.type !== undefined && current.type !== n.type) immutable['type'] = { from: current.type, to: n.type };
+  if (current.class !== undefined && current.class !== n.class) immutable['class'] = { from: current.class, to: n.class };
+  if (Object.keys(immutable).length > 0) {
+    return blocked(n, immutable, `its ${Object.keys(immutable).join(' and ')} cannot change once provisioned (unprovision and provision it again)`);
   }
+  // The same comparison as numberFields() would give, without building a path for each leaf
+  // that matches: a fleet in sync is ten thousand numbers of nothing to say.
+  const fields: Record<string, FieldChange> = {};
+  for (const key in n.fields) {
+    if (NUMBER_KEYS[key]?.treatment !== 'compared') continue;
+    const value = n.fields[key];
+    const now = current.values[key];
+    if (!same(now ?? null, value)) fields[key] = { from: now ?? null, to: value };
+  }
+  if (n.settings !== undefined) compareSettings(n.settings, current.settings, 'settings', fields);
+  return Object.keys(fields).length > 0 ? { action: 'update-number', target: n.number, tenant: n.tenant, fields } : undefined;
+}
 
-  const notCompared = new Set<string>();
-  for (const n of fleet.numbers) for (const key of Object.keys(n.fields)) if (NUMBER_KEYS[key]?.treatment === 'provision-only') notCompared.add(key);
-  return { changes, inSync: changes.length === 0, notCompared: [...notCompared].sort(), orders: ordersFor(toProvision) };
+/** Live numbers of the file's tenants that the file does not list, settled ones only, in order. */
+function pruneChanges(fleet: DesiredFleet, live: LiveState, fileTenants: ReadonlySet<string>): Change[] {
+  const listed = new Set(fleet.numbers.map((n) => n.number));
+  return [...live.numbers.values()]
+    .filter((n) => n.tenantId !== undefined && fileTenants.has(n.tenantId) && !listed.has(n.number) && !LIVE_STATUSES_GONE.test(n.status) && !LIVE_STATUSES_IN_FLIGHT.test(n.status))
+    .sort((a, b) => (a.number < b.number ? -1 : 1))
+    .map((n) => ({ action: 'unprovision' as const, target: n.number, tenant: n.tenantId!, fields: {} }));
 }
 
 /**

@@ -154,24 +154,7 @@ function checkValue(value: unknown, definition: KeyDefinition, path: readonly Pa
     report(path, `${label} has no value; give one or leave the key out`);
     return undefined;
   }
-  if (kind.kind === 'secret') {
-    if (typeof value === 'string' || typeof value === 'number') {
-      // The value itself is never repeated: it is a secret that should not be in the file at all.
-      report(path, `${label} is written in clear; a secret goes in an environment variable (your CI's secret store), referenced as ${label.split('.').pop()}: {env: NAME}`);
-      return undefined;
-    }
-    const keys = isMapping(value) ? Object.keys(value) : [];
-    const name = isMapping(value) ? value['env'] : undefined;
-    if (!isMapping(value) || keys.length !== 1 || typeof name !== 'string') {
-      report(path, `${label} takes {env: NAME}, the environment variable that holds the secret`);
-      return undefined;
-    }
-    if (!SECRET_ENV_NAME.test(name)) {
-      report([...path, 'env'], `${shown(name)} is not an environment variable name (letters, digits and _, not starting with a digit)`);
-      return undefined;
-    }
-    return { env: name };
-  }
+  if (kind.kind === 'secret') return checkSecret(value, path, label, report);
   if (kind.kind === 'boolean') {
     if (typeof value !== 'boolean') {
       report(path, `${label} takes true or false, not ${shown(value)}`);
@@ -184,52 +167,52 @@ function checkValue(value: unknown, definition: KeyDefinition, path: readonly Pa
     report(path, `${label} takes text, not ${shown(value)}${quoted}`);
     return undefined;
   }
+  return checkText(value, kind, path, label, report);
+}
+
+/** A secret: only ever a reference to the environment variable that holds it. */
+function checkSecret(value: unknown, path: readonly PathSegment[], label: string, report: Report): SecretRef | undefined {
+  if (typeof value === 'string' || typeof value === 'number') {
+    // The value itself is never repeated: it is a secret that should not be in the file at all.
+    report(path, `${label} is written in clear; a secret goes in an environment variable (your CI's secret store), referenced as ${label.split('.').pop()}: {env: NAME}`);
+    return undefined;
+  }
+  const keys = isMapping(value) ? Object.keys(value) : [];
+  const name = isMapping(value) ? value['env'] : undefined;
+  if (!isMapping(value) || keys.length !== 1 || typeof name !== 'string') {
+    report(path, `${label} takes {env: NAME}, the environment variable that holds the secret`);
+    return undefined;
+  }
+  if (!SECRET_ENV_NAME.test(name)) {
+    report([...path, 'env'], `${shown(name)} is not an environment variable name (letters, digits and _, not starting with a digit)`);
+    return undefined;
+  }
+  return { env: name };
+}
+
+/** A text value by the rule of its kind (the same rules the flags use); GUIDs come back lower case. */
+function checkText(value: string, kind: KeyDefinition['value'], path: readonly PathSegment[], label: string, report: Report): string | undefined {
+  const refuse = (message: string): undefined => {
+    report(path, message);
+    return undefined;
+  };
   switch (kind.kind) {
-    case 'string':
-      return value;
     case 'guid':
-      if (!isGuid(value)) {
-        report(path, `${label} ${shown(value)} is not a GUID`);
-        return undefined;
-      }
-      return value.toLowerCase();
+      return isGuid(value) ? value.toLowerCase() : refuse(`${label} ${shown(value)} is not a GUID`);
     case 'tenant-ref':
-      if (!isGuid(value)) {
-        report(path, `tenant ${shown(value)} is neither a tenantId of this file nor a GUID (a tenant is named by its tenantId)`);
-        return undefined;
-      }
-      return value.toLowerCase();
+      return isGuid(value) ? value.toLowerCase() : refuse(`tenant ${shown(value)} is neither a tenantId of this file nor a GUID (a tenant is named by its tenantId)`);
     case 'e164':
-      if (!isE164(value)) {
-        report(path, `${shown(value)} is not an E.164 number (a + then 8 to 15 digits, the first not 0, e.g. "+15555550100")`);
-        return undefined;
-      }
-      return value;
+      return isE164(value) ? value : refuse(`${shown(value)} is not an E.164 number (a + then 8 to 15 digits, the first not 0, e.g. "+15555550100")`);
     case 'email':
-      if (!isEmailAddress(value)) {
-        report(path, `${label} ${shown(value)} is not an email address`);
-        return undefined;
-      }
-      return value;
+      return isEmailAddress(value) ? value : refuse(`${label} ${shown(value)} is not an email address`);
     case 'link':
-      if (!isHttpsOrLoopbackUrl(value)) {
-        report(path, `${label} ${shown(value)} must be an https:// URL (http:// only to localhost)`);
-        return undefined;
-      }
-      return value;
-    case 'enum': {
-      const matched = matchEnum(kind.values, value);
-      if (matched === undefined) {
-        report(path, `${label} ${shown(value)} is not one of ${kind.values.join(', ')}`);
-        return undefined;
-      }
-      return matched;
-    }
+      return isHttpsOrLoopbackUrl(value) ? value : refuse(`${label} ${shown(value)} must be an https:// URL (http:// only to localhost)`);
+    case 'enum':
+      return matchEnum(kind.values, value) ?? refuse(`${label} ${shown(value)} is not one of ${kind.values.join(', ')}`);
     default:
       return value;
   }
 }
-
 
 const NUMBER_FIELD_KEYS = Object.keys(NUMBER_KEYS).filter((k) => !['number', 'tenant', 'type', 'class', 'settings'].includes(k));
 

@@ -1,6 +1,7 @@
 import type { InputFor } from '../spec.js';
 import type { fleetCommands } from './index.js';
 import type { Context } from '../../context.js';
+import type { ApiClient } from '../../api/http.js';
 import { CliError, ExitCode, UsageError } from '../../errors.js';
 import { confirmAction } from '../../output/ask.js';
 import { startSpinner } from '../../output/spinner.js';
@@ -11,122 +12,163 @@ import { dataDir } from '../../events/paths.js';
 import { FleetApplier, refuseBlocked, resolveSecrets, type ApplyResult } from '../../fleet/apply.js';
 import { loadFleetFile } from '../../fleet/load.js';
 import type { DesiredFleet } from '../../fleet/model.js';
-import { buildPlan } from '../../fleet/plan.js';
+import { buildPlan, type Plan } from '../../fleet/plan.js';
 import { readLiveState } from '../../fleet/read-live.js';
-import { readRecord, recordPath, RecordWriter } from '../../fleet/record.js';
+import { readRecord, recordPath, RecordWriter, type RecordState } from '../../fleet/record.js';
 import { planLines, planSummary } from '../../fleet/render.js';
-import { planMoves, readSavedPlan } from '../../fleet/saved-plan.js';
+import { planMoves, readSavedPlan, type SavedPlan } from '../../fleet/saved-plan.js';
 import { fleetJsonSchemaText } from '../../fleet/schema.js';
 import { orderEntries, orderIdOf, orderOutcome } from '../order/shared/order-status.js';
 import { concurrencyOf, printPlan } from './shared/print-plan.js';
 
-export async function run(input: InputFor<typeof fleetCommands, 'apply'>, ctx: Context): Promise<number> {
+type ApplyInput = InputFor<typeof fleetCommands, 'apply'>;
+
+/** What the command line asks for, checked before anything is read or sent. */
+interface ApplyRequest {
+  planFile: string | undefined;
+  file: string | undefined;
+  prune: boolean;
+  concurrency: number;
+  /** Seconds, when given. */
+  waitTimeout: number | undefined;
+  wait: boolean;
+  updateSecrets: boolean;
+}
+
+function applyRequestOf(input: ApplyInput): ApplyRequest {
+  const planFile = input.string('plan');
+  const file = input.string('file');
+  if (planFile !== undefined && file !== undefined) throw new UsageError('Give -f FILE or --plan PLAN.json, not both (a saved plan holds its file)');
+  if (planFile === undefined && file === undefined) throw new UsageError('Which fleet file? give -f FILE (YAML, or JSON with a .json name), or --plan PLAN.json');
+  if (planFile !== undefined && input.flag('prune')) throw new UsageError('--prune is decided when the plan is made (svc diff --prune --out PLAN.json), not when it is applied');
+  return {
+    planFile,
+    file,
+    prune: input.flag('prune'),
+    concurrency: concurrencyOf(input.number('concurrency', '--concurrency', { min: 1, max: 64, integer: true })),
+    waitTimeout: input.number('waitTimeout', '--wait-timeout', { min: 0 }),
+    wait: input.has('wait') ? input.flag('wait') : true,
+    updateSecrets: input.flag('updateSecrets'),
+  };
+}
+
+export async function run(input: ApplyInput, ctx: Context): Promise<number> {
   if (input.flag('schema')) {
     ctx.io.stdout.write(fleetJsonSchemaText());
     return 0;
   }
-  const planFile = input.string('plan');
-  let file = input.string('file');
-  if (planFile !== undefined && file !== undefined) throw new UsageError('Give -f FILE or --plan PLAN.json, not both (a saved plan holds its file)');
-  if (planFile === undefined && file === undefined) throw new UsageError('Which fleet file? give -f FILE (YAML, or JSON with a .json name), or --plan PLAN.json');
-  if (planFile !== undefined && input.flag('prune')) throw new UsageError('--prune is decided when the plan is made (svc diff --prune --out PLAN.json), not when it is applied');
-  const concurrency = concurrencyOf(input.number('concurrency', '--concurrency', { min: 1, max: 64, integer: true }));
-  const waitTimeout = input.number('waitTimeout', '--wait-timeout', { min: 0 });
-  const wait = input.has('wait') ? input.flag('wait') : true;
-  const updateSecrets = input.flag('updateSecrets');
-
-  let fleet: DesiredFleet;
-  let prune = input.flag('prune');
-  const saved = planFile === undefined ? undefined : await readSavedPlan(planFile);
-  if (saved !== undefined) {
-    fleet = saved.fleet;
-    prune = saved.prune;
-    file = saved.file;
-  } else {
-    fleet = await loadFleetFile(file!);
-  }
-  const fileName = file!;
+  const request = applyRequestOf(input);
+  const { fleet, file, prune, saved } = await desiredState(request);
   const api = await ctx.api();
   if (saved !== undefined && saved.baseUrl !== api.baseUrl) {
-    throw new UsageError(`${planFile} was planned against ${saved.baseUrl}, not ${api.baseUrl}; make the plan again against this service`);
+    throw new UsageError(`${request.planFile} was planned against ${saved.baseUrl}, not ${api.baseUrl}; make the plan again against this service`);
   }
-  api.preferThroughput(concurrency);
-  const live = await readLiveState(api, fleet, { concurrency });
+  api.preferThroughput(request.concurrency);
+  const live = await readLiveState(api, fleet, { concurrency: request.concurrency });
   const plan = buildPlan(fleet, live, { prune });
-  if (saved !== undefined) {
-    const moves = planMoves(saved.changes, plan.changes);
-    if (moves.length > 0) {
-      const listed = moves.slice(0, 20).map((m) => `  ${m}`);
-      if (moves.length > 20) listed.push(`  ... and ${moves.length - 20} more`);
-      throw new CliError(`The live state moved since ${planFile} was made, so nothing was changed:\n${listed.join('\n')}`, ExitCode.Failure, {
-        hints: [`Make the plan again (svc diff -f ${fileName} --out ${planFile}) and review it.`],
-      });
-    }
-  }
+  if (saved !== undefined) refuseMovedPlan(saved, plan, request.planFile!, file);
   if (input.flag('dryRun')) {
-    await printPlan(ctx, plan, fleet, fileName, updateSecrets);
+    await printPlan(ctx, plan, fleet, file, request.updateSecrets);
     return 0;
   }
   refuseBlocked(plan);
-  const secrets = resolveSecrets(fleet, plan, updateSecrets, ctx.env);
-  const sendsSecrets = updateSecrets && secrets.size > 0;
-  if (plan.inSync && !sendsSecrets) {
+  const secrets = resolveSecrets(fleet, plan, request.updateSecrets, ctx.env);
+  if (plan.inSync && !(request.updateSecrets && secrets.size > 0)) {
     if (ctx.globals.output !== 'table') writeJson(ctx, { changes: [], inSync: true });
-    else ctx.io.stdout.write(`${planSummary(plan, fileName)}\n`);
+    else ctx.io.stdout.write(`${planSummary(plan, file)}\n`);
     return 0;
   }
-  const released = plan.changes.filter((c) => c.action === 'unprovision');
-  if (released.length > 0) {
-    const tenants = [...new Set(released.map((c) => c.tenant))].join(', ');
-    await confirmAction(ctx, `unprovision ${released.length} number${released.length === 1 ? '' : 's'} of tenant ${tenants} that ${fileName} does not list`);
-  }
-
-  const table = ctx.globals.output === 'table';
-  if (table) {
+  await confirmPrune(ctx, plan, file);
+  if (ctx.globals.output === 'table') {
     const palette = await terminalPalette(ctx.io.colorStdout);
-    ctx.io.stdout.write(`${[...planLines(plan, palette), planSummary(plan, fileName)].join('\n')}\n`);
+    ctx.io.stdout.write(`${[...planLines(plan, palette), planSummary(plan, file)].join('\n')}\n`);
   }
-  const path = recordPath(dataDir(ctx.env), fileName, api.baseUrl, ctx.settings().username ?? '');
+  const path = recordPath(dataDir(ctx.env), file, api.baseUrl, ctx.settings().username ?? '');
+  const record = openRecord(ctx, path, file);
+  const result = await makeChanges(ctx, { api, record, earlier: readRecord(path), request }, fleet, plan, secrets);
+  return reportResult(ctx, result, record, request, file);
+}
+
+/** The fleet to apply: the file's, or the one a saved plan was made from (with its --prune). */
+async function desiredState(request: ApplyRequest): Promise<{ fleet: DesiredFleet; file: string; prune: boolean; saved: SavedPlan | undefined }> {
+  if (request.planFile === undefined) return { fleet: await loadFleetFile(request.file!), file: request.file!, prune: request.prune, saved: undefined };
+  const saved = await readSavedPlan(request.planFile);
+  return { fleet: saved.fleet, file: saved.file, prune: saved.prune, saved };
+}
+
+/** A saved plan is applied only while the live state still gives the same plan. */
+function refuseMovedPlan(saved: SavedPlan, plan: Plan, planFile: string, file: string): void {
+  const moves = planMoves(saved.changes, plan.changes);
+  if (moves.length === 0) return;
+  const listed = moves.slice(0, 20).map((m) => `  ${m}`);
+  if (moves.length > 20) listed.push(`  ... and ${moves.length - 20} more`);
+  throw new CliError(`The live state moved since ${planFile} was made, so nothing was changed:\n${listed.join('\n')}`, ExitCode.Failure, {
+    hints: [`Make the plan again (svc diff -f ${file} --out ${planFile}) and review it.`],
+  });
+}
+
+/** Unprovisioning is destructive: asked on a terminal, --yes otherwise. */
+async function confirmPrune(ctx: Context, plan: Plan, file: string): Promise<void> {
+  const released = plan.changes.filter((c) => c.action === 'unprovision');
+  if (released.length === 0) return;
+  const tenants = [...new Set(released.map((c) => c.tenant))].join(', ');
+  await confirmAction(ctx, `unprovision ${released.length} number${released.length === 1 ? '' : 's'} of tenant ${tenants} that ${file} does not list`);
+}
+
+/** The write-ahead record of this file and account, held for the run (a second apply of it waits its turn). */
+function openRecord(ctx: Context, path: string, file: string): RecordWriter {
   const record = new RecordWriter(path);
-  record.claim(fileName);
+  record.claim(file);
   ctx.onClose(() => record.close());
-  const earlier = readRecord(path);
-  if (earlier.damaged > 0) ctx.warn(`${earlier.damaged} line${earlier.damaged === 1 ? '' : 's'} of the apply record ${path} did not check out (cut short by a kill?) and ${earlier.damaged === 1 ? 'was' : 'were'} ignored; the live state decides`);
+  return record;
+}
+
+interface ApplyParts {
+  api: ApiClient;
+  record: RecordWriter;
+  earlier: RecordState;
+  request: ApplyRequest;
+}
+
+/** Runs the applier, its progress on a spinner on a terminal and its notes on stderr. */
+async function makeChanges(ctx: Context, parts: ApplyParts, fleet: DesiredFleet, plan: Plan, secrets: ReadonlyMap<string, string>): Promise<ApplyResult> {
+  const { api, record, earlier, request } = parts;
+  if (earlier.damaged > 0) ctx.warn(`${earlier.damaged} line${earlier.damaged === 1 ? '' : 's'} of the apply record ${record.path} did not check out (cut short by a kill?) and ${earlier.damaged === 1 ? 'was' : 'were'} ignored; the live state decides`);
   const spinner = ctx.io.stderrIsTTY ? await startSpinner(ctx, 'Applying') : undefined;
   const say = (line: string): void => {
     if (spinner !== undefined) spinner.clear();
     ctx.io.stderr.write(`${line}\n`);
     if (spinner !== undefined) spinner.render();
   };
+  const progress = (text: string | undefined): void => {
+    if (spinner !== undefined) spinner.text = text ?? 'Applying';
+  };
   const applier = new FleetApplier(
+    { api, clock: ctx.clock, signal: ctx.signal, orders: { idOf: orderIdOf, outcome: orderOutcome, entries: orderEntries }, record, earlier, events: { say, progress } },
     {
-      api,
-      clock: ctx.clock,
-      signal: ctx.signal,
-      orders: { idOf: orderIdOf, outcome: orderOutcome, entries: orderEntries },
-      record,
-      earlier,
-      events: {
-        say,
-        progress: (text) => {
-          if (spinner !== undefined) spinner.text = text ?? 'Applying';
-        },
-      },
+      concurrency: request.concurrency,
+      wait: request.wait,
+      waitTimeoutMs: request.waitTimeout === undefined ? undefined : request.waitTimeout * 1000,
+      firstPollMs: firstInterval(undefined, ctx.env),
+      updateSecrets: request.updateSecrets,
+      env: ctx.env,
     },
-    { concurrency, wait, waitTimeoutMs: waitTimeout === undefined ? undefined : waitTimeout * 1000, firstPollMs: firstInterval(undefined, ctx.env), updateSecrets, env: ctx.env },
   );
-  let result: ApplyResult;
   try {
-    result = await applier.run(fleet, plan, secrets);
+    return await applier.run(fleet, plan, secrets);
   } finally {
     spinner?.stop();
   }
-  const settled = result.inFlight.length === 0 && !result.timedOut && wait;
+}
+
+/** The summary (or --json), what failed and how to go on; the exit code. */
+function reportResult(ctx: Context, result: ApplyResult, record: RecordWriter, request: ApplyRequest, file: string): number {
+  const settled = result.inFlight.length === 0 && !result.timedOut && request.wait;
   // Kept while anything is in flight or failed: the next run waits for the one and names the other.
   if (settled && result.failed.length === 0) record.remove();
   else record.close();
   const code = result.failed.length > 0 || result.timedOut ? ExitCode.Timeout : 0;
-  if (!table) {
+  if (ctx.globals.output !== 'table') {
     writeJson(ctx, { changes: result.changes, inSync: settled && code === 0 });
   } else {
     const done = result.changes.filter((c) => c.outcome === 'done' || c.outcome === 'waited').length;
@@ -136,9 +178,10 @@ export async function run(input: InputFor<typeof fleetCommands, 'apply'>, ctx: C
     if (result.failed.length > 0) parts.push(`${result.failed.length} failed`);
     ctx.io.stdout.write(`Applied: ${parts.join(', ')}.\n`);
   }
-  for (const f of result.failed) ctx.io.stderr.write(`Failed: ${f.number}${f.orderId !== '-' ? ` (order ${f.orderId})` : ''}: ${f.reason}\n`);
-  if (result.failed.length > 0) ctx.io.stderr.write(`Run \`svc apply -f ${fileName}\` again to order the failed numbers again (see \`svc order get ID\` for the service's reasons).\n`);
-  if (result.timedOut) ctx.io.stderr.write(`Stopped waiting after ${waitTimeout} s with orders in flight (${result.inFlight.join(', ')}); run \`svc apply -f ${fileName}\` again to wait for them (they are not ordered again).\n`);
-  if (!wait && result.inFlight.length > 0) ctx.io.stderr.write(`Not waiting (--no-wait): orders ${result.inFlight.join(', ')} are in flight; numbers may still be Pending.\n`);
+  const err = ctx.io.stderr;
+  for (const f of result.failed) err.write(`Failed: ${f.number}${f.orderId !== '-' ? ` (order ${f.orderId})` : ''}: ${f.reason}\n`);
+  if (result.failed.length > 0) err.write(`Run \`svc apply -f ${file}\` again to order the failed numbers again (see \`svc order get ID\` for the service's reasons).\n`);
+  if (result.timedOut) err.write(`Stopped waiting after ${request.waitTimeout} s with orders in flight (${result.inFlight.join(', ')}); run \`svc apply -f ${file}\` again to wait for them (they are not ordered again).\n`);
+  if (!request.wait && result.inFlight.length > 0) err.write(`Not waiting (--no-wait): orders ${result.inFlight.join(', ')} are in flight; numbers may still be Pending.\n`);
   return code;
 }
