@@ -12,6 +12,7 @@ import { dirname, join, resolve } from 'node:path';
 import { lockFileSync, LockHeldError, type FileLock } from '../domain/files/lock.js';
 import { CliError, ExitCode } from '../errors.js';
 import { cannotWrite } from '../input/file-errors.js';
+import { errorCode, fileProblem } from '../domain/files/reasons.js';
 
 export type RecordLine =
   /** About to submit: nothing is known of these numbers' order until the answer. */
@@ -55,8 +56,12 @@ export function readRecord(path: string): RecordState {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { orders: [], unanswered: [], damaged: 0 };
-    throw error;
+    if (errorCode(error) === 'ENOENT') return { orders: [], unanswered: [], damaged: 0 };
+    // svc's own file, not the user's input: a failure (exit 1) naming it, before any write, since
+    // what it would have said about orders in flight cannot be known without it.
+    throw new CliError(`Cannot read the apply record ${path}: ${fileProblem(error)}; nothing was changed`, ExitCode.Failure, {
+      hints: ['It holds the orders an earlier apply left in flight; make it readable (or remove it if no apply of this file is in flight) and run again.'],
+    });
   }
   const intents = new Map<string, Extract<RecordLine, { t: 'intent' }>>();
   const orders = new Map<string, KnownOrder>();
