@@ -5,8 +5,7 @@
 // answers 409 for ("already provisioned or being provisioned") is read, not crashed on.
 
 import type { ApiClient } from '../api/http.js';
-import { getPhoneNumber, submitNumberOrder, updatePhoneNumber, type PhoneNumberUpdate } from '../api/numbers.js';
-import { getOrder } from '../api/orders.js';
+import { submitNumberOrder, updatePhoneNumber, type PhoneNumberUpdate } from '../api/numbers.js';
 import { createTenant, updateTenant } from '../api/tenants.js';
 import type { Clock } from '../clock.js';
 import type { Order, ProvisionEntry } from '../domain/provisioning.js';
@@ -18,6 +17,7 @@ import { buildPlan, ordersFor, type Change, type OrderPlan, type Plan } from './
 import { forEachConcurrent } from './pool.js';
 import { readLiveState, liveNumberOf } from './read-live.js';
 import type { KnownOrder, RecordState, RecordWriter } from './record.js';
+import type { FleetReads } from './reads.js';
 
 /** How an order answer is read (the CLI's tolerant reading of orders, handed in by the command). */
 export interface OrderReader {
@@ -62,6 +62,8 @@ export interface ApplyResult {
 
 export interface ApplyDeps {
   api: ApiClient;
+  /** The run's reads, sharing one 429 pause. */
+  reads: FleetReads;
   clock: Clock;
   signal: AbortSignal;
   orders: OrderReader;
@@ -297,7 +299,7 @@ export class FleetApplier {
       let status: string | undefined;
       let tenant: string | undefined;
       try {
-        const live = liveNumberOf(await getPhoneNumber(this.deps.api, number), 'read');
+        const live = liveNumberOf(await this.deps.reads.getPhoneNumber(number), 'read');
         status = live?.status;
         tenant = live?.tenantId;
       } catch (error) {
@@ -365,7 +367,7 @@ export class FleetApplier {
       await this.deps.clock.sleep(deadline === undefined ? interval : Math.max(0, Math.min(interval, deadline - now)), this.deps.signal);
       interval = Math.min(30_000, interval * 1.5);
       await forEachConcurrent([...this.waiting.values()], this.options.concurrency, async (order) => {
-        const answer = await getOrder(this.deps.api, order.orderId, this.deps.signal);
+        const answer = await this.deps.reads.getOrder(order.orderId);
         const entries = this.deps.orders.entries(answer);
         const done = entries.filter((e) => !/^(pending|processing)?$/i.test(e.status)).length;
         progress.set(order.orderId, `order ${order.orderId} ${done}/${order.numbers.length}`);
@@ -374,7 +376,7 @@ export class FleetApplier {
       });
       await forEachConcurrent([...this.waitingNumbers], this.options.concurrency, async (number) => {
         try {
-          const live = liveNumberOf(await getPhoneNumber(this.deps.api, number), 'read');
+          const live = liveNumberOf(await this.deps.reads.getPhoneNumber(number), 'read');
           if (live !== undefined && /^(pending|processing)$/i.test(live.status)) return;
           this.waitingNumbers.delete(number);
           const result = this.results.get(`provision ${number}`);
@@ -412,7 +414,7 @@ export class FleetApplier {
     );
     if (needsSecondLook.length > 0) {
       const subset: DesiredFleet = { tenants: fleet.tenants, numbers: needsSecondLook };
-      const live = await readLiveState(this.deps.api, subset, { concurrency: this.options.concurrency });
+      const live = await readLiveState(this.deps.reads, subset, { concurrency: this.options.concurrency });
       for (const change of buildPlan(subset, live, { prune: false }).changes) {
         if (change.action === 'update-number') {
           updates.push(change);

@@ -2,16 +2,16 @@
 // (one request), the active-number list page by page (pages after the first in parallel when the
 // answer gives a total), and a number's own read only where the list cannot answer: a number of
 // the file the list does not hold (pending, failed, released, or never provisioned), or a list
-// entry without a key the file compares. Reads are retried and 429 paced by the API client.
+// entry without a key the file compares. Reads are retried, and share one pause on a 429 (reads.ts).
 // Only what a plan can use is kept of each answer, so that ten thousand numbers stay small.
 
-import type { ApiClient } from '../api/http.js';
-import { getPhoneNumber, listActiveNumbers, type PhoneNumber } from '../api/numbers.js';
-import { getTenant, listTenants, type Tenant } from '../api/tenants.js';
+import type { PhoneNumber } from '../api/numbers.js';
+import type { Tenant } from '../api/tenants.js';
 import { NotFoundError } from '../errors.js';
 import { NUMBER_KEYS } from './definition.js';
 import type { DesiredFleet, DesiredNumber } from './model.js';
 import { forEachConcurrent } from './pool.js';
+import type { FleetReads } from './reads.js';
 
 export interface LiveTenant {
   tenantId: string;
@@ -97,13 +97,13 @@ function listAnswers(live: LiveNumber, wanted: DesiredNumber): boolean {
   return true;
 }
 
-export async function readLiveState(api: ApiClient, fleet: DesiredFleet, options: ReadOptions): Promise<LiveState> {
+export async function readLiveState(reads: FleetReads, fleet: DesiredFleet, options: ReadOptions): Promise<LiveState> {
   const wanted = new Map(fleet.numbers.map((n) => [n.number, n]));
   const fileTenants = new Set(fleet.tenants.map((t) => t.tenantId));
   const state: LiveState = { tenants: new Map(), numbers: new Map(), absent: new Set() };
 
   const tenantsRead = (async () => {
-    const tenants = await listTenants(api);
+    const tenants = await reads.listTenants();
     const incomplete: string[] = [];
     for (const raw of tenants) {
       const tenant = liveTenantOf(raw);
@@ -112,7 +112,7 @@ export async function readLiveState(api: ApiClient, fleet: DesiredFleet, options
       if (fileTenants.has(tenant.tenantId) && !isRecord(raw['settings'])) incomplete.push(tenant.tenantId);
     }
     await forEachConcurrent(incomplete, options.concurrency, async (id) => {
-      const tenant = liveTenantOf(await getTenant(api, id));
+      const tenant = liveTenantOf(await reads.getTenant(id));
       if (tenant !== undefined) state.tenants.set(id, tenant);
     });
   })();
@@ -128,19 +128,19 @@ export async function readLiveState(api: ApiClient, fleet: DesiredFleet, options
     }
   };
   const pageSize = options.pageSize ?? 100;
-  const first = await listActiveNumbers(api, { page: 1, limit: pageSize });
+  const first = await reads.listActiveNumbers(1, pageSize);
   first.items.forEach(keep);
   const total = typeof first.meta['total'] === 'number' ? first.meta['total'] : undefined;
   const given = typeof first.meta['limit'] === 'number' && first.meta['limit'] > 0 ? first.meta['limit'] : first.items.length;
   if (total !== undefined && given > 0) {
     const pages = Array.from({ length: Math.max(0, Math.ceil(total / given) - 1) }, (_, i) => i + 2);
     await forEachConcurrent(pages, options.concurrency, async (page) => {
-      (await listActiveNumbers(api, { page, limit: pageSize })).items.forEach(keep);
+      (await reads.listActiveNumbers(page, pageSize)).items.forEach(keep);
     });
   } else if (first.items.length > 0) {
     // No total: page on until a page comes back short.
     for (let page = 2, last = first.items.length; last >= given && given > 0; page++) {
-      const next = await listActiveNumbers(api, { page, limit: pageSize });
+      const next = await reads.listActiveNumbers(page, pageSize);
       next.items.forEach(keep);
       last = next.items.length;
     }
@@ -153,7 +153,7 @@ export async function readLiveState(api: ApiClient, fleet: DesiredFleet, options
   });
   await forEachConcurrent(toRead, options.concurrency, async (n) => {
     try {
-      const live = liveNumberOf(await getPhoneNumber(api, n.number), 'read');
+      const live = liveNumberOf(await reads.getPhoneNumber(n.number), 'read');
       if (live === undefined) state.absent.add(n.number);
       else state.numbers.set(n.number, live);
     } catch (error) {

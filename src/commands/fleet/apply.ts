@@ -1,7 +1,6 @@
 import type { InputFor } from '../spec.js';
 import type { fleetCommands } from './index.js';
 import type { Context } from '../../context.js';
-import type { ApiClient } from '../../api/http.js';
 import { CliError, ExitCode, UsageError } from '../../errors.js';
 import { confirmAction } from '../../output/ask.js';
 import { startSpinner } from '../../output/spinner.js';
@@ -14,6 +13,7 @@ import { loadFleetFile } from '../../fleet/load.js';
 import type { DesiredFleet } from '../../fleet/model.js';
 import { buildPlan, type Plan } from '../../fleet/plan.js';
 import { readLiveState } from '../../fleet/read-live.js';
+import { FleetReads } from '../../fleet/reads.js';
 import { readRecord, recordPath, RecordWriter, type RecordState } from '../../fleet/record.js';
 import { planLines, planSummary } from '../../fleet/render.js';
 import { planMoves, readSavedPlan, type SavedPlan } from '../../fleet/saved-plan.js';
@@ -64,7 +64,8 @@ export async function run(input: ApplyInput, ctx: Context): Promise<number> {
     throw new UsageError(`${request.planFile} was planned against ${saved.baseUrl}, not ${api.baseUrl}; make the plan again against this service`);
   }
   api.preferThroughput(request.concurrency);
-  const live = await readLiveState(api, fleet, { concurrency: request.concurrency });
+  const reads = new FleetReads(api, ctx.clock, ctx.signal);
+  const live = await readLiveState(reads, fleet, { concurrency: request.concurrency });
   const plan = buildPlan(fleet, live, { prune });
   if (saved !== undefined) refuseMovedPlan(saved, plan, request.planFile!, file);
   if (input.flag('dryRun')) {
@@ -85,7 +86,7 @@ export async function run(input: ApplyInput, ctx: Context): Promise<number> {
   }
   const path = recordPath(dataDir(ctx.env), file, api.baseUrl, ctx.settings().username ?? '');
   const record = openRecord(ctx, path, file);
-  const result = await makeChanges(ctx, { api, record, earlier: readRecord(path), request }, fleet, plan, secrets);
+  const result = await makeChanges(ctx, { reads, record, earlier: readRecord(path), request }, fleet, plan, secrets);
   return reportResult(ctx, result, record, request, file);
 }
 
@@ -124,7 +125,7 @@ function openRecord(ctx: Context, path: string, file: string): RecordWriter {
 }
 
 interface ApplyParts {
-  api: ApiClient;
+  reads: FleetReads;
   record: RecordWriter;
   earlier: RecordState;
   request: ApplyRequest;
@@ -132,7 +133,7 @@ interface ApplyParts {
 
 /** Runs the applier, its progress on a spinner on a terminal and its notes on stderr. */
 async function makeChanges(ctx: Context, parts: ApplyParts, fleet: DesiredFleet, plan: Plan, secrets: ReadonlyMap<string, string>): Promise<ApplyResult> {
-  const { api, record, earlier, request } = parts;
+  const { reads, record, earlier, request } = parts;
   if (earlier.damaged > 0) ctx.warn(`${earlier.damaged} line${earlier.damaged === 1 ? '' : 's'} of the apply record ${record.path} did not check out (cut short by a kill?) and ${earlier.damaged === 1 ? 'was' : 'were'} ignored; the live state decides`);
   const spinner = ctx.io.stderrIsTTY ? await startSpinner(ctx, 'Applying') : undefined;
   const say = (line: string): void => {
@@ -144,7 +145,7 @@ async function makeChanges(ctx: Context, parts: ApplyParts, fleet: DesiredFleet,
     if (spinner !== undefined) spinner.text = text ?? 'Applying';
   };
   const applier = new FleetApplier(
-    { api, clock: ctx.clock, signal: ctx.signal, orders: { idOf: orderIdOf, outcome: orderOutcome, entries: orderEntries }, record, earlier, events: { say, progress } },
+    { api: reads.api, reads, clock: ctx.clock, signal: ctx.signal, orders: { idOf: orderIdOf, outcome: orderOutcome, entries: orderEntries }, record, earlier, events: { say, progress } },
     {
       concurrency: request.concurrency,
       wait: request.wait,

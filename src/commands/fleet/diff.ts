@@ -5,6 +5,7 @@ import { UsageError } from '../../errors.js';
 import { loadFleetFile } from '../../fleet/load.js';
 import { buildPlan } from '../../fleet/plan.js';
 import { readLiveState } from '../../fleet/read-live.js';
+import { FleetReads } from '../../fleet/reads.js';
 import { savedPlanOf, writeSavedPlan } from '../../fleet/saved-plan.js';
 import { concurrencyOf, printPlan } from './shared/print-plan.js';
 
@@ -20,7 +21,7 @@ export async function run(input: InputFor<typeof fleetCommands, 'diff'>, ctx: Co
   const api = await ctx.api();
   api.preferThroughput(concurrency);
   const prune = input.flag('prune');
-  const live = await readLiveState(api, fleet, { concurrency });
+  const live = await readLiveState(new FleetReads(api, ctx.clock, ctx.signal), fleet, { concurrency });
   const plan = buildPlan(fleet, live, { prune });
   if (out !== undefined) await writeSavedPlan(out, savedPlanOf(plan, fleet, { file, baseUrl: api.baseUrl, prune }));
   await printPlan(ctx, plan, fleet, file, false);

@@ -5,13 +5,14 @@ import { NotFoundError } from '../../errors.js';
 import { requireGuid } from '../../input/checks.js';
 import { exportFleet } from '../../fleet/export.js';
 import { readLiveState } from '../../fleet/read-live.js';
+import { FleetReads } from '../../fleet/reads.js';
 import { writeExact } from '../../output/io.js';
 
 export async function run(input: InputFor<typeof fleetCommands, 'export'>, ctx: Context): Promise<number> {
   const only = input.strings('tenant').map((t) => requireGuid(t, '--tenant').toLowerCase());
   const api = await ctx.api();
   api.preferThroughput(8);
-  const live = await readLiveState(api, { tenants: [], numbers: [] }, { concurrency: 8, everything: true });
+  const live = await readLiveState(new FleetReads(api, ctx.clock, ctx.signal), { tenants: [], numbers: [] }, { concurrency: 8, everything: true });
   const missing = only.filter((id) => !live.tenants.has(id));
   if (missing.length > 0) throw new NotFoundError(`No tenant ${missing.join(', ')} in this account (svc tenant list shows them)`);
   const keep = (id: string | undefined): boolean => only.length === 0 || (id !== undefined && only.includes(id));
