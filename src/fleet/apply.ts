@@ -54,6 +54,8 @@ export interface ApplyResult {
   changes: ChangeResult[];
   /** Numbers whose order failed, with the service's reason. */
   failed: { number: string; orderId: string; reason: string }[];
+  /** Numbers the service refused that no request of this account can provision (held elsewhere). */
+  blocked: { number: string; reason: string }[];
   timedOut: boolean;
   /** Orders still in flight at the end (--no-wait, or a timeout). */
   inFlight: string[];
@@ -145,6 +147,7 @@ function describe(error: unknown): string {
 export class FleetApplier {
   private readonly results = new Map<string, ChangeResult>();
   private readonly failed: ApplyResult['failed'] = [];
+  private readonly blocked: ApplyResult['blocked'] = [];
   private writes = 0;
   /** Orders to wait for: id -> the numbers in it. */
   private readonly waiting = new Map<string, KnownOrder>();
@@ -176,6 +179,7 @@ export class FleetApplier {
     return {
       changes: [...this.results.values()],
       failed: this.failed,
+      blocked: this.blocked,
       timedOut,
       inFlight: [...this.waiting.keys()],
       writes: this.writes,
@@ -247,11 +251,11 @@ export class FleetApplier {
       this.deps.events.say(`${change.target}: ${orderId !== undefined ? `its order ${orderId} failed` : change.retry}; ordering it again`);
     }
     await forEachConcurrent(plan.orders, this.options.concurrency, async (order) => {
-      await this.submitProvision(order, wanted, plan, true);
+      await this.submitProvision(order, wanted, plan);
     });
   }
 
-  private async submitProvision(order: OrderPlan, wanted: ReadonlyMap<string, DesiredNumber>, plan: Plan, mayResubmit: boolean): Promise<void> {
+  private async submitProvision(order: OrderPlan, wanted: ReadonlyMap<string, DesiredNumber>, plan: Plan): Promise<void> {
     const key = this.deps.record.nextKey();
     this.deps.record.append({ t: 'intent', key, action: 'Provision', tenant: order.tenant, numbers: order.numbers });
     this.writes++;
@@ -267,7 +271,7 @@ export class FleetApplier {
       const status = error instanceof CliError ? error.status : null;
       if (status !== null) this.deps.record.append({ t: 'refused', key, status, message: describe(error) });
       if (isConflict(error)) {
-        await this.resolveConflict(order, wanted, plan, mayResubmit);
+        await this.resolveConflict(order, wanted, plan);
         return;
       }
       throw error;
@@ -289,42 +293,70 @@ export class FleetApplier {
   }
 
   /**
-   * The service says a number of the order is already provisioned or being provisioned: read each
-   * one and act on what is there, never order a number twice.
+   * The service refused the order: a number of it is already provisioned or in an order. Nothing
+   * of it was ordered, so each number is read and acted on: one of ours that is active or in
+   * flight is done or waited for; the rest are ordered again, in halves when none of the order
+   * could be explained, until a number refused alone shows which it was. A number refused alone
+   * that this account cannot read (404) is held by another account: no request of ours can
+   * provision it, so it is blocked, said plainly, and the rest of the fleet goes on.
    */
-  private async resolveConflict(order: OrderPlan, wanted: ReadonlyMap<string, DesiredNumber>, plan: Plan, mayResubmit: boolean): Promise<void> {
-    const again: string[] = [];
+  private async resolveConflict(order: OrderPlan, wanted: ReadonlyMap<string, DesiredNumber>, plan: Plan): Promise<void> {
+    const left: string[] = [];
+    const unseen = new Set<string>();
     await forEachConcurrent(order.numbers, this.options.concurrency, async (number) => {
-      const result = this.results.get(`provision ${number}`);
-      let status: string | undefined;
-      let tenant: string | undefined;
-      try {
-        const live = liveNumberOf(await this.deps.reads.getPhoneNumber(number), 'read');
-        status = live?.status;
-        tenant = live?.tenantId;
-      } catch (error) {
-        if (!(error instanceof NotFoundError)) throw error;
-      }
-      if (status === undefined) {
-        this.failed.push({ number, orderId: '-', reason: 'the service says it is provisioned, but not to this account' });
-        if (result) Object.assign(result, { outcome: 'failed', error: 'held by another account' });
-      } else if (tenant !== undefined && tenant !== order.tenant) {
-        this.failed.push({ number, orderId: '-', reason: `held by tenant ${tenant}` });
-        if (result) Object.assign(result, { outcome: 'failed', error: `held by tenant ${tenant}` });
-      } else if (/^active$/i.test(status)) {
-        if (result) result.outcome = 'done';
-      } else if (/^(pending|processing)$/i.test(status)) {
-        this.waitingNumbers.add(number);
-        if (result) result.outcome = 'submitted';
-      } else {
-        again.push(number);
-      }
+      const state = await this.conflictState(number, order.tenant);
+      if (state === 'unseen') unseen.add(number);
+      if (state === 'unseen' || state === 'again') left.push(number);
     });
-    this.deps.events.say(`Order for ${order.numbers.length} number${order.numbers.length === 1 ? '' : 's'} of tenant ${order.tenant} was refused as already provisioned or in flight: read each; ${order.numbers.length - again.length} taken care of`);
-    if (again.length > 0) {
-      if (!mayResubmit) throw new CliError(`The service keeps refusing to provision ${again.join(', ')} (409) though none is active or in flight`, ExitCode.Failure);
-      for (const chunk of ordersFor(again.map((n) => wanted.get(n)!))) await this.submitProvision(chunk, wanted, plan, false);
+    this.deps.events.say(`Order for ${order.numbers.length} number${order.numbers.length === 1 ? '' : 's'} of tenant ${order.tenant} was refused as already provisioned or in flight: read each; ${order.numbers.length - left.length} taken care of`);
+    if (left.length === 0) return;
+    if (order.numbers.length === 1) {
+      const number = left[0]!;
+      if (unseen.has(number)) return this.heldElsewhere(number, order.tenant);
+      throw new CliError(`The service keeps refusing to provision ${number} (409) though it is neither active nor in flight`, ExitCode.Failure);
     }
+    // Nothing explained the refusal: order each half on its own, to find the number it was for.
+    const parts = left.length === order.numbers.length ? [left.slice(0, left.length >> 1), left.slice(left.length >> 1)] : [left];
+    for (const part of parts) for (const chunk of ordersFor(part.map((n) => wanted.get(n)!))) await this.submitProvision(chunk, wanted, plan);
+  }
+
+  /** What a number of a refused order is: taken care of (ours, active or in flight), to order again, or not visible to us. */
+  private async conflictState(number: string, tenantWanted: string): Promise<'handled' | 'again' | 'unseen'> {
+    const result = this.results.get(`provision ${number}`);
+    let live;
+    try {
+      live = liveNumberOf(await this.deps.reads.getPhoneNumber(number), 'read');
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+      return 'unseen';
+    }
+    if (live === undefined) return 'unseen';
+    if (live.tenantId !== undefined && live.tenantId !== tenantWanted) {
+      this.block(number, `it is held by tenant ${live.tenantId} (the service refused to provision it, 409); a number cannot move between tenants (unprovision it there first)`);
+    } else if (/^active$/i.test(live.status)) {
+      if (result) result.outcome = 'done';
+    } else if (/^(pending|processing)$/i.test(live.status)) {
+      this.waitingNumbers.add(number);
+      if (result) result.outcome = 'submitted';
+    } else {
+      return 'again';
+    }
+    return 'handled';
+  }
+
+  private heldElsewhere(number: string, tenant: string): void {
+    this.block(
+      number,
+      'it is held by another account: the service refuses to provision it (409 CONFLICT) and does not show it to this account (404), so no request of this account can; remove it from the file, or have its holder release it',
+    );
+    this.deps.events.say(`${number}: held by another account (the service refused it for tenant ${tenant}); the rest goes on`);
+  }
+
+  /** A change found out at apply time to be one no request can make. */
+  private block(number: string, reason: string): void {
+    this.blocked.push({ number, reason });
+    const result = this.results.get(`provision ${number}`);
+    if (result) Object.assign(result, { action: 'blocked', reason, outcome: 'failed', error: reason });
   }
 
   private finishOrder(order: KnownOrder, answer: Order): void {

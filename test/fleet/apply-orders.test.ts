@@ -64,6 +64,46 @@ describe('svc apply: orders', () => {
     expect(api.seen.filter((r) => r.method === 'POST')).toHaveLength(2);
   });
 
+  it('a number held by another account (409 to the order, 404 to our read) is found by halves, blocked with its reason, and the rest is ordered once', async () => {
+    const [a, b, c] = ['+15555550100', '+15555550101', '+15555550102'];
+    writeFileSync(join(dir, 'fleet.yaml'), `${FILE}  - {number: "${c}", tenant: ${T1}, type: SMS, class: P2P}\n`);
+    expectEmptyLive();
+    for (const n of [a, b, c]) api.expect('GET', `/phone-numbers/${encodeURIComponent(n)}`, NOT_FOUND);
+    const conflict = { status: 409, body: { message: `Phone number ${b} is already provisioned or being provisioned`, title: 'Conflict', errorCode: 'CONFLICT' } };
+    const ordered: string[][] = [];
+    const numbersOf = (body: unknown) => ordered.push((body as { phoneNumbers: { number: string }[] }).phoneNumbers.map((e) => e.number));
+    // The order of three is refused; none of them is visible to this account.
+    api.expect('POST', '/phone-numbers/provision', conflict, { body: numbersOf });
+    for (const n of [a, b, c]) api.expect('GET', `/phone-numbers/${encodeURIComponent(n)}`, NOT_FOUND);
+    // First half: taken.
+    api.expect('POST', '/phone-numbers/provision', { status: 202, body: order(11, 'Pending', [a]).body }, { body: numbersOf });
+    // Second half refused again, read again, then each alone: b refused, c taken.
+    api.expect('POST', '/phone-numbers/provision', conflict, { body: numbersOf });
+    for (const n of [b, c]) api.expect('GET', `/phone-numbers/${encodeURIComponent(n)}`, NOT_FOUND);
+    api.expect('POST', '/phone-numbers/provision', conflict, { body: numbersOf });
+    api.expect('GET', `/phone-numbers/${encodeURIComponent(b)}`, NOT_FOUND);
+    api.expect('POST', '/phone-numbers/provision', { status: 202, body: order(12, 'Pending', [c]).body }, { body: numbersOf });
+    api.expect('GET', '/phone-numbers/orders/11', order(11, 'Completed', [a]));
+    api.expect('GET', '/phone-numbers/orders/12', order(12, 'Completed', [c]));
+    const result = await run(['apply', '-f', join(dir, 'fleet.yaml')]);
+    expect(ordered).toEqual([[a, b, c], [a], [b, c], [b], [c]]);
+    expect(result.stderr).toContain(`Blocked: ${b}: it is held by another account: the service refuses to provision it (409 CONFLICT) and does not show it to this account (404)`);
+    expect(result.stderr).not.toContain(`Blocked: ${a}`);
+    expect(result.stdout).toContain('Applied: 2 changes made, 1 blocked.');
+    // A change no request can make: exit 1, as a blocked plan is (not 5: running again will not mend it).
+    expect(result.code).toBe(1);
+
+    // --json says which change was blocked and why.
+    expectEmptyLive();
+    for (const n of [a, b, c]) api.expect('GET', `/phone-numbers/${encodeURIComponent(n)}`, n === b ? NOT_FOUND : number(n, 'Active'));
+    api.expect('POST', '/phone-numbers/provision', conflict, { body: numbersOf });
+    api.expect('GET', `/phone-numbers/${encodeURIComponent(b)}`, NOT_FOUND);
+    const again = await run(['apply', '-f', join(dir, 'fleet.yaml'), '--json']);
+    const changes = (JSON.parse(again.stdout) as { changes: { action: string; target: string; reason?: string }[] }).changes;
+    expect(changes).toEqual([expect.objectContaining({ action: 'blocked', target: b, reason: expect.stringContaining('held by another account') })]);
+    expect(again.code).toBe(1);
+  });
+
   it('a wait that times out is exit 5; the next run waits for the same order, found in the record, and orders nothing', async () => {
     expectEmptyLive();
     api.expect('GET', '/phone-numbers/%2B15555550100', NOT_FOUND);

@@ -58,6 +58,7 @@ beforeAll(async () => {
   sandbox = await startSandbox({
     port: 0,
     orderDelayMs: 30,
+    users: [{ email: 'other@example.com', password: 'other-pw' }],
     messageStepMs: 20,
     observe: (x) => {
       exchanges.push(x);
@@ -227,6 +228,31 @@ describe('svc apply against the sandbox', () => {
     const outcome = JSON.parse(again.stdout) as { changes: { action: string; target: string; outcome: string; retry?: string }[]; inSync: boolean };
     expect(outcome.inSync).toBe(false);
     expect(outcome.changes).toEqual([expect.objectContaining({ action: 'provision', target: '+15550100042', outcome: 'failed', retry: 'it is Failed' })]);
+  });
+
+  it('a number another account holds: diff cannot see it; apply finds it by the refusal, blocks it with its reason (exit 1), orders the rest once', async () => {
+    const theirs = 'dddddddd-3333-4444-8555-666666666666';
+    const ours = 'eeeeeeee-4444-4555-8666-777777777777';
+    const taken = '+15555551400';
+    // The other account provisions the number first.
+    const other = join(dir, 'other.yaml');
+    writeFileSync(other, `version: 1\ntenants:\n  - tenantId: ${theirs}\nnumbers:\n  - {number: "${taken}", tenant: ${theirs}, type: SMS, class: P2P}\n`);
+    expect((await runCli(['apply', '-f', other], { env: env({ SVC_USERNAME: 'other@example.com', SVC_PASSWORD: 'other-pw' }) })).code).toBe(0);
+    const file = join(dir, 'fleet.yaml');
+    const mine = ['+15555551401', '+15555551402', taken, '+15555551403'];
+    writeFileSync(file, `version: 1\ntenants:\n  - tenantId: ${ours}\nnumbers:\n${mine.map((n) => `  - {number: "${n}", tenant: ${ours}, type: SMS, class: P2P}\n`).join('')}`);
+    const diff = await runCli(['diff', '-f', file], { env: env() });
+    expect(diff.stdout).toContain(`+ number ${taken} (provision)`);
+    const applied = await runCli(['apply', '-f', file], { env: env() });
+    expect(applied.stderr).toContain(`Blocked: ${taken}: it is held by another account`);
+    expect(applied.code).toBe(1);
+    // The orders this account's apply submitted (the other account's are not visible to it).
+    const ids = [...applied.stderr.matchAll(/Submitted order (\d+)/g)].map((m) => m[1]!);
+    const orders = await Promise.all(ids.map(async (id) => (await call('GET', `/phone-numbers/orders/${id}`)).json as { phoneNumbers: { number: string }[] }));
+    const orderedNumbers = orders.flatMap((o) => o.phoneNumbers.map((e) => e.number)).sort();
+    // Each of ours in exactly one order; the taken one in none of ours.
+    expect(orderedNumbers).toEqual(mine.filter((n) => n !== taken).sort());
+    for (const n of mine.filter((x) => x !== taken)) expect(((await call('GET', `/phone-numbers/${encodeURIComponent(n)}`)).json as { status: string }).status).toBe('Active');
   });
 
   it('secrets go to an existing tenant only with --update-secrets, and never into any output', async () => {

@@ -168,7 +168,8 @@ function reportResult(ctx: Context, result: ApplyResult, record: RecordWriter, r
   // Kept while anything is in flight or failed: the next run waits for the one and names the other.
   if (settled && result.failed.length === 0) record.remove();
   else record.close();
-  const code = result.failed.length > 0 || result.timedOut ? ExitCode.Timeout : 0;
+  // A number no request can provision is the blocked change's exit 1: running again will not mend it.
+  const code = result.blocked.length > 0 ? ExitCode.Failure : result.failed.length > 0 || result.timedOut ? ExitCode.Timeout : 0;
   if (ctx.globals.output !== 'table') {
     writeJson(ctx, { changes: result.changes, inSync: settled && code === 0 });
   } else {
@@ -177,9 +178,11 @@ function reportResult(ctx: Context, result: ApplyResult, record: RecordWriter, r
     const parts = [`${done} change${done === 1 ? '' : 's'} made`];
     if (submitted > 0) parts.push(`${submitted} submitted and still in flight`);
     if (result.failed.length > 0) parts.push(`${result.failed.length} failed`);
+    if (result.blocked.length > 0) parts.push(`${result.blocked.length} blocked`);
     ctx.io.stdout.write(`Applied: ${parts.join(', ')}.\n`);
   }
   const err = ctx.io.stderr;
+  for (const b of result.blocked) err.write(`Blocked: ${b.number}: ${b.reason}\n`);
   for (const f of result.failed) err.write(`Failed: ${f.number}${f.orderId !== '-' ? ` (order ${f.orderId})` : ''}: ${f.reason}\n`);
   if (result.failed.length > 0) err.write(`Run \`svc apply -f ${file}\` again to order the failed numbers again (see \`svc order get ID\` for the service's reasons).\n`);
   if (result.timedOut) err.write(`Stopped waiting after ${request.waitTimeout} s with orders in flight (${result.inFlight.join(', ')}); run \`svc apply -f ${file}\` again to wait for them (they are not ordered again).\n`);
