@@ -8,12 +8,6 @@
 // those of YAML 1.2's core schema, as js-yaml gives them: the tests hold the two to the same
 // output.
 
-interface Line {
-  /** Spaces before the content. */
-  indent: number;
-  content: string;
-}
-
 /** Thrown inside to leave for the full reader; never escapes readPlainYaml. */
 class NotPlain extends Error {}
 const NOT_PLAIN = new NotPlain();
@@ -29,59 +23,25 @@ const DECIMAL = /^[-+]?(?:0|[1-9][0-9]{0,14})\.[0-9]{1,15}$/;
 // First characters that make a plain scalar something other than text (or not plain at all).
 const SPECIAL_START = new Set(['&', '*', '!', '|', '>', '%', '@', '`', '?', '-', '{', '[', ']', '}', ',', '#', '"', "'"]);
 
+const SPACE = 0x20;
+const HASH = 0x23;
+const COLON = 0x3a;
+const DASH = 0x2d;
+
 /** The value of `text`, or undefined when it is not plain block YAML (the full reader decides). */
 export function readPlainYaml(text: string): unknown {
-  const body = text.endsWith('\r\n') || text.includes('\r\n') ? text.replace(/\r\n/g, '\n') : text;
+  const body = text.includes('\r\n') ? text.replace(/\r\n/g, '\n') : text;
   if (UNUSUAL.test(body)) return undefined;
   try {
-    const lines = contentLines(body);
-    if (lines.length === 0) return undefined;
-    const reader = new BlockReader(lines);
-    const value = reader.block(lines[0]!.indent);
-    if (reader.at < lines.length) return undefined;
+    const reader = new BlockReader(body);
+    if (reader.count === 0) return undefined;
+    const value = reader.block(reader.indent[0]!);
+    if (reader.at < reader.count) return undefined;
     return value;
   } catch (error) {
     if (error instanceof NotPlain) return undefined;
     throw error;
   }
-}
-
-/** The lines that hold something, comments and blank lines left out. */
-function contentLines(text: string): Line[] {
-  const lines: Line[] = [];
-  let start = 0;
-  let first = true;
-  while (start <= text.length) {
-    let end = text.indexOf('\n', start);
-    if (end === -1) end = text.length;
-    let indent = 0;
-    while (text.charCodeAt(start + indent) === 0x20) indent++;
-    const from = start + indent;
-    if (from < end && text.charCodeAt(from) !== 0x23) {
-      const content = text.slice(from, end).trimEnd();
-      // A document marker or directive: only a single leading `---` is plain.
-      if (indent === 0 && (content.startsWith('---') || content.startsWith('...') || content.startsWith('%'))) {
-        if (!(first && content === '---')) throw NOT_PLAIN;
-      } else {
-        lines.push({ indent, content });
-      }
-      first = false;
-    }
-    start = end + 1;
-  }
-  return lines;
-}
-
-function isSeqItem(content: string): boolean {
-  return content === '-' || content.startsWith('- ');
-}
-
-/** Where `key:` ends in a mapping line (the colon), or -1 when the line is not `word: ...`. */
-function keyEnd(content: string): number {
-  const colon = content.indexOf(':');
-  if (colon <= 0) return -1;
-  if (colon + 1 < content.length && content.charCodeAt(colon + 1) !== 0x20) return -1;
-  return colon;
 }
 
 /** The few keys of a fleet file come back on every entry: each is checked once. */
@@ -101,96 +61,155 @@ function setKey(map: Record<string, unknown>, key: string, value: unknown): void
   map[key] = value;
 }
 
+/**
+ * The lines that hold something (comments and blank lines left out), as offsets into the text:
+ * where each line's content starts and ends and how far it is indented, so that only keys and
+ * values are ever cut out of the text.
+ */
 class BlockReader {
+  readonly indent: number[] = [];
+  private readonly start: number[] = [];
+  private readonly end: number[] = [];
+  readonly count: number;
   at = 0;
 
-  constructor(private readonly lines: Line[]) {}
+  constructor(private readonly text: string) {
+    let from = 0;
+    let first = true;
+    while (from <= text.length) {
+      let stop = text.indexOf('\n', from);
+      if (stop === -1) stop = text.length;
+      let begin = from;
+      while (text.charCodeAt(begin) === SPACE) begin++;
+      if (begin < stop && text.charCodeAt(begin) !== HASH) {
+        let last = stop;
+        while (text.charCodeAt(last - 1) === SPACE) last--;
+        // A document marker or directive: only a single leading `---` is plain.
+        const marker = begin === from && (text.startsWith('---', begin) || text.startsWith('...', begin) || text.charCodeAt(begin) === 0x25);
+        if (marker && !(first && last - begin === 3 && text.startsWith('---', begin))) throw NOT_PLAIN;
+        if (!marker) {
+          this.indent.push(begin - from);
+          this.start.push(begin);
+          this.end.push(last);
+        }
+        first = false;
+      }
+      from = stop + 1;
+    }
+    this.count = this.indent.length;
+  }
+
+  /** The current line is `-` or `- ...`. */
+  private isItem(line: number): boolean {
+    const s = this.start[line]!;
+    return this.text.charCodeAt(s) === DASH && (s + 1 === this.end[line] || this.text.charCodeAt(s + 1) === SPACE);
+  }
+
+  /** Where `word:` ends on a line from `from` (the colon), or -1 when it does not begin so. */
+  private keyEnd(from: number, to: number): number {
+    const colon = this.text.indexOf(':', from);
+    if (colon <= from || colon >= to) return -1;
+    if (colon + 1 < to && this.text.charCodeAt(colon + 1) !== SPACE) return -1;
+    return colon;
+  }
 
   /** The collection whose first line is the current one, at `indent`. */
   block(indent: number): unknown {
-    const line = this.lines[this.at]!;
-    if (line.indent !== indent) throw NOT_PLAIN;
-    return isSeqItem(line.content) ? this.sequence(indent) : this.mapping(indent);
+    if (this.indent[this.at] !== indent) throw NOT_PLAIN;
+    return this.isItem(this.at) ? this.sequence(indent) : this.mapping(indent);
   }
 
   /** What follows `key:` or `-` with nothing after it on the line. */
   private nested(parentIndent: number, allowSameIndentSeq: boolean): unknown {
-    const next = this.lines[this.at];
-    if (next === undefined) return null;
-    if (next.indent > parentIndent) return this.block(next.indent);
-    if (allowSameIndentSeq && next.indent === parentIndent && isSeqItem(next.content)) return this.sequence(parentIndent);
+    if (this.at >= this.count) return null;
+    const next = this.indent[this.at]!;
+    if (next > parentIndent) return this.block(next);
+    if (allowSameIndentSeq && next === parentIndent && this.isItem(this.at)) return this.sequence(parentIndent);
     return null;
+  }
+
+  /** From `from` on the line, past spaces: -1 when only a comment or nothing is left. */
+  private valueStart(from: number, to: number): number {
+    while (from < to && this.text.charCodeAt(from) === SPACE) from++;
+    return from === to || this.text.charCodeAt(from) === HASH ? -1 : from;
   }
 
   private mapping(indent: number): Record<string, unknown> {
     const map: Record<string, unknown> = {};
-    while (this.at < this.lines.length) {
-      const line = this.lines[this.at]!;
-      if (line.indent < indent) break;
-      if (line.indent > indent || isSeqItem(line.content)) throw NOT_PLAIN;
-      const colon = keyEnd(line.content);
+    while (this.at < this.count) {
+      const line = this.at;
+      if (this.indent[line]! < indent) break;
+      if (this.indent[line]! > indent || this.isItem(line)) throw NOT_PLAIN;
+      const start = this.start[line]!;
+      const end = this.end[line]!;
+      const colon = this.keyEnd(start, end);
       if (colon === -1) throw NOT_PLAIN;
-      const key = line.content.slice(0, colon);
+      const key = this.text.slice(start, colon);
       if (!isWordKey(key)) throw NOT_PLAIN;
-      const rest = line.content.slice(colon + 1).trimStart();
+      const value = this.valueStart(colon + 1, end);
       this.at++;
-      setKey(map, key, rest === '' || rest.startsWith('#') ? this.nested(indent, true) : this.inlineValue(rest, indent));
+      setKey(map, key, value === -1 ? this.nested(indent, true) : this.inlineValue(value, end, indent));
     }
     return map;
   }
 
   private sequence(indent: number): unknown[] {
     const list: unknown[] = [];
-    while (this.at < this.lines.length) {
-      const line = this.lines[this.at]!;
+    const text = this.text;
+    while (this.at < this.count) {
+      const line = this.at;
       // A line at the same indent that is no item ends a list written under its key's indent.
-      if (line.indent < indent || (line.indent === indent && !isSeqItem(line.content))) break;
-      if (line.indent > indent) throw NOT_PLAIN;
-      let offset = 1;
-      while (line.content.charCodeAt(offset) === 0x20) offset++;
-      const rest = line.content.slice(offset);
-      if (rest === '' || rest.startsWith('#')) {
+      if (this.indent[line]! < indent || (this.indent[line] === indent && !this.isItem(line))) break;
+      if (this.indent[line]! > indent) throw NOT_PLAIN;
+      const start = this.start[line]!;
+      const end = this.end[line]!;
+      let rest = start + 1;
+      while (rest < end && text.charCodeAt(rest) === SPACE) rest++;
+      if (rest === end || text.charCodeAt(rest) === HASH) {
         this.at++;
         list.push(this.nested(indent, false));
-      } else if (isSeqItem(rest) || (!FLOW_OR_QUOTE.has(rest[0]!) && keyEnd(rest) !== -1)) {
+      } else if ((text.charCodeAt(rest) === DASH && (rest + 1 === end || text.charCodeAt(rest + 1) === SPACE)) || (!FLOW_OR_QUOTE.has(text[rest]!) && this.keyEnd(rest, end) !== -1)) {
         // `- key: value` or `- - item`: the rest of the line opens a collection at its column.
-        this.lines[this.at] = { indent: indent + offset, content: rest };
-        list.push(this.block(indent + offset));
+        const column = indent + (rest - start);
+        this.indent[line] = column;
+        this.start[line] = rest;
+        list.push(this.block(column));
       } else {
         this.at++;
-        list.push(this.inlineValue(rest, indent));
+        list.push(this.inlineValue(rest, end, indent));
       }
     }
     return list;
   }
 
   /** A value written on its line after `key: ` or `- `; nothing may continue it below. */
-  private inlineValue(text: string, indent: number): unknown {
-    const scanner = new InlineScanner(text);
+  private inlineValue(from: number, to: number, indent: number): unknown {
+    const scanner = new InlineScanner(this.text, from, to);
     const value = scanner.value(false);
-    scanner.end();
-    const next = this.lines[this.at];
-    if (next !== undefined && next.indent > indent) throw NOT_PLAIN;
+    scanner.finish();
+    if (this.at < this.count && this.indent[this.at]! > indent) throw NOT_PLAIN;
     return value;
   }
 }
 
 /** One line's value: a quoted or plain scalar, or a flow collection closed on the same line. */
 class InlineScanner {
-  private at = 0;
-
-  constructor(private readonly text: string) {}
+  constructor(
+    private readonly text: string,
+    private at: number,
+    private readonly stop: number,
+  ) {}
 
   private skipSpaces(): void {
-    while (this.text.charCodeAt(this.at) === 0x20) this.at++;
+    while (this.at < this.stop && this.text.charCodeAt(this.at) === SPACE) this.at++;
   }
 
-  /** Only a comment may follow the value. */
-  end(): void {
+  /** Only a comment, after a space, may follow the value. */
+  finish(): void {
     const before = this.at;
     this.skipSpaces();
-    if (this.at === this.text.length) return;
-    if (this.text.charCodeAt(this.at) !== 0x23 || this.at === before) throw NOT_PLAIN;
+    if (this.at === this.stop) return;
+    if (this.text.charCodeAt(this.at) !== HASH || this.at === before) throw NOT_PLAIN;
   }
 
   value(inFlow: boolean): unknown {
@@ -206,21 +225,22 @@ class InlineScanner {
   private plain(inFlow: boolean): unknown {
     const start = this.at;
     const text = this.text;
-    if (start >= text.length || SPECIAL_START.has(text[start]!)) throw NOT_PLAIN;
+    const stop = this.stop;
+    if (start >= stop || SPECIAL_START.has(text[start]!)) throw NOT_PLAIN;
     let end = start;
-    while (end < text.length) {
+    while (end < stop) {
       const c = text.charCodeAt(end);
-      if (c === 0x23 && text.charCodeAt(end - 1) === 0x20) break; // ' #' begins a comment
-      if (c === 0x3a && (end + 1 === text.length || text.charCodeAt(end + 1) === 0x20 || (inFlow && ',]}'.includes(text[end + 1]!)))) {
+      if (c === HASH && text.charCodeAt(end - 1) === SPACE) break; // ' #' begins a comment
+      if (c === COLON && (end + 1 === stop || text.charCodeAt(end + 1) === SPACE || (inFlow && ',]}'.includes(text[end + 1]!)))) {
         if (!inFlow) throw NOT_PLAIN; // `a: b: c`
         break;
       }
       if (inFlow && (c === 0x2c || c === 0x5d || c === 0x7d || c === 0x5b || c === 0x7b)) break;
       end++;
     }
-    const raw = text.slice(start, end).trimEnd();
-    this.at = start + raw.length;
-    return resolvePlain(raw);
+    while (end > start && text.charCodeAt(end - 1) === SPACE) end--;
+    this.at = end;
+    return resolvePlain(text.slice(start, end));
   }
 
   private doubleQuoted(): string {
@@ -229,7 +249,7 @@ class InlineScanner {
     let i = this.at + 1;
     let from = i;
     for (;;) {
-      if (i >= text.length) throw NOT_PLAIN; // runs on to another line
+      if (i >= this.stop) throw NOT_PLAIN; // runs on to another line
       const c = text.charCodeAt(i);
       if (c === 0x22) break;
       if (c !== 0x5c) {
@@ -261,9 +281,9 @@ class InlineScanner {
     let i = this.at + 1;
     for (;;) {
       const close = text.indexOf("'", i);
-      if (close === -1) throw NOT_PLAIN;
+      if (close === -1 || close >= this.stop) throw NOT_PLAIN;
       out += text.slice(i, close);
-      if (text[close + 1] === "'") {
+      if (close + 1 < this.stop && text[close + 1] === "'") {
         out += "'";
         i = close + 2;
         continue;
@@ -276,7 +296,7 @@ class InlineScanner {
   /** After a flow item: `,` then more, or the closing bracket. True when closed. */
   private afterItem(close: string): boolean {
     this.skipSpaces();
-    const c = this.text[this.at];
+    const c = this.at < this.stop ? this.text[this.at] : undefined;
     if (c === close) {
       this.at++;
       return true;
@@ -291,18 +311,18 @@ class InlineScanner {
     const map: Record<string, unknown> = {};
     this.at++;
     this.skipSpaces();
-    if (this.text[this.at] === '}') {
+    if (this.at < this.stop && this.text[this.at] === '}') {
       this.at++;
       return map;
     }
     for (;;) {
       this.skipSpaces();
-      const match = /^[A-Za-z_][A-Za-z0-9_-]*/.exec(this.text.slice(this.at, this.at + 200));
-      if (match === null) throw NOT_PLAIN;
-      this.at += match[0].length;
-      if (this.text[this.at] !== ':' || this.text[this.at + 1] !== ' ') throw NOT_PLAIN;
-      this.at += 2;
-      setKey(map, match[0], this.value(true));
+      let end = this.at;
+      while (end < this.stop && this.text.charCodeAt(end) !== COLON) end++;
+      const key = this.text.slice(this.at, end);
+      if (end + 1 >= this.stop || this.text.charCodeAt(end + 1) !== SPACE || !isWordKey(key)) throw NOT_PLAIN;
+      this.at = end + 2;
+      setKey(map, key, this.value(true));
       if (this.afterItem('}')) return map;
     }
   }
@@ -311,7 +331,7 @@ class InlineScanner {
     const list: unknown[] = [];
     this.at++;
     this.skipSpaces();
-    if (this.text[this.at] === ']') {
+    if (this.at < this.stop && this.text[this.at] === ']') {
       this.at++;
       return list;
     }

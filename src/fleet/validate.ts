@@ -190,8 +190,26 @@ function checkSecret(value: unknown, path: readonly PathSegment[], label: string
   return { env: name };
 }
 
+/**
+ * Values that passed their kind's check, by kind: a fleet names the same tenant, type and class
+ * on thousands of numbers, checked once each (the kind objects are the definition tables' own).
+ */
+const passed = new WeakMap<KeyDefinition['value'], Map<string, string>>();
+
 /** A text value by the rule of its kind (the same rules the flags use); GUIDs come back lower case. */
 function checkText(value: string, kind: KeyDefinition['value'], path: readonly PathSegment[], label: string, report: Report): string | undefined {
+  // Text is anything; numbers are each their own (nothing to gain from keeping them).
+  if (kind.kind === 'string' || kind.kind === 'e164') return checkTextOnce(value, kind, path, label, report);
+  let known = passed.get(kind);
+  if (known === undefined) passed.set(kind, (known = new Map()));
+  const hit = known.get(value);
+  if (hit !== undefined) return hit;
+  const checked = checkTextOnce(value, kind, path, label, report);
+  if (checked !== undefined && known.size < 10_000) known.set(value, checked);
+  return checked;
+}
+
+function checkTextOnce(value: string, kind: KeyDefinition['value'], path: readonly PathSegment[], label: string, report: Report): string | undefined {
   const refuse = (message: string): undefined => {
     report(path, message);
     return undefined;
