@@ -70,6 +70,7 @@ describe('unreadable input files, end to end', () => {
     ['send --to-file', ['send', '--from', FROM, '--to-file', list, '--body', 'x'], `Cannot read --to-file ${list}: permission denied`],
     ['send --body-file', ['send', '--from', FROM, '--to', '+14155550101', '--body-file', list], `Cannot read --body-file ${list}: permission denied`],
     ['tenant create --file', ['tenant', 'create', '--file', list], `Cannot read --file ${list}: permission denied`],
+    ['optouts import FILE', ['optouts', 'import', list, '--store', join(dir, 'events')], `Cannot read the import file ${list}: permission denied`],
     ['a file in a directory one may not enter', ['tenant', 'create', '--file', join(secret, 't.json')], `Cannot read --file ${join(secret, 't.json')}: permission denied`],
   ])('%s: exit 2, naming the file and the reason', async (_name, argv, message) => {
     const result = await spawnCli(argv, { env, ...(AS_USER ? { user: AS_USER } : {}) });

@@ -16,8 +16,9 @@ export async function run(input: InputFor<typeof optoutsCommands, 'optouts impor
   if (path === undefined || path.trim() === '') throw new UsageError('give the FILE to import');
   const from = sendingNumber(input);
   const dir = optOutsDir(input, ctx);
-  let content = await readTextFile(path, 'the import file');
-  if (content.charCodeAt(0) === 0xfeff) content = content.slice(1);
+  // The one rule for a user's file (exit 2 naming it and why: missing, unreadable, a directory,
+  // past 64 MiB, not UTF-8), before the list is touched; a byte-order mark is dropped there.
+  const content = await readTextFile(path, 'the import file');
   let rows;
   try {
     rows = parseOptOutImport(content, path);

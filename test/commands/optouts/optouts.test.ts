@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -118,8 +118,28 @@ describe('svc optouts', () => {
     expect(result.stderr).toContain(`${file}:3: "call me" is not a phone number`);
     expect(result.stderr).toContain(`${file}:4:`);
     expect(readOptOutLog(dir).changes).toEqual([]);
-    const missing = await runCli(['optouts', 'import', join(work, 'nope.csv'), '--store', dir]);
-    expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain('no such file');
+  });
+
+  it('reads the import file by the one file rule: exit 2 naming the file and why, nothing imported', async () => {
+    const dir = store();
+    const missing = join(work, 'nope.csv');
+    const big = join(work, 'huge.csv');
+    // Sparse: its size is past the limit without 64 MiB on disk, and it is refused before a byte is read.
+    writeFileSync(big, '');
+    truncateSync(big, 64 * 1024 * 1024 + 1);
+    const latin1 = join(work, 'latin1.csv');
+    writeFileSync(latin1, Buffer.from('number,reason\n+14155551001,Jos\xe9 asked\n', 'latin1'));
+    for (const [file, message] of [
+      [missing, `Cannot read the import file ${missing}: no such file`],
+      [work, `Cannot read the import file ${work}: it is a directory, not a file`],
+      [big, `Cannot read the import file ${big}: larger than the limit of 64 MiB`],
+      [latin1, `${latin1}:2: not valid UTF-8 at byte offset 30: the byte 0xE9`],
+    ] as const) {
+      const result = await runCli(['optouts', 'import', file, '--store', dir]);
+      expect(result.stderr).toContain(message);
+      expect(result.code).toBe(2);
+      expect(result.stderr).not.toContain('Unexpected error');
+    }
+    expect(readOptOutLog(dir).changes).toEqual([]);
   });
 });
