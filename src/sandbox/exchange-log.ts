@@ -4,8 +4,16 @@
 // Written synchronously, line by line, so that even a process killed with SIGKILL leaves every
 // answered exchange on disk. Request headers are left out (they carry credentials); bodies are
 // Base64 so that binary media round-trips.
+//
+// The file meets the file rule for writes (src/input/file-errors.ts): one that cannot be created
+// is refused before the sandbox listens (exit 2, as a bad flag value), and a write that fails
+// later (a full disk, a size limit, a read-only remount) is handed to the command, which stops
+// with exit 1 naming the file: a log that silently missed exchanges would let the test that reads
+// it pass on what it never saw.
 
 import { appendFileSync } from 'node:fs';
+import type { CliError } from '../errors.js';
+import { cannotCreate, cannotWrite } from '../input/file-errors.js';
 import type { HttpExchange } from './server.js';
 
 export const EXCHANGE_LOG_ENV = 'SVC_SANDBOX_EXCHANGE_LOG';
@@ -23,8 +31,28 @@ export interface LoggedExchange {
   responseBody: string;
 }
 
-export function exchangeLogWriter(file: string): (exchange: HttpExchange) => void {
+/** How the file is named in messages: by the variable that asked for it. */
+const WHAT = `the exchange log (${EXCHANGE_LOG_ENV})`;
+
+/** Creates the log (or finds it writable) before anything is served; exit 2 naming it and why. */
+export function openExchangeLog(file: string): void {
+  try {
+    appendFileSync(file, '');
+  } catch (error) {
+    throw cannotCreate(WHAT, file, error);
+  }
+}
+
+/**
+ * The observer that appends each exchange to `file`. The first write that fails goes to
+ * `onFailure` (worded by the file rule, exit 1, with `hint` saying what the command did about
+ * it); nothing more is written after it, so the log ends at a line boundary or at the one line
+ * the failure cut.
+ */
+export function exchangeLogWriter(file: string, hint: string, onFailure: (error: CliError) => void): (exchange: HttpExchange) => void {
+  let failed = false;
   return (x) => {
+    if (failed) return;
     const headers: LoggedExchange['responseHeaders'] = {};
     for (const [name, value] of Object.entries(x.responseHeaders)) if (value !== undefined) headers[name.toLowerCase()] = value;
     const line: LoggedExchange = {
@@ -36,6 +64,11 @@ export function exchangeLogWriter(file: string): (exchange: HttpExchange) => voi
       responseHeaders: headers,
       responseBody: x.responseBody.toString('base64'),
     };
-    appendFileSync(file, `${JSON.stringify(line)}\n`);
+    try {
+      appendFileSync(file, `${JSON.stringify(line)}\n`);
+    } catch (error) {
+      failed = true;
+      onFailure(cannotWrite(WHAT, file, error, [hint]));
+    }
   };
 }

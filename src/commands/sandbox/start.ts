@@ -18,7 +18,7 @@ import {
   type SandboxOptions,
   type SandboxUser,
 } from '../../sandbox/index.js';
-import { EXCHANGE_LOG_ENV, exchangeLogWriter } from '../../sandbox/exchange-log.js';
+import { EXCHANGE_LOG_ENV, exchangeLogWriter, openExchangeLog } from '../../sandbox/exchange-log.js';
 import type { InputFor } from '../spec.js';
 import type { sandboxCommands } from './index.js';
 
@@ -168,6 +168,11 @@ export async function run(input: InputFor<typeof sandboxCommands, 'sandbox start
   const options = await startOptionsFrom(input);
   const stateFlag = input.string('state');
   const debug = ctx.globals.debug;
+  const exchangeLog = ctx.env[EXCHANGE_LOG_ENV] || undefined;
+  if (exchangeLog !== undefined) openExchangeLog(exchangeLog);
+  // A failure that ends the sandbox from inside (the exchange log cannot be written): it stops as
+  // on Ctrl-C, state saved, and then the failure is the command's outcome.
+  const failed = new AbortController();
   const sandboxOptions: SandboxOptions = {
     port: options.port,
     host: options.host,
@@ -180,7 +185,9 @@ export async function run(input: InputFor<typeof sandboxCommands, 'sandbox start
     logRequests: debug,
     // Test-only (docs/sandbox.md, "The OpenAPI document"): every exchange appended to this file, for the
     // spawning test to validate against the OpenAPI document.
-    ...(ctx.env[EXCHANGE_LOG_ENV] ? { observe: exchangeLogWriter(ctx.env[EXCHANGE_LOG_ENV]) } : {}),
+    ...(exchangeLog !== undefined
+      ? { observe: exchangeLogWriter(exchangeLog, 'The sandbox stopped rather than answer requests it could no longer record.', (error) => failed.abort(error)) }
+      : {}),
     // Request lines only with --debug; the sandbox's own problems (a state file it cannot write,
     // an internal error) always, since the person running it would otherwise never know.
     log: (line) => {
@@ -210,14 +217,16 @@ export async function run(input: InputFor<typeof sandboxCommands, 'sandbox start
     ctx.warn(`${options.host} is not a loopback address: anyone who can reach this machine can use the sandbox with the default account`);
   }
 
+  const stop = AbortSignal.any([ctx.signal, failed.signal]);
   await new Promise<void>((resolveWait) => {
-    if (ctx.signal.aborted) resolveWait();
-    else ctx.signal.addEventListener('abort', () => resolveWait(), { once: true });
+    if (stop.aborted) resolveWait();
+    else stop.addEventListener('abort', () => resolveWait(), { once: true });
   });
-  // Whatever stopped it (Ctrl-C, SIGTERM, SIGHUP), the state is written before the process ends.
+  // Whatever stopped it (Ctrl-C, SIGTERM, SIGHUP, a failure), the state is written before the process ends.
   await sandbox.close();
   closed = true;
   ctx.io.stderr.write(`Sandbox stopped${options.stateFile ? `; state saved to ${options.stateFile}` : ''}.\n`);
+  if (failed.signal.aborted) throw failed.signal.reason;
   // Like `svc webhook listen`: a stop by signal is 130 (SIGINT), 143 (SIGTERM) or 129 (SIGHUP),
   // even after a clean stop; the abort reason carries which.
   const reason: unknown = ctx.signal.reason;
