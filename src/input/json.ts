@@ -47,127 +47,174 @@ function isHexDigit(c: number): boolean {
  * say their line.
  */
 export function scanJson(text: string, options: { maxDepth?: number; visit?: JsonVisitor } = {}): JsonProblem | undefined {
-  const maxDepth = options.maxDepth ?? Infinity;
-  const visit = options.visit;
-  const n = text.length;
-  /** The open containers: 0x7b for an object, 0x5b for an array. */
-  const open: number[] = [];
-  const path: JsonPathSegment[] = [];
-  let i = 0;
-  // Lines are counted on demand, forward only (every offset asked for is past the last one).
-  let line = 1;
-  let lineStart = 0;
-  const lineOf = (offset: number): number => {
-    for (let nl = text.indexOf('\n', lineStart); nl !== -1 && nl < offset; nl = text.indexOf('\n', lineStart)) {
-      line++;
-      lineStart = nl + 1;
-    }
-    return line;
-  };
-  const problem = (kind: JsonProblem['kind'], offset = i): JsonProblem => ({ kind, offset, line: lineOf(offset), column: offset - lineStart + 1 });
-  const ws = (): void => {
-    WHITE_SPACE.lastIndex = i;
-    WHITE_SPACE.test(text);
-    i = WHITE_SPACE.lastIndex;
-  };
-  /** Whether the last string held an escape (a key without one is its own text). */
-  let escaped = false;
-  /** At a quote: past the string, or false at its first wrong character (i is left there). */
-  const string = (): boolean => {
-    i++;
-    escaped = false;
-    for (;;) {
-      STRING_RUN.lastIndex = i;
-      STRING_RUN.test(text);
-      i = STRING_RUN.lastIndex;
-      if (i >= n) return false;
-      const c = text.charCodeAt(i);
-      if (c === 0x22) {
-        i++;
-        return true;
-      }
-      if (c !== 0x5c) return false; // a control character
-      escaped = true;
-      const next = text.charCodeAt(i + 1);
-      if (next === 0x75) {
-        for (let k = 2; k < 6; k++) {
-          if (!isHexDigit(text.charCodeAt(i + k))) {
-            i++;
-            return false;
-          }
-        }
-        i += 6;
-      } else if (SIMPLE_ESCAPES.has(next)) i += 2;
-      else {
-        i++;
-        return false;
-      }
-    }
-  };
-  /** After `{` or `,` in an object: the key and its colon; false at the first wrong character. */
-  const key = (): boolean => {
-    ws();
-    if (text.charCodeAt(i) !== 0x22) return false;
-    const start = i;
-    if (!string()) return false;
-    if (visit !== undefined) {
-      path[path.length - 1] = escaped ? (JSON.parse(text.slice(start, i)) as string) : text.slice(start + 1, i - 1);
-      visit.key?.(path, start, lineOf(start));
-    }
-    ws();
-    if (text.charCodeAt(i) !== 0x3a) return false;
-    i++;
-    return true;
-  };
+  return new JsonScanner(text, options.maxDepth ?? Infinity, options.visit).scan();
+}
 
-  for (;;) {
-    // A value begins.
-    ws();
-    if (visit?.value !== undefined) visit.value(path, i, lineOf(i));
-    const c = text.charCodeAt(i);
-    let closed = true;
-    if (c === 0x7b || c === 0x5b) {
-      if (open.length >= maxDepth) return problem('too-deep');
-      i++;
-      ws();
-      if (text.charCodeAt(i) === (c === 0x7b ? 0x7d : 0x5d)) i++;
-      else {
-        open.push(c);
-        path.push(c === 0x7b ? '' : 0);
-        if (c === 0x7b && !key()) return problem('syntax');
-        closed = false;
-      }
-    } else if (c === 0x22) {
-      if (!string()) return problem('syntax');
-    } else if (c === 0x74 || c === 0x66 || c === 0x6e) {
-      const word = c === 0x74 ? 'true' : c === 0x66 ? 'false' : 'null';
-      if (!text.startsWith(word, i)) return problem('syntax');
-      i += word.length;
-    } else {
-      NUMBER.lastIndex = i;
-      if (!NUMBER.test(text)) return problem('syntax');
-      i = NUMBER.lastIndex;
-    }
-    if (!closed) continue;
-    // A value ended: a comma leads to the next one, a bracket closes its container.
+/**
+ * One scan: where it is, the containers open around it, the path to the current value. Each
+ * method reads one piece of the grammar and leaves `i` past it, or at its first wrong character.
+ */
+class JsonScanner {
+  private readonly n: number;
+  /** The open containers: 0x7b for an object, 0x5b for an array. */
+  private readonly open: number[] = [];
+  private readonly path: JsonPathSegment[] = [];
+  private i = 0;
+  // Lines are counted on demand, forward only (every offset asked for is past the last one).
+  private line = 1;
+  private lineStart = 0;
+  /** Whether the last string held an escape (a key without one is its own text). */
+  private escaped = false;
+
+  constructor(
+    private readonly text: string,
+    private readonly maxDepth: number,
+    private readonly visit: JsonVisitor | undefined,
+  ) {
+    this.n = text.length;
+  }
+
+  /** Value after value: a container opened leads into its first value, a value ended to what follows it. */
+  scan(): JsonProblem | undefined {
     for (;;) {
-      ws();
+      const read = this.value();
+      if (read === 'opened') continue;
+      if (read !== 'done') return read;
+      const after = this.afterValue();
+      if (after === 'end') return undefined;
+      if (after !== 'next') return after;
+    }
+  }
+
+  /** A value begins: read a whole scalar or empty container ('done'), or open a container ('opened'). */
+  private value(): JsonProblem | 'opened' | 'done' {
+    this.ws();
+    const i = this.i;
+    if (this.visit?.value !== undefined) this.visit.value(this.path, i, this.lineOf(i));
+    const c = this.text.charCodeAt(i);
+    if (c === 0x7b || c === 0x5b) return this.container(c);
+    if (c === 0x22) return this.string() ? 'done' : this.problem('syntax');
+    if (c === 0x74 || c === 0x66 || c === 0x6e) {
+      const word = c === 0x74 ? 'true' : c === 0x66 ? 'false' : 'null';
+      if (!this.text.startsWith(word, i)) return this.problem('syntax');
+      this.i = i + word.length;
+      return 'done';
+    }
+    NUMBER.lastIndex = i;
+    if (!NUMBER.test(this.text)) return this.problem('syntax');
+    this.i = NUMBER.lastIndex;
+    return 'done';
+  }
+
+  /** At `{` or `[`: an empty one is a whole value; otherwise it stays open (an object's first key read). */
+  private container(c: number): JsonProblem | 'opened' | 'done' {
+    if (this.open.length >= this.maxDepth) return this.problem('too-deep');
+    this.i++;
+    this.ws();
+    if (this.text.charCodeAt(this.i) === (c === 0x7b ? 0x7d : 0x5d)) {
+      this.i++;
+      return 'done';
+    }
+    this.open.push(c);
+    this.path.push(c === 0x7b ? '' : 0);
+    if (c === 0x7b && !this.key()) return this.problem('syntax');
+    return 'opened';
+  }
+
+  /** A value ended: a comma leads to the next one ('next'), brackets close their containers, the text ends ('end'). */
+  private afterValue(): JsonProblem | 'next' | 'end' {
+    const { open, path } = this;
+    for (;;) {
+      this.ws();
       const container = open[open.length - 1];
-      if (container === undefined) return i < n ? problem('syntax') : undefined;
-      const d = text.charCodeAt(i);
+      if (container === undefined) return this.i < this.n ? this.problem('syntax') : 'end';
+      const d = this.text.charCodeAt(this.i);
       if (d === 0x2c) {
-        i++;
+        this.i++;
         if (container === 0x7b) {
-          if (!key()) return problem('syntax');
+          if (!this.key()) return this.problem('syntax');
         } else path[path.length - 1] = (path[path.length - 1] as number) + 1;
-        break;
+        return 'next';
       }
-      if (d !== (container === 0x7b ? 0x7d : 0x5d)) return problem('syntax');
-      i++;
+      if (d !== (container === 0x7b ? 0x7d : 0x5d)) return this.problem('syntax');
+      this.i++;
       open.pop();
       path.pop();
     }
   }
+
+  /** After `{` or `,` in an object: the key and its colon; false at the first wrong character. */
+  private key(): boolean {
+    this.ws();
+    const start = this.i;
+    if (this.text.charCodeAt(start) !== 0x22) return false;
+    if (!this.string()) return false;
+    if (this.visit !== undefined) {
+      const { path, text, i } = this;
+      path[path.length - 1] = this.escaped ? (JSON.parse(text.slice(start, i)) as string) : text.slice(start + 1, i - 1);
+      this.visit.key?.(path, start, this.lineOf(start));
+    }
+    this.ws();
+    if (this.text.charCodeAt(this.i) !== 0x3a) return false;
+    this.i++;
+    return true;
+  }
+
+  /** At a quote: past the string, or false at its first wrong character (i is left there). */
+  private string(): boolean {
+    const text = this.text;
+    const n = this.n;
+    let i = this.i + 1;
+    this.escaped = false;
+    for (;;) {
+      STRING_RUN.lastIndex = i;
+      STRING_RUN.test(text);
+      i = STRING_RUN.lastIndex;
+      const c = i >= n ? -1 : text.charCodeAt(i);
+      if (c === 0x22) {
+        this.i = i + 1;
+        return true;
+      }
+      // The end of the text, a control character, or an escape that is not one.
+      const length = c === 0x5c ? escapeLength(text, i) : 0;
+      if (length === 0) {
+        this.i = c === 0x5c ? i + 1 : i;
+        return false;
+      }
+      this.escaped = true;
+      i += length;
+    }
+  }
+
+  private ws(): void {
+    WHITE_SPACE.lastIndex = this.i;
+    WHITE_SPACE.test(this.text);
+    this.i = WHITE_SPACE.lastIndex;
+  }
+
+  private lineOf(offset: number): number {
+    const text = this.text;
+    for (let nl = text.indexOf('\n', this.lineStart); nl !== -1 && nl < offset; nl = text.indexOf('\n', this.lineStart)) {
+      this.line++;
+      this.lineStart = nl + 1;
+    }
+    return this.line;
+  }
+
+  private problem(kind: JsonProblem['kind'], offset = this.i): JsonProblem {
+    const line = this.lineOf(offset);
+    return { kind, offset, line, column: offset - this.lineStart + 1 };
+  }
+}
+
+/** The length of a valid escape at a backslash (2, or 6 for \uXXXX), or 0 for one JSON refuses. */
+function escapeLength(text: string, at: number): number {
+  const next = text.charCodeAt(at + 1);
+  if (next === 0x75) {
+    for (let k = 2; k < 6; k++) if (!isHexDigit(text.charCodeAt(at + k))) return 0;
+    return 6;
+  }
+  return SIMPLE_ESCAPES.has(next) ? 2 : 0;
 }
 
 /** Where JSON text first goes wrong, as a character offset (undefined when it is valid). */
