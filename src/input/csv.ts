@@ -81,28 +81,28 @@ class CsvScanner implements CsvReader {
 
   constructor(private readonly onRecord: (record: CsvRecord) => void) {}
 
+  /**
+   * One pass over the chunk's character codes: each line break counted, each code handed to the
+   * state it arrives in. `run` is the start of the field text in this chunk not yet copied into
+   * `field`; each state's step returns where it now starts.
+   */
   push(input: string): void {
-    let text = input;
-    if (this.first && text !== '') {
-      this.first = false;
-      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    }
+    const text = this.withoutMark(input);
     const length = text.length;
-    // Start of the run of field text inside this chunk still to be copied into `field`.
     let run = 0;
     for (let i = 0; i < length; i++) {
       const code = text.charCodeAt(i);
+      // Each line counted once (CRLF is one).
+      let lineBreak = false;
       if (code === LF) {
         if (!this.previousWasCR) this.line++;
         this.previousWasCR = false;
+        lineBreak = true;
       } else if (code === CR) {
         this.line++;
         this.previousWasCR = true;
-      } else {
-        this.previousWasCR = false;
-      }
-      const lineBreak = code === LF || code === CR;
-
+        lineBreak = true;
+      } else this.previousWasCR = false;
       if (this.state === QUOTE_IN_QUOTED) {
         if (code === QUOTE) {
           // A doubled quote: one literal quote, and the field goes on.
@@ -114,63 +114,79 @@ class CsvScanner implements CsvReader {
         // The previous quote closed the field.
         this.state = AFTER_QUOTED;
       }
-
       switch (this.state) {
         case FIELD_START:
-          if (code === SPACE || code === TAB) break;
-          if (lineBreak) {
-            if (this.fields.length > 0) this.fields.push('');
-            this.endRecord();
-            break;
-          }
-          this.startRecord(this.line);
-          if (code === COMMA) {
-            this.fields.push('');
-          } else if (code === QUOTE) {
-            this.state = QUOTED;
-            this.quoteLine = this.line;
-            run = i + 1;
-          } else {
-            this.state = UNQUOTED;
-            run = i;
-          }
+          run = this.atFieldStart(code, lineBreak, i, run);
           break;
-
         case UNQUOTED:
-          if (code === COMMA || lineBreak) {
-            this.fields.push((this.field + text.slice(run, i)).trimEnd());
-            this.field = '';
-            this.state = FIELD_START;
-            if (lineBreak) this.endRecord();
-          } else if (code === QUOTE) {
-            this.error ??= CSV_ERRORS.quoteInUnquoted;
-          }
+          if (code === COMMA || lineBreak) this.endUnquoted(text.slice(run, i), lineBreak);
+          else if (code === QUOTE) this.error ??= CSV_ERRORS.quoteInUnquoted;
           break;
-
         case QUOTED:
           if (code === QUOTE) {
             this.field += text.slice(run, i);
             this.state = QUOTE_IN_QUOTED;
           }
           break;
-
         case AFTER_QUOTED:
-          if (code === SPACE || code === TAB) break;
-          if (code === COMMA || lineBreak) {
-            this.fields.push(this.field);
-            this.field = '';
-            this.state = FIELD_START;
-            if (lineBreak) this.endRecord();
-            break;
-          }
-          // Read on as unquoted text to the end of the field, so that the next line starts clean.
-          this.error ??= CSV_ERRORS.textAfterQuote;
-          this.state = UNQUOTED;
-          run = i;
+          run = this.afterQuoted(code, lineBreak, i, run);
           break;
       }
     }
     if (this.state === UNQUOTED || this.state === QUOTED) this.field += text.slice(run);
+  }
+
+  /** The chunk, less a byte-order mark when it is the first text of the input. */
+  private withoutMark(text: string): string {
+    if (!this.first || text === '') return text;
+    this.first = false;
+    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  }
+
+  /** Before a field: blanks skipped, a line break ends the record, else a field (empty, quoted or not) begins. */
+  private atFieldStart(code: number, lineBreak: boolean, i: number, run: number): number {
+    if (code === SPACE || code === TAB) return run;
+    if (lineBreak) {
+      if (this.fields.length > 0) this.fields.push('');
+      this.endRecord();
+      return run;
+    }
+    this.startRecord(this.line);
+    if (code === COMMA) {
+      this.fields.push('');
+      return run;
+    }
+    if (code === QUOTE) {
+      this.state = QUOTED;
+      this.quoteLine = this.line;
+      return i + 1;
+    }
+    this.state = UNQUOTED;
+    return i;
+  }
+
+  /** An unquoted field ends at a comma or line break: its text less trailing blanks. */
+  private endUnquoted(tail: string, lineBreak: boolean): void {
+    this.fields.push((this.field + tail).trimEnd());
+    this.field = '';
+    this.state = FIELD_START;
+    if (lineBreak) this.endRecord();
+  }
+
+  /** After a closing quote: blanks, then a comma or line break ends the field; anything else is an error of the record. */
+  private afterQuoted(code: number, lineBreak: boolean, i: number, run: number): number {
+    if (code === SPACE || code === TAB) return run;
+    if (code === COMMA || lineBreak) {
+      this.fields.push(this.field);
+      this.field = '';
+      this.state = FIELD_START;
+      if (lineBreak) this.endRecord();
+      return run;
+    }
+    // Read on as unquoted text to the end of the field, so that the next line starts clean.
+    this.error ??= CSV_ERRORS.textAfterQuote;
+    this.state = UNQUOTED;
+    return i;
   }
 
   end(): void {
