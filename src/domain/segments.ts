@@ -94,39 +94,62 @@ export function isGsm7ExtensionCharacter(character: string): boolean {
 }
 
 export function countSegments(text: string): SegmentInfo {
-  const length = text.length;
-
-  // GSM-7 pass: runs until the end, or until the first character outside the tables.
-  let septets = 0;
-  let gsmPart = 0;
   const gsmParts: number[] = [];
+  gsm7Pass(text, gsmParts);
+  return gsmPass.end === text.length ? gsm7Info(text.length, gsmParts) : ucs2Info(text, gsmPass.end);
+}
+
+/**
+ * What the GSM-7 pass found. One object, filled by each pass and read at once: countSegments
+ * runs for every message of a bulk send, so a call allocates nothing beyond its answer.
+ */
+const gsmPass = { end: 0, septets: 0, lastPart: 0 };
+
+/**
+ * The GSM-7 pass: septets of the text, and its full 153-septet parts pushed to `parts`, until
+ * the end or the first character outside the tables (gsmPass.end).
+ */
+function gsm7Pass(text: string, parts: number[]): void {
+  const length = text.length;
+  let septets = 0;
+  let part = 0;
   let i = 0;
   for (; i < length; i++) {
     const cost = GSM_COST[text.charCodeAt(i)];
     if (cost === NOT_GSM) break;
     septets += cost;
-    if (gsmPart + cost > GSM7_MULTI_SEGMENT) {
-      gsmParts.push(gsmPart);
-      gsmPart = 0;
+    if (part + cost > GSM7_MULTI_SEGMENT) {
+      parts.push(part);
+      part = 0;
     }
-    gsmPart += cost;
+    part += cost;
   }
+  gsmPass.end = i;
+  gsmPass.septets = septets;
+  gsmPass.lastPart = part;
+}
 
-  if (i === length) {
-    const single = septets <= GSM7_SINGLE_SEGMENT;
-    if (!single) gsmParts.push(gsmPart);
-    const perSegment = single ? [septets] : gsmParts;
-    return {
-      encoding: 'GSM-7',
-      characters: length,
-      units: septets,
-      segments: perSegment.length,
-      perSegment,
-      unitsPerSegment: single ? GSM7_SINGLE_SEGMENT : GSM7_MULTI_SEGMENT,
-      nonGsmCharacters: [],
-    };
-  }
+/** A text all in GSM-7: one segment of up to 160 septets, or the 153-septet parts and the last. */
+function gsm7Info(characters: number, fullParts: number[]): SegmentInfo {
+  const septets = gsmPass.septets;
+  const single = septets <= GSM7_SINGLE_SEGMENT;
+  if (!single) fullParts.push(gsmPass.lastPart);
+  const perSegment = single ? [septets] : fullParts;
+  return {
+    encoding: 'GSM-7',
+    characters,
+    units: septets,
+    segments: perSegment.length,
+    perSegment,
+    unitsPerSegment: single ? GSM7_SINGLE_SEGMENT : GSM7_MULTI_SEGMENT,
+    nonGsmCharacters: [],
+  };
+}
 
+/** A text with a character outside GSM-7 at `gsmEnd`: UCS-2 code units, 70 in one segment or 67 a part. */
+function ucs2Info(text: string, gsmEnd: number): SegmentInfo {
+  const length = text.length;
+  let i = gsmEnd;
   // UCS-2 from here on. Every character before `i` is a GSM character, hence one BMP code unit,
   // so the 67-unit split of that prefix is plain arithmetic rather than a second pass.
   const ucsParts: number[] = [];
