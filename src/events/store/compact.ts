@@ -152,8 +152,35 @@ export interface CompactionSteps {
  * of each id is written.
  */
 function replaceSegments(dir: string, old: readonly SegmentIndex[], keep: (segment: SegmentIndex, entry: number) => boolean, steps: CompactionSteps = {}): number {
+  const read = readChosen(old, keep);
+  const { lines, entries } = firstCopiesOnly(old, read);
+  const base = entries.length > 0 ? writeReplacement(dir, old, lines, entries, steps) : undefined;
+  for (const segment of old) removeSegment(dir, segment.name);
+  if (base !== undefined) unlinkQuietly(join(dir, base + REPLACES_SUFFIX));
+  syncDir(dir);
+  return entries.length;
+}
+
+/** An entry `keep` chose: its segment (by position in `old`), place, time and id hash. */
+interface ChosenEntry {
+  segment: number;
+  entry: number;
+  time: number;
+  idHash: number;
+}
+
+interface ChosenEntries {
+  /** The data file of each segment, whole. */
+  data: Buffer[];
+  chosen: ChosenEntry[];
+  /** How many chosen entries carry each id hash. */
+  idHashCount: Map<number, number>;
+}
+
+/** The old segments' data, and the entries `keep` chooses, in order. */
+function readChosen(old: readonly SegmentIndex[], keep: (segment: SegmentIndex, entry: number) => boolean): ChosenEntries {
   const data: Buffer[] = [];
-  const chosen: { segment: number; entry: number; time: number; idHash: number }[] = [];
+  const chosen: ChosenEntry[] = [];
   const idHashCount = new Map<number, number>();
   old.forEach((segment, s) => {
     const fd = openSync(segment.path, 'r');
@@ -169,17 +196,27 @@ function replaceSegments(dir: string, old: readonly SegmentIndex[], keep: (segme
       idHashCount.set(idHash, (idHashCount.get(idHash) ?? 0) + 1);
     }
   });
-  const lineOf = (s: number, i: number): Buffer => {
-    const at = i * ENTRY_BYTES;
-    const from = old[s]!.view.getUint32(at + 8, true);
-    return data[s]!.subarray(from, from + old[s]!.view.getUint32(at + 12, true) + 1);
-  };
-  // Only entries whose id hash is kept more than once are parsed, to compare their ids exactly.
-  const firstOf = new Map<string, { segment: number; entry: number; time: number }>();
+  return { data, chosen, idHashCount };
+}
+
+/** The line of entry `i` of old segment `s`, with its line break. */
+function lineAt(old: readonly SegmentIndex[], data: readonly Buffer[], s: number, i: number): Buffer {
+  const at = i * ENTRY_BYTES;
+  const from = old[s]!.view.getUint32(at + 8, true);
+  return data[s]!.subarray(from, from + old[s]!.view.getUint32(at + 12, true) + 1);
+}
+
+/**
+ * The lines and index entries of the new segment: every chosen entry, but of a record stored
+ * twice only the copy stored first. Only entries whose id hash is chosen more than once are
+ * parsed, to compare their ids exactly.
+ */
+function firstCopiesOnly(old: readonly SegmentIndex[], { data, chosen, idHashCount }: ChosenEntries): { lines: Buffer[]; entries: Buffer[] } {
+  const firstOf = new Map<string, ChosenEntry>();
   const idOf = new Map<number, string>();
   for (const c of chosen) {
     if (idHashCount.get(c.idHash)! < 2) continue;
-    const id = parseRecord(lineOf(c.segment, c.entry).toString('utf8').trimEnd())?.id;
+    const id = parseRecord(lineAt(old, data, c.segment, c.entry).toString('utf8').trimEnd())?.id;
     if (id === undefined) continue;
     idOf.set(c.segment * 0x1_0000_0000 + c.entry, id);
     const known = firstOf.get(id);
@@ -193,53 +230,49 @@ function replaceSegments(dir: string, old: readonly SegmentIndex[], keep: (segme
     const id = idOf.get(c.segment * 0x1_0000_0000 + c.entry);
     if (id !== undefined && firstOf.get(id) !== c) continue;
     const segment = old[c.segment]!;
-    const line = lineOf(c.segment, c.entry);
+    const line = lineAt(old, data, c.segment, c.entry);
     lines.push(line);
+    // The entry as it was, but for where its line now starts.
     const entry = Buffer.from(new Uint8Array(segment.view.buffer, segment.view.byteOffset + c.entry * ENTRY_BYTES, ENTRY_BYTES));
     entry.writeUInt32LE(offset, 8);
     entries.push(entry);
     offset += line.length;
   }
-  const kept = entries.length;
-  let base: string | undefined;
-  if (kept > 0) {
-    // Named after the oldest segment it replaces, so that it sorts where they were.
-    const time = old[0]!.name.split('-')[1] ?? String(Date.now()).padStart(14, '0');
-    base = `seg-${time}-0-c${process.pid.toString(36)}${Math.random().toString(36).slice(2, 8)}`;
-    const tmpData = join(dir, `tmp-${base}${DATA_SUFFIX}`);
-    const tmpIndex = join(dir, `tmp-${base}${INDEX_SUFFIX}`);
-    for (const [path, bytes] of [
-      [tmpData, Buffer.concat(lines)],
-      [tmpIndex, Buffer.concat(entries)],
-    ] as const) {
-      const fd = openSync(path, 'wx', 0o600);
-      try {
-        writeFully(fd, bytes);
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-    }
-    steps.afterTemporary?.();
-    const replaces = join(dir, base + REPLACES_SUFFIX);
-    const fd = openSync(replaces, 'wx', 0o600);
-    try {
-      writeFully(fd, Buffer.from(JSON.stringify(old.map((segment) => segment.name))));
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    syncDir(dir);
-    steps.afterReplaces?.();
-    renameSync(tmpIndex, join(dir, base + INDEX_SUFFIX));
-    renameSync(tmpData, join(dir, base + DATA_SUFFIX));
-    syncDir(dir);
-    steps.afterRename?.();
+  return { lines, entries };
+}
+
+/** A file that must not exist yet, written whole and synced. */
+function writeNewFile(path: string, bytes: Buffer): void {
+  const fd = openSync(path, 'wx', 0o600);
+  try {
+    writeFully(fd, bytes);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
   }
-  for (const segment of old) removeSegment(dir, segment.name);
-  if (base !== undefined) unlinkQuietly(join(dir, base + REPLACES_SUFFIX));
+}
+
+/**
+ * The new segment, in the crash-safe steps: temporary data and index, the record of what it
+ * replaces, then both renamed into place. Its base name, for the caller to clear the record.
+ */
+function writeReplacement(dir: string, old: readonly SegmentIndex[], lines: Buffer[], entries: Buffer[], steps: CompactionSteps): string {
+  // Named after the oldest segment it replaces, so that it sorts where they were.
+  const time = old[0]!.name.split('-')[1] ?? String(Date.now()).padStart(14, '0');
+  const base = `seg-${time}-0-c${process.pid.toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+  const tmpData = join(dir, `tmp-${base}${DATA_SUFFIX}`);
+  const tmpIndex = join(dir, `tmp-${base}${INDEX_SUFFIX}`);
+  writeNewFile(tmpData, Buffer.concat(lines));
+  writeNewFile(tmpIndex, Buffer.concat(entries));
+  steps.afterTemporary?.();
+  writeNewFile(join(dir, base + REPLACES_SUFFIX), Buffer.from(JSON.stringify(old.map((segment) => segment.name))));
   syncDir(dir);
-  return kept;
+  steps.afterReplaces?.();
+  renameSync(tmpIndex, join(dir, base + INDEX_SUFFIX));
+  renameSync(tmpData, join(dir, base + DATA_SUFFIX));
+  syncDir(dir);
+  steps.afterRename?.();
+  return base;
 }
 
 export interface CompactResult {
