@@ -3,7 +3,7 @@ import { CliError, ExitCode } from '../errors.js';
 import { writeFileAtomic } from '../domain/files/atomic-write.js';
 import { lockFileWaiting, LockHeldError } from '../domain/files/lock.js';
 import { cannotWrite } from '../input/file-errors.js';
-import { readRawStore, readStore, requireProfileName, storePath, storeReadProblem, type Profile, type ProfileStore, type ReadStoreOptions, type StoreData } from './store.js';
+import { readRawStore, readStore, requireProfileName, storePath, storeReadProblem, type Profile, type ProfileStore, type ReadStoreOptions } from './store.js';
 
 // Changing the profile store. Each change reads the file afresh, changes it and writes it back
 // while holding the store's lock (`config.json.lock`), so eight `svc auth login --profile pN` at
@@ -35,61 +35,64 @@ export interface OpenStoreOptions extends ReadStoreOptions {
   lockWaitMs?: number;
 }
 
-export async function openProfileStore(dir: string, options: OpenStoreOptions = {}): Promise<ProfileStore> {
+/** The store's directory made, and its lock taken (waiting for another svc's change to end). */
+async function lockStore(dir: string, path: string, options: OpenStoreOptions): Promise<{ release(): void }> {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw cannotWrite('the profile store', path, error);
+  }
+  try {
+    return await lockFileWaiting(path, { waitMs: options.lockWaitMs ?? STORE_LOCK_WAIT_MS, command: 'svc (profile store)' });
+  } catch (error) {
+    if (error instanceof LockHeldError) throw lockProblem(path, error);
+    throw cannotWrite('the profile store', path, error);
+  }
+}
+
+/** Applies `change` to the store as it is now, under its lock, and writes the result whole. */
+async function updateStore<T>(dir: string, options: OpenStoreOptions, change: (data: Record<string, unknown>) => T): Promise<T> {
   const path = storePath(dir);
-  const read = (): StoreData => {
+  const lock = await lockStore(dir, path, options);
+  try {
+    let data: Record<string, unknown>;
     try {
-      return readStore(dir, options);
+      data = readRawStore(dir, options);
     } catch (error) {
       throw storeReadProblem(dir, error);
     }
-  };
+    const result = change(data);
+    try {
+      await writeFileAtomic(path, serialize(data), { mode: 0o600 });
+    } catch (error) {
+      throw cannotWrite('the profile store', path, error, ['Nothing was changed: the profiles stored before are kept.']);
+    }
+    return result;
+  } finally {
+    lock.release();
+  }
+}
 
-  /** Applies `change` to the store as it is now, under its lock, and writes the result whole. */
-  const update = async <T>(change: (data: Record<string, unknown>) => T): Promise<T> => {
-    try {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-    } catch (error) {
-      throw cannotWrite('the profile store', path, error);
-    }
-    let lock;
-    try {
-      lock = await lockFileWaiting(path, { waitMs: options.lockWaitMs ?? STORE_LOCK_WAIT_MS, command: 'svc (profile store)' });
-    } catch (error) {
-      if (error instanceof LockHeldError) throw lockProblem(path, error);
-      throw cannotWrite('the profile store', path, error);
-    }
-    try {
-      let data: Record<string, unknown>;
+/** The profiles object of the raw store, made if missing (a plain object: names are checked). */
+function profilesOf(data: Record<string, unknown>): Record<string, unknown> {
+  const current = data['profiles'];
+  if (typeof current === 'object' && current !== null && !Array.isArray(current)) return current as Record<string, unknown>;
+  const made: Record<string, unknown> = {};
+  data['profiles'] = made;
+  return made;
+}
+
+export async function openProfileStore(dir: string, options: OpenStoreOptions = {}): Promise<ProfileStore> {
+  const update = <T>(change: (data: Record<string, unknown>) => T): Promise<T> => updateStore(dir, options, change);
+  return {
+    path: storePath(dir),
+    data: () => {
       try {
-        data = readRawStore(dir, options);
+        return readStore(dir, options);
       } catch (error) {
         throw storeReadProblem(dir, error);
       }
-      const result = change(data);
-      try {
-        await writeFileAtomic(path, serialize(data), { mode: 0o600 });
-      } catch (error) {
-        throw cannotWrite('the profile store', path, error, ['Nothing was changed: the profiles stored before are kept.']);
-      }
-      return result;
-    } finally {
-      lock.release();
-    }
-  };
-
-  /** The profiles object of the raw store, made if missing (a plain object: names are checked). */
-  const profilesOf = (data: Record<string, unknown>): Record<string, unknown> => {
-    const current = data['profiles'];
-    if (typeof current === 'object' && current !== null && !Array.isArray(current)) return current as Record<string, unknown>;
-    const made: Record<string, unknown> = {};
-    data['profiles'] = made;
-    return made;
-  };
-
-  return {
-    path,
-    data: read,
+    },
     async setProfile(name, profile) {
       requireProfileName(name, 'Profile name');
       const clean: Profile = { baseUrl: profile.baseUrl, username: profile.username };
