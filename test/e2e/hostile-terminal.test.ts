@@ -1,10 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fakeClock, runCli } from '../helpers/cli.js';
+import { loopbackServiceForFile } from '../helpers/loopback-service.js';
 import { BIN, spawnCli } from '../helpers/spawn.js';
 import { startPty } from '../output/pty.js';
 
@@ -35,7 +34,7 @@ function json(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 }
 
-function answer(req: IncomingMessage, res: ServerResponse): void {
+function answer(req: IncomingMessage, res: ServerResponse, body: string): void {
   const path = new URL(req.url ?? '/', 'http://x').pathname.replace(/^\/api\/v1/, '');
   if (req.method === 'GET' && path === '/tenants') return json(res, 200, [tenant]);
   if (req.method === 'GET' && path === `/tenants/${TENANT}`) return json(res, 200, tenant);
@@ -54,13 +53,8 @@ function answer(req: IncomingMessage, res: ServerResponse): void {
   if (req.method === 'GET' && path === `/messages/${MESSAGE}`) return json(res, 200, message);
   if (req.method === 'POST' && path === '/messages') {
     // The first recipient is accepted, the second refused with a hostile reason.
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      if (body.includes('+15551230002')) json(res, 400, { message: `refused${FORGED}`, errorCode: 'BAD' });
-      else json(res, 202, { messageId: MESSAGE, status: 'queued' });
-    });
-    return;
+    if (body.includes('+15551230002')) return json(res, 400, { message: `refused${FORGED}`, errorCode: 'BAD' });
+    return json(res, 202, { messageId: MESSAGE, status: 'queued' });
   }
   if (req.method === 'GET' && path === '/sandbox/webhooks/deliveries') {
     return json(res, 200, [{ at: '2026-01-01T00:00:00Z', deliveryId: `dlv${HOSTILE}`, event: HOSTILE, attempt: 1, status: 500, error: HOSTILE, url: `https://app.example/${HOSTILE}` }]);
@@ -76,33 +70,11 @@ function answer(req: IncomingMessage, res: ServerResponse): void {
   json(res, 404, { message: `no route ${req.method} ${path}` });
 }
 
-let server: Server;
-let baseUrl: string;
-const sockets = new Set<Socket>();
-const dir = mkdtempSync(join(tmpdir(), 'svc-hostile-'));
-
-beforeAll(async () => {
-  server = createServer((req, res) => {
-    if (req.method === 'POST') return answer(req, res);
-    req.resume();
-    req.on('end', () => answer(req, res));
-  });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-
-afterAll(async () => {
-  for (const socket of sockets) socket.destroy();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  rmSync(dir, { recursive: true, force: true });
-});
+const service = loopbackServiceForFile('hostile', answer);
+const dir = service.dir;
 
 const env = (extra: Record<string, string> = {}): Record<string, string> => ({
-  SVC_BASE_URL: baseUrl,
+  SVC_BASE_URL: service.url,
   SVC_USERNAME: 'hostile@example.com',
   SVC_PASSWORD: 'hostile-pa55',
   SVC_TENANT: TENANT,

@@ -1,10 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { fakeClock, runCli } from '../helpers/cli.js';
+import { loopbackServiceForFile } from '../helpers/loopback-service.js';
 
 // The secret-echo server: a server that repeats everything it was sent (headers, body,
 // the decoded Authorization, and all of that again in Base64) in its error messages, its HTML
@@ -65,37 +64,18 @@ function answer(req: IncomingMessage, res: ServerResponse, body: string): void {
   }
 }
 
-let server: Server;
-let baseUrl: string;
-const sockets = new Set<Socket>();
-const dir = mkdtempSync(join(tmpdir(), 'svc-secret-echo-'));
+const service = loopbackServiceForFile('secret-echo', answer);
+const dir = service.dir;
 const PNG = join(dir, 'm.png');
 const PDF = join(dir, 'loa.pdf');
 const BODY = join(dir, 'body.json');
 const RECIPIENTS = join(dir, 'to.txt');
 
-beforeAll(async () => {
+beforeAll(() => {
   writeFileSync(PNG, Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(64, 7)]));
   writeFileSync(PDF, '%PDF-1.4\n%echo\n');
   writeFileSync(BODY, '{"hello": "world"}');
   writeFileSync(RECIPIENTS, '+15551230001\n+15551230002\n');
-  server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => answer(req, res, Buffer.concat(chunks).toString('utf8')));
-  });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-
-afterAll(async () => {
-  for (const socket of sockets) socket.destroy();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  rmSync(dir, { recursive: true, force: true });
 });
 
 const COMMANDS: { name: string; argv: string[]; stdin?: string }[] = [
@@ -161,7 +141,7 @@ describe('the secret-echo server', () => {
     for (const variant of VARIANTS) {
       const result = await runCli([...command.argv, ...variant], {
         env: {
-          SVC_BASE_URL: baseUrl,
+          SVC_BASE_URL: service.url,
           SVC_USERNAME: USER,
           SVC_PASSWORD: PASSWORD,
           SVC_TENANT: TENANT,

@@ -1,10 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { describe, expect, it } from 'vitest';
 import { fakeClock, runCli } from '../helpers/cli.js';
+import { loopbackServiceForFile } from '../helpers/loopback-service.js';
 
 // A server that echoes the request in the escapings other languages' encoders write: Python's
 // json.dumps (everything past ASCII as \uXXXX, a surrogate pair past the BMP; lower-case hex, and
@@ -62,30 +59,7 @@ function answer(req: IncomingMessage, res: ServerResponse, body: string): void {
   res.writeHead(200, { 'content-type': 'application/json' }).end(`{"tenantId": "${TENANT}", "domain": "a.example", "echo": ${JSON.stringify(text)}, "raw": ${escaping.startsWith('python') ? text : '""'}}`);
 }
 
-let server: Server;
-let baseUrl: string;
-const sockets = new Set<Socket>();
-const dir = mkdtempSync(join(tmpdir(), 'svc-secret-escapes-'));
-
-beforeAll(async () => {
-  server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => answer(req, res, Buffer.concat(chunks).toString('utf8')));
-  });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-
-afterAll(async () => {
-  for (const socket of sockets) socket.destroy();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  rmSync(dir, { recursive: true, force: true });
-});
+const service = loopbackServiceForFile('secret-escapes', answer);
 
 /** Every spelling of the secret the test knows of (what the redactor must have hidden). */
 function spellings(secret: string): string[] {
@@ -106,11 +80,11 @@ describe('a server that echoes the request in other escapings', () => {
     for (const variant of [[], ['--json'], ['--debug']]) {
       const result = await runCli([...command.argv, ...variant], {
         env: {
-          SVC_BASE_URL: baseUrl,
+          SVC_BASE_URL: service.url,
           SVC_USERNAME: USER,
           SVC_PASSWORD: PASSWORD,
           SVC_TENANT: TENANT,
-          SVC_CONFIG_DIR: dir,
+          SVC_CONFIG_DIR: service.dir,
           HOOK_SECRET: WEBHOOK_SECRET,
         },
         clock: fakeClock(),
