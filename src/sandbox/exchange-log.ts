@@ -5,15 +5,12 @@
 // answered exchange on disk. Request headers are left out (they carry credentials); bodies are
 // Base64 so that binary media round-trips.
 //
-// The file meets the file rule for writes (src/input/file-errors.ts): one that cannot be created
-// is refused before the sandbox listens (exit 2, as a bad flag value), and a write that fails
-// later (a full disk, a size limit, a read-only remount) is handed to the command, which stops
-// with exit 1 naming the file: a log that silently missed exchanges would let the test that reads
-// it pass on what it never saw.
+// A file that cannot be created, or a write that fails later (a full disk, a size limit, a
+// read-only remount), is handed to the command, which words it by the file rule for writes
+// (src/commands/sandbox/exchange-log.ts): a log that silently missed exchanges would let the test
+// that reads it pass on what it never saw.
 
 import { appendFileSync } from 'node:fs';
-import type { CliError } from '../errors.js';
-import { cannotCreate, cannotWrite } from '../input/file-errors.js';
 import type { HttpExchange } from './server.js';
 
 export const EXCHANGE_LOG_ENV = 'SVC_SANDBOX_EXCHANGE_LOG';
@@ -31,25 +28,17 @@ export interface LoggedExchange {
   responseBody: string;
 }
 
-/** How the file is named in messages: by the variable that asked for it. */
-const WHAT = `the exchange log (${EXCHANGE_LOG_ENV})`;
-
-/** Creates the log (or finds it writable) before anything is served; exit 2 naming it and why. */
+/** Creates the log (or finds it writable) before anything is served; throws the system's error. */
 export function openExchangeLog(file: string): void {
-  try {
-    appendFileSync(file, '');
-  } catch (error) {
-    throw cannotCreate(WHAT, file, error);
-  }
+  appendFileSync(file, '');
 }
 
 /**
  * The observer that appends each exchange to `file`. The first write that fails goes to
- * `onFailure` (worded by the file rule, exit 1, with `hint` saying what the command did about
- * it); nothing more is written after it, so the log ends at a line boundary or at the one line
- * the failure cut.
+ * `onFailure`, never thrown into the answer being sent; nothing more is written after it, so the
+ * log ends at a line boundary or at the one line the failure cut.
  */
-export function exchangeLogWriter(file: string, hint: string, onFailure: (error: CliError) => void): (exchange: HttpExchange) => void {
+export function exchangeLogWriter(file: string, onFailure: (error: unknown) => void): (exchange: HttpExchange) => void {
   let failed = false;
   return (x) => {
     if (failed) return;
@@ -68,7 +57,7 @@ export function exchangeLogWriter(file: string, hint: string, onFailure: (error:
       appendFileSync(file, `${JSON.stringify(line)}\n`);
     } catch (error) {
       failed = true;
-      onFailure(cannotWrite(WHAT, file, error, [hint]));
+      onFailure(error);
     }
   };
 }

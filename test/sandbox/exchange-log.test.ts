@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, spawnCli } from '../helpers/spawn.js';
-import { EXCHANGE_LOG_ENV, exchangeLogWriter, openExchangeLog } from '../../src/sandbox/exchange-log.js';
+import { EXCHANGE_LOG_ENV } from '../../src/sandbox/exchange-log.js';
+import { exchangeLogObserver } from '../../src/commands/sandbox/exchange-log.js';
 import type { HttpExchange } from '../../src/sandbox/observe.js';
 import { FileUsageError, FileWriteError } from '../../src/input/file-errors.js';
 
@@ -28,8 +29,10 @@ const exchange: HttpExchange = {
 describe('the exchange log', () => {
   it('refuses a log it cannot create, naming it and why, before anything is served', async () => {
     const missing = join(dir, 'no-such-dir', 'log.jsonl');
-    expect(() => openExchangeLog(missing)).toThrow(FileUsageError);
-    expect(() => openExchangeLog(missing)).toThrow(`Cannot write the exchange log (${EXCHANGE_LOG_ENV}) ${missing}: its directory does not exist`);
+    const observer = () => exchangeLogObserver({ [EXCHANGE_LOG_ENV]: missing }, 'hint', () => undefined);
+    expect(observer).toThrow(FileUsageError);
+    expect(observer).toThrow(`Cannot write the exchange log (${EXCHANGE_LOG_ENV}) ${missing}: its directory does not exist`);
+    expect(exchangeLogObserver({}, 'hint', () => undefined)).toBeUndefined();
     const result = await spawnCli(['sandbox', 'start', '--port', '0'], { env: { [EXCHANGE_LOG_ENV]: dir } });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`Cannot write the exchange log (${EXCHANGE_LOG_ENV}) ${dir}: it is a directory`);
@@ -38,9 +41,8 @@ describe('the exchange log', () => {
 
   it('hands the first failed write to the command, once, and writes nothing after it', () => {
     const file = join(dir, 'once.jsonl');
-    writeFileSync(file, '');
     const failures: Error[] = [];
-    const write = exchangeLogWriter(file, 'what the command did', (error) => failures.push(error));
+    const write = exchangeLogObserver({ [EXCHANGE_LOG_ENV]: file }, 'what the command did', (error) => failures.push(error))!;
     write(exchange);
     expect(readFileSync(file, 'utf8').split('\n')).toHaveLength(2);
     // The file replaced by a directory: the next append fails.

@@ -108,14 +108,14 @@ describe('exchange logs of sandboxes in other processes', () => {
     const { exchangeLogWriter, EXCHANGE_LOG_ENV } = await import('../../src/sandbox/exchange-log.js');
     const files = new ExchangeLogFiles();
     try {
-      const failed = (error: Error): never => {
+      const failed = (error: unknown): never => {
         throw error;
       };
-      const write = exchangeLogWriter(files.env()[EXCHANGE_LOG_ENV] as string, 'hint', failed);
+      const write = exchangeLogWriter(files.env()[EXCHANGE_LOG_ENV] as string, failed);
       write(exchange({ answer: { status: 'Healthy', totalDuration: '00:00:00.0012345', entries: [] }, requestHeaders: { authorization: 'Basic c2VjcmV0OnNlY3JldA==' } }));
       expect(files.check()).toBe(1);
       const bad = files.env()[EXCHANGE_LOG_ENV] as string;
-      exchangeLogWriter(bad, 'hint', failed)(exchange({ answer: { status: 'Healthy', totalDuration: 5, entries: [] }, requestHeaders: { authorization: 'Basic c2VjcmV0OnNlY3JldA==' } }));
+      exchangeLogWriter(bad, failed)(exchange({ answer: { status: 'Healthy', totalDuration: 5, entries: [] }, requestHeaders: { authorization: 'Basic c2VjcmV0OnNlY3JldA==' } }));
       // The request's headers (credentials) are never written.
       expect(readFileSync(bad, 'utf8')).not.toContain('c2VjcmV0');
       expect(() => files.check()).toThrow(/violate the OpenAPI document/);

@@ -18,7 +18,7 @@ import {
   type SandboxOptions,
   type SandboxUser,
 } from '../../sandbox/index.js';
-import { EXCHANGE_LOG_ENV, exchangeLogWriter, openExchangeLog } from '../../sandbox/exchange-log.js';
+import { exchangeLogObserver } from './exchange-log.js';
 import type { InputFor } from '../spec.js';
 import type { sandboxCommands } from './index.js';
 
@@ -168,11 +168,10 @@ export async function run(input: InputFor<typeof sandboxCommands, 'sandbox start
   const options = await startOptionsFrom(input);
   const stateFlag = input.string('state');
   const debug = ctx.globals.debug;
-  const exchangeLog = ctx.env[EXCHANGE_LOG_ENV] || undefined;
-  if (exchangeLog !== undefined) openExchangeLog(exchangeLog);
   // A failure that ends the sandbox from inside (the exchange log cannot be written): it stops as
   // on Ctrl-C, state saved, and then the failure is the command's outcome.
   const failed = new AbortController();
+  const observe = exchangeLogObserver(ctx.env, 'The sandbox stopped rather than answer requests it could no longer record.', (error) => failed.abort(error));
   const sandboxOptions: SandboxOptions = {
     port: options.port,
     host: options.host,
@@ -185,9 +184,7 @@ export async function run(input: InputFor<typeof sandboxCommands, 'sandbox start
     logRequests: debug,
     // Test-only (docs/sandbox.md, "The OpenAPI document"): every exchange appended to this file, for the
     // spawning test to validate against the OpenAPI document.
-    ...(exchangeLog !== undefined
-      ? { observe: exchangeLogWriter(exchangeLog, 'The sandbox stopped rather than answer requests it could no longer record.', (error) => failed.abort(error)) }
-      : {}),
+    ...(observe !== undefined ? { observe } : {}),
     // Request lines only with --debug; the sandbox's own problems (a state file it cannot write,
     // an internal error) always, since the person running it would otherwise never know.
     log: (line) => {
