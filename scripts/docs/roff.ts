@@ -15,7 +15,8 @@ import {
   type DocNode,
   type DocOption,
 } from './model.js';
-import { PROGRAM } from '../../src/commands/tree.js';
+import { COMMANDS, PROGRAM } from '../../src/commands/tree.js';
+import { nounExamples } from '../../src/program/help-format.js';
 import { wrapExample } from '../../src/program/example-lines.js';
 
 // Man pages in man/, one per command path (svc.1, svc-number.1, svc-number-provision.1 ...), in
@@ -68,6 +69,14 @@ function flagsText(flags: string): string {
       return part.startsWith('-') ? `\\fB${escapeRoff(part)}\\fR` : `\\fI${escapeRoff(part)}\\fR`;
     })
     .join('');
+}
+
+function examplesSection(examples: readonly string[]): string[] {
+  const lines = ['.SH EXAMPLES'];
+  examples.forEach((example, i) => {
+    lines.push(i === 0 ? '.PP' : '.sp', '.RS 4', '.nf', ...wrapExample(example, EXAMPLE_WIDTH).map(literalLine), '.fi', '.RE');
+  });
+  return lines;
 }
 
 /** Help text ends without a full stop; notes after it are sentences of their own. */
@@ -138,11 +147,11 @@ export function manPage(node: DocNode, root: DocNode): string {
         ? `The global options of \\fBsvc\\fR(1) apply too. After the command's name, ${redefined.map((f) => `\\fB${escapeRoff(f)}\\fR`).join(', ')} ${redefined.length === 1 ? 'is the option' : 'are the options'} above.`
         : 'The global options of \\fBsvc\\fR(1) apply too.',
     );
-    lines.push('.SH EXAMPLES');
-    spec.examples.forEach((example, i) => {
-      lines.push(i === 0 ? '.PP' : '.sp', '.RS 4', '.nf', ...wrapExample(example, EXAMPLE_WIDTH).map(literalLine), '.fi', '.RE');
-    });
+    lines.push(...examplesSection(spec.examples));
     lines.push('.SH EXIT STATUS', ...exitItems(exitCodesFor(node)));
+  } else if (!isRoot) {
+    // A noun's page shows what --help shows: an example of each of its commands.
+    lines.push(...examplesSection(nounExamples(COMMANDS, node.path)));
   }
   if (isRoot) {
     lines.push('.SH GLOBAL OPTIONS', 'Every command takes these, before or after its name.', ...globalOptions().flatMap(optionItem));
