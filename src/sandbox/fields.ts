@@ -1,6 +1,7 @@
 // Field readers for request bodies: each names the field in its 400 message.
 
 import { isE164, isGuid } from '../domain/api/patterns.js';
+import { MAX_MEDIA_PER_MESSAGE } from '../domain/media-formats.js';
 import { isHttpsOrLoopbackUrl } from '../domain/urls.js';
 import { validationError } from './errors.js';
 
@@ -68,11 +69,20 @@ export function optionalMediaUrls(body: JsonObject, field = 'mediaUrls'): string
   const value = body[field];
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) throw validationError(`${field} must be an array of links`);
-  if (value.length > 10) throw validationError(`${field} holds at most 10 links, got ${value.length}`);
+  if (value.length > MAX_MEDIA_PER_MESSAGE) throw validationError(`${field} holds at most ${MAX_MEDIA_PER_MESSAGE} links, got ${value.length}`);
   return value.map((item, index) => {
     if (typeof item !== 'string' || !isHttpsOrLoopbackUrl(item)) {
       throw validationError(`${field}[${index}] must be an https:// link, got ${JSON.stringify(item)}`);
     }
     return item;
   });
+}
+
+/** A message's text: a string or left out, and empty only when the message carries media. */
+export function messageText(body: JsonObject, mediaUrls: readonly string[]): string {
+  const text = body['body'];
+  if (text !== undefined && text !== null && typeof text !== 'string') throw validationError('body must be a string');
+  const message = typeof text === 'string' ? text : '';
+  if (message === '' && mediaUrls.length === 0) throw validationError('body is required (it may be empty only with mediaUrls)');
+  return message;
 }

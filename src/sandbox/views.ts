@@ -3,10 +3,11 @@
 // that are not set are left out (the null policy of the document), secrets are answered as the
 // hidden mask.
 
-import type { DeliveryReceiptWire, MessageWire, OrderWire, PhoneNumberWire, TenantWire } from '../domain/api/wire.js';
+import { isOneOf, TENANT_SECRET_FIELDS, TENANT_WEBHOOK_FIELDS } from '../domain/api/enums.js';
+import type { DeliveryReceiptWire, MessageWire, OrderWire, PhoneNumberWire, TenantSettingsWire, TenantWire } from '../domain/api/wire.js';
 import { HIDDEN_SECRET } from '../domain/webhooks.js';
 import { deliveryReceiptPayload, orderPayload } from '../domain/webhook-payloads.js';
-import type { MessageRecord, NumberRecord, OrderRecord, TenantRecord } from './state/records.js';
+import type { MessageRecord, NumberRecord, OrderRecord, TenantRecord, TenantSettings } from './state/records.js';
 
 /** `{key: value}` when the value is set, else nothing: answers leave unset optional fields out. */
 function ifSet<K extends string, V>(key: K, value: V | null | undefined): { [P in K]?: V } {
@@ -18,22 +19,25 @@ export function receiptOf(message: MessageRecord): DeliveryReceiptWire {
   return deliveryReceiptPayload(message);
 }
 
+/** A tenant's settings as a read shows them: the set ones, every secret as the hidden mask, the filter always. */
+function tenantSettingsView(settings: TenantSettings): TenantSettingsWire {
+  const shown: Partial<TenantSettingsWire> = {};
+  for (const field of TENANT_WEBHOOK_FIELDS) {
+    const value = settings[field];
+    if (field === 'webhookEventType' || value === undefined || value === null) continue;
+    shown[field] = isOneOf(TENANT_SECRET_FIELDS, field) ? HIDDEN_SECRET : value;
+  }
+  return { ...shown, webhookEventType: settings.webhookEventType ?? 'All' };
+}
+
 export function tenantView(tenant: TenantRecord): TenantWire {
-  const s = tenant.settings;
   return {
     tenantId: tenant.tenantId,
     owner: tenant.owner,
     billableOwner: tenant.billableOwner,
     ...ifSet('domain', tenant.domain),
     createdDate: tenant.createdDate,
-    settings: {
-      ...ifSet('webhookPrimaryUri', s.webhookPrimaryUri),
-      ...ifSet('webhookSecondaryUri', s.webhookSecondaryUri),
-      ...ifSet('webhookSecret', s.webhookSecret === undefined ? undefined : HIDDEN_SECRET),
-      ...ifSet('webhookBasicAuthUsername', s.webhookBasicAuthUsername),
-      ...ifSet('webhookBasicAuthPassword', s.webhookBasicAuthPassword === undefined ? undefined : HIDDEN_SECRET),
-      webhookEventType: s.webhookEventType ?? 'All',
-    },
+    settings: tenantSettingsView(tenant.settings),
   };
 }
 

@@ -4,7 +4,7 @@ import { MAX_MEDIA_TOTAL_BYTES, MEDIA_TOO_LARGE_TEXT } from '../../domain/media-
 import { isE164, isGuid } from '../../domain/api/patterns.js';
 import type { ApiCall } from '../call.js';
 import { ApiError, notFound, validationError } from '../errors.js';
-import { optionalMediaUrls, requiredE164 } from '../fields.js';
+import { messageText, optionalMediaUrls, requiredE164 } from '../fields.js';
 import { sendJson } from '../http-io.js';
 import { countSegments } from '../../domain/segments.js';
 import type { MessageRecord } from '../state/records.js';
@@ -35,10 +35,7 @@ export async function sendMessage(call: ApiCall): Promise<void> {
     }
   }
   const mediaUrls = optionalMediaUrls(body);
-  const text = body['body'];
-  if (text !== undefined && text !== null && typeof text !== 'string') throw validationError('body must be a string');
-  const messageText = typeof text === 'string' ? text : '';
-  if (messageText === '' && mediaUrls.length === 0) throw validationError('body is required (it may be empty only with mediaUrls)');
+  const text = messageText(body, mediaUrls);
 
   const number = engine.activeNumberOf(call.owner, from);
   if (!number) throw validationError(`from ${from} must be an active provisioned number of yours`);
@@ -52,7 +49,7 @@ export async function sendMessage(call: ApiCall): Promise<void> {
   // Throttled only once everything else holds: a 429 means "the same request, later, is fine".
   engine.admitSends(call.owner, number, to.length);
 
-  const { segments, encoding } = countSegments(messageText);
+  const { segments, encoding } = countSegments(text);
   const queuedAt = engine.nowIso();
   const created: MessageRecord[] = [];
   for (const recipient of to as string[]) {
@@ -62,7 +59,7 @@ export async function sendMessage(call: ApiCall): Promise<void> {
       tenantId: number.tenantId,
       from,
       to: recipient,
-      body: messageText,
+      body: text,
       mediaUrls,
       status: 'queued',
       segmentCount: segments,

@@ -4,7 +4,7 @@
 import { formatForExtension } from '../../domain/media-formats.js';
 import type { ApiCall } from '../call.js';
 import { notFound, validationError } from '../errors.js';
-import { isObject, optionalMediaUrls, requiredE164, requiredGuid, type JsonObject } from '../fields.js';
+import { isObject, messageText, optionalMediaUrls, requiredE164, requiredGuid, type JsonObject } from '../fields.js';
 import type { WebhookEventKind } from '../webhooks/types.js';
 import { sendJson } from '../http-io.js';
 import { incomingMessagePayload } from '../../domain/webhook-payloads.js';
@@ -69,10 +69,7 @@ export async function simulateInbound(call: ApiCall): Promise<void> {
   const from = requiredE164(body, 'from');
   const set = overridesOf(body);
   const mediaUrls = optionalMediaUrls(body);
-  const text = body['body'];
-  if (text !== undefined && text !== null && typeof text !== 'string') throw validationError('body must be a string');
-  const message = typeof text === 'string' ? text : '';
-  if (message === '' && mediaUrls.length === 0) throw validationError('body is required (it may be empty only with mediaUrls)');
+  const message = messageText(body, mediaUrls);
   const number = engine.activeNumberOf(call.owner, to);
   if (!number) throw validationError(`to ${to} must be an active provisioned number of yours`);
 
