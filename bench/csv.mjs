@@ -20,7 +20,7 @@ try {
     absWorkingDir: root,
     stdin: {
       contents:
-        "export { checkRecipientsFile } from './src/send/recipients.ts'; export { createCsvReader } from './src/input/csv.ts'; export { isE164 } from './src/domain/validate.ts'; export { Parser } from 'csv-parse';",
+        "export { checkRecipientsFile } from './src/send/recipients.ts'; export { createCsvReader } from './src/input/csv.ts'; export { isE164 } from './src/domain/api/patterns.ts'; export { Parser } from 'csv-parse';",
       resolveDir: root,
       loader: 'ts',
     },
