@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { resolve } from 'node:path';
 import type { SendContext } from './send-context.js';
 import { CliError, ExitCode, UsageError } from '../errors.js';
 import { cannotCreate, cannotRead, cannotWrite } from '../input/file-errors.js';
@@ -172,7 +173,15 @@ export function openJournal(plan: SendPlan, resumed: Resumed, own?: JournalOwnCo
           ...(resumed.grownExclude !== undefined ? { exclude: resumed.grownExclude } : {}),
           ...(own !== undefined ? { own } : {}),
         })
-      : JournalWriter.create(path, resumed.run, { svc: VERSION, shard: plan.pace.shard, own, exclude: excludeOf(plan), batchResults: true, fsyncIntervalMs: JOURNAL_FSYNC_INTERVAL_MS });
+      : JournalWriter.create(path, resumed.run, {
+          svc: VERSION,
+          shard: plan.pace.shard,
+          own,
+          exclude: excludeOf(plan),
+          toFile: plan.toFile !== undefined && plan.toFile.path !== '-' ? resolve(plan.toFile.path) : undefined,
+          batchResults: true,
+          fsyncIntervalMs: JOURNAL_FSYNC_INTERVAL_MS,
+        });
     return new RunJournal(writer, path);
   } catch (error) {
     throw cannotCreate('--journal', path, error, ['Nothing was sent.']);

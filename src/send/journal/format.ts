@@ -21,7 +21,8 @@
 //             the run launched nothing more from here: the message to `to` would have cost `next`
 //             and taken `spent` past `budget` (amounts in millionths of the --prices currency);
 //             a later --resume must give a larger --budget to go on
-// The header has `"shard":{"k":K,"n":N}` when the run was started with --shard K/N, and
+// The header has `"toFile":"/abs/path"` when the run sent to a --to-file (not standard input),
+// `"shard":{"k":K,"n":N}` when the run was started with --shard K/N, and
 // `"own":{"recipients","excluded","optedOut"?,"zoneUnknown"?}`: the run's own recipients, and
 // those it leaves out by --exclude-file, by the opt-out list and for a time zone it cannot tell
 // (the last two only when there are any), so that a report can say why it counts fewer than the
@@ -82,6 +83,11 @@ export interface JournalHeader {
   own?: JournalOwnCounts;
   /** The --exclude-file's set of numbers (digest and size); `--resume` must give the same. Absent without one, and in older journals. */
   exclude?: JournalExclude;
+  /**
+   * Where the --to-file was (its absolute path), for `send report --failed-to` to take the failed
+   * recipients' rows from; only a name: `run.recipients` says whether the file there is still it.
+   */
+  toFile?: string;
 }
 
 export interface JournalExclude {

@@ -211,6 +211,7 @@ function headerLine(path: string, line: number, get: Member, bad: Bad): JournalL
   if (shard !== undefined && (typeof k !== 'number' || typeof n !== 'number')) throw bad('a header whose shard is not {"k", "n"}');
   const own = ownCountsOf(get('own'), () => bad('a header whose own counts are not {"recipients", "excluded"}'));
   const exclude = excludeOf(get('exclude'), () => bad('a header whose exclude is not {"digest", "numbers"}'));
+  const toFile = get('toFile');
   return {
     type: 'header',
     line,
@@ -222,6 +223,7 @@ function headerLine(path: string, line: number, get: Member, bad: Bad): JournalL
       ...(typeof k === 'number' && typeof n === 'number' ? { shard: { k, n } } : {}),
       ...(own !== undefined ? { own } : {}),
       ...(exclude !== undefined ? { exclude } : {}),
+      ...(typeof toFile === 'string' && toFile !== '' ? { toFile } : {}),
     },
   };
 }

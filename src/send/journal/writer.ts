@@ -57,7 +57,7 @@ export class JournalWriter {
   static create(
     path: string,
     run: JournalRun,
-    options: JournalWriterOptions & { svc?: string; shard?: { k: number; n: number } | undefined; own?: JournalOwnCounts | undefined; exclude?: JournalExclude | undefined } = {},
+    options: JournalWriterOptions & { svc?: string; shard?: { k: number; n: number } | undefined; own?: JournalOwnCounts | undefined; exclude?: JournalExclude | undefined; toFile?: string | undefined } = {},
   ): JournalWriter {
     const fd = openSync(path, 'a', 0o600);
     try {
@@ -72,6 +72,7 @@ export class JournalWriter {
         ...(options.shard !== undefined ? { shard: { k: options.shard.k, n: options.shard.n } } : {}),
         ...(options.own !== undefined ? { own: ownRecord(options.own) } : {}),
         ...(options.exclude !== undefined ? { exclude: { digest: options.exclude.digest, numbers: options.exclude.numbers } } : {}),
+        ...(options.toFile !== undefined ? { toFile: options.toFile } : {}),
       };
       writeFully(fd, Buffer.from(sealRecord(header)));
     } catch (error) {

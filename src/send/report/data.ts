@@ -69,6 +69,8 @@ export interface ReportJournal {
   ownRecipients: number;
   /** A sharded journal of an older svc: its header does not say how many recipients its shard holds. */
   ownUnknown?: true;
+  /** The --to-file the run was sent from, as its header names it (absolute), when it has one. */
+  toFile?: string;
   /** Where --budget stopped the run's last session (none when it was resumed since without a new stop). */
   budgetStop?: JournalBudgetStop;
 }
@@ -100,6 +102,7 @@ class JournalReading {
   private shard: Shard | null = null;
   private sharded = false;
   private budgetStop: JournalBudgetStop | undefined;
+  private toFile: string | undefined;
 
   constructor(private readonly index: number) {}
 
@@ -112,6 +115,7 @@ class JournalReading {
         this.excludeDigest = record.header.exclude?.digest;
         this.shard = record.header.shard ?? null;
         this.sharded = record.header.shard !== undefined && record.header.shard.n > 1;
+        this.toFile = record.header.toFile;
         break;
       case 'launch':
         this.open.set(record.seq, record.to);
@@ -202,6 +206,7 @@ class JournalReading {
       ...(this.excludeGrew ? { excludeGrew: true as const } : {}),
       ...(own === undefined && sharded ? { ownUnknown: true } : {}),
       ...(this.budgetStop !== undefined ? { budgetStop: this.budgetStop } : {}),
+      ...(this.toFile !== undefined ? { toFile: this.toFile } : {}),
     };
   }
 }

@@ -361,6 +361,34 @@ async function distinctJournals(paths: readonly string[], ctx: SendContext): Pro
   return kept.map((journal) => journal.path);
 }
 
+/**
+ * Without --to-file, --failed-to takes the failed recipients' rows from the recipients file the
+ * journals' header names, when it is still that file (its digest): with only the numbers, the
+ * same templated send would refuse the list for lack of its columns. Said on stderr either way.
+ */
+async function journalsToFile(failedTo: string, journals: readonly ReportJournal[], ctx: SendContext): Promise<string | undefined> {
+  const named = [...new Set(journals.map((journal) => journal.toFile))];
+  if (named.length !== 1 || named[0] === undefined) return undefined;
+  const path = named[0];
+  const same = sameFileAmong(failedTo, await fileIdentity(failedTo), [{ flag: '--to-file', name: path, identity: await fileIdentity(path) }]);
+  if (same !== undefined) throw new UsageError(`--failed-to ${failedTo} is the recipients file the journal names (${path}): it would be written over`);
+  let digest: string | undefined;
+  try {
+    digest = await sha256File(path);
+  } catch {
+    digest = undefined;
+  }
+  if (digest === undefined || !journals.some((journal) => journal.recipientsDigest === digest)) {
+    ctx.warn(
+      `${path}, the recipients file the journal names, is ${digest === undefined ? 'not there to read' : 'not the file the run was sent from any more'}: ` +
+        '--failed-to lists the numbers only (give --to-file with the list sent from to keep its columns)',
+    );
+    return undefined;
+  }
+  ctx.io.stderr.write(`--failed-to takes the rows and columns of the failed recipients from ${path}, the recipients file the journal names.\n`);
+  return path;
+}
+
 export async function runReport(given: ReportOptions, ctx: SendContext): Promise<ReportOutcome> {
   const options: ReportOptions = { ...given, journals: await distinctJournals(given.journals, ctx) };
   const paths = options.journals;
@@ -385,7 +413,8 @@ export async function runReport(given: ReportOptions, ctx: SendContext): Promise
       const status = recipient.messageId === undefined ? undefined : statuses.get(recipient.messageId);
       if (recipient.state === 'rejected' || status?.status === 'failed') failed.add(recipient.to);
     }
-    const written = await writeFailedTo(failedTo, failed, options.toFile, ctx.io.stdin as Readable);
+    const rowsFrom = options.toFile ?? (await journalsToFile(failedTo, journals, ctx));
+    const written = await writeFailedTo(failedTo, failed, rowsFrom, ctx.io.stdin as Readable);
     ctx.io.stderr.write(`Wrote ${written} failed recipient${written === 1 ? '' : 's'} to ${failedTo} (svc send --to-file takes it).\n`);
   }
   const notFinalNote = options.watch && timedOut ? 'not all final when --watch timed out' : 'not all final yet, --watch waits';
