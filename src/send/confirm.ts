@@ -1,12 +1,15 @@
 import type { SendContext } from './send-context.js';
-import { confirmAction, DeclinedError } from '../output/ask.js';
+import { askChoice, canAsk, confirmAction, DeclinedError } from '../output/ask.js';
 import type { SendPlan } from './plan.js';
-import { recipientFilterOf, toRecipients, type BodyStats, type SkipRecipient } from './stats.js';
+import { recipientsOfRun, type BodyStats, type SkipRecipient } from './stats.js';
 import { costLine } from './summary.js';
 
-// The questions before a send, on a terminal: a big send is confirmed, a long or UCS-2 message
-// shows its cost, and --async is offered beyond 100 recipients. Without a terminal nothing is
-// asked: a big send needs --yes, and --async is a warning.
+// The one question before a send, on a terminal, asked only when it matters:
+// - reach: beyond 100 recipients (offering --async in the same question when it is not given);
+// - cost: beyond 250 segments in all, or a message that splits into several billed segments.
+// A one-segment message to a few people is sent without a question, whatever its encoding; what
+// a long or UCS-2 message costs is shown first either way. Without a terminal nothing is asked: a
+// send beyond either limit needs --yes, and --async beyond 100 recipients is a warning.
 
 /** Beyond this many recipients a send is confirmed (the service advises --async here too). */
 export const CONFIRM_RECIPIENTS_ABOVE = 100;
@@ -18,58 +21,79 @@ export const ASYNC_ADVISED_ABOVE = 100;
 /** The cost of the send, counted at most once however many questions need it. */
 export type CostOf = () => Promise<BodyStats>;
 
-/**
- * A send to many recipients, or of many segments, says what it will do and asks first; --yes
- * skips that, and without a terminal --yes is required. Returns true when the person confirmed
- * (so that the send does not ask again).
- */
-export async function confirmBigSend(plan: SendPlan, ctx: SendContext, skip: SkipRecipient | undefined, cost: CostOf): Promise<boolean> {
-  if (plan.dryRun || plan.yes || ctx.globals.yes) return false;
-  // A resumed file send is not scanned again just to count: the question says "at most".
-  const atMost = plan.to === undefined && skip !== undefined;
-  const recipients = plan.to !== undefined ? toRecipients(plan, recipientFilterOf(plan, skip)).length : plan.toFile!.check.recipients;
-  let segments: number | undefined;
-  if (recipients <= CONFIRM_RECIPIENTS_ABOVE) {
-    segments = (await cost()).totalSegments;
-    if (segments <= CONFIRM_SEGMENTS_ABOVE) return false;
-  }
-  const who = `${atMost ? 'at most ' : ''}${recipients} recipient${recipients === 1 ? '' : 's'}`;
-  const what = segments !== undefined ? `${segments} segments to ${who}` : `to ${who}`;
-  await confirmAction(ctx, `send ${what} from ${plan.from}${plan.toFile ? ` (${plan.toFile.path})` : ''}`);
-  return true;
+/** What the question is about; `big` needs --yes without a terminal. */
+interface SendQuestion {
+  action: string;
+  recipients: number;
+  big: boolean;
+  offerAsync: boolean;
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? '' : 's'}`;
 }
 
 /**
- * On a terminal: shows what a long or UCS-2 message costs, offers --async beyond 100 recipients,
- * and asks before sending (unless --yes, or confirmBigSend already asked). Elsewhere: a warning
- * where --async is advised. Returns whether to send asynchronously.
+ * The question this send needs, if any. A resumed send counts the recipients still to send (the
+ * journal's accepted ones left out), not the file's.
  */
-export async function confirmSend(plan: SendPlan, ctx: SendContext, cost: CostOf, confirmed: boolean): Promise<boolean> {
-  let isAsync = plan.isAsync;
-  // The --to numbers this run sends to (the exclude list leaves some out); the file's before its filters.
-  const recipients = plan.to !== undefined ? (await cost()).recipients : plan.toFile!.check.recipients;
-  const ask = ctx.io.canPrompt && !plan.yes;
-  let shown = false;
+async function sendQuestion(plan: SendPlan, skip: SkipRecipient | undefined, cost: CostOf): Promise<SendQuestion | undefined> {
+  const recipients = await recipientsOfRun(plan, skip, cost);
+  if (recipients === 0) return undefined;
+  const offerAsync = recipients > ASYNC_ADVISED_ABOVE && !plan.isAsync;
+  const stats = recipients > CONFIRM_RECIPIENTS_ABOVE ? undefined : await cost();
+  const manySegments = stats !== undefined && stats.totalSegments > CONFIRM_SEGMENTS_ABOVE;
+  const split = stats !== undefined && stats.segments > 1;
+  if (stats !== undefined && !manySegments && !split) return undefined;
+  const who = plural(recipients, skip !== undefined ? 'remaining recipient' : 'recipient');
+  const what = stats !== undefined ? `${plural(stats.totalSegments, 'segment')} to ${who}` : `to ${who}`;
+  const action = `send ${what} from ${plan.from}${plan.toFile ? ` (${plan.toFile.path})` : ''}`;
+  return { action, recipients, big: stats === undefined || manySegments, offerAsync };
+}
+
+/** Asks the question: yes or no, or with --async offered, how to send it. Returns whether to send asynchronously. */
+async function ask(ctx: SendContext, question: SendQuestion, isAsync: boolean): Promise<boolean> {
+  if (!question.offerAsync) {
+    if (question.big) {
+      await confirmAction(ctx, question.action);
+    } else {
+      // A split message to a few people: the default is to send it.
+      const prompter = await ctx.prompter();
+      if (!(await prompter.confirm(`${capitalize(question.action)}?`, true))) throw new DeclinedError();
+    }
+    return isAsync;
+  }
+  // The first choice is the one the cursor starts on: sending nothing, as a y/N question would.
+  const answer = await askChoice(ctx, { what: 'the answer', flag: '--yes', asked: false }, `${capitalize(question.action)}?`, async () => [
+    { name: 'No, send nothing', value: 'no' },
+    { name: `Yes, asynchronously (--async, advised beyond ${ASYNC_ADVISED_ABOVE} recipients)`, value: 'async' },
+    { name: 'Yes, synchronously', value: 'sync' },
+  ]);
+  if (answer === 'no') throw new DeclinedError();
+  return answer === 'async';
+}
+
+/**
+ * Shows the cost of a long or UCS-2 message (on a terminal), then asks the one question the send
+ * needs, if any (not with --yes); without a terminal a big send needs --yes and --async is
+ * advised by a warning. Returns whether to send asynchronously.
+ */
+export async function confirmSend(plan: SendPlan, ctx: SendContext, skip: SkipRecipient | undefined, cost: CostOf): Promise<boolean> {
+  const question = await sendQuestion(plan, skip, cost);
+  const asking = question !== undefined && !plan.yes && !ctx.globals.yes;
+  // Nobody to ask: a big send needs --yes (this names it and ends the command, before any other line).
+  if (asking && question.big && !canAsk(ctx)) await confirmAction(ctx, question.action);
   if (ctx.io.stderrIsTTY) {
     const stats = await cost();
-    if (stats.segments > 1 || stats.encoding === 'UCS-2' || stats.cost !== undefined) {
-      ctx.io.stderr.write(`This message is ${costLine(stats)}.\n`);
-      shown = true;
-    }
+    if (stats.segments > 1 || stats.encoding === 'UCS-2' || stats.cost !== undefined) ctx.io.stderr.write(`This message is ${costLine(stats)}.\n`);
   }
-  if (recipients > ASYNC_ADVISED_ABOVE && !isAsync) {
-    if (ask) {
-      const prompter = await ctx.prompter();
-      isAsync = await prompter.confirm(`${recipients} recipients: send asynchronously (--async, advised beyond ${ASYNC_ADVISED_ABOVE})?`, true);
-    } else {
-      ctx.warn(`--async is advised beyond ${ASYNC_ADVISED_ABOVE} recipients (${recipients} here)`);
-    }
-  }
-  if (shown && ask && !confirmed) {
-    const prompter = await ctx.prompter();
-    if (!(await prompter.confirm('Send it?', true))) throw new DeclinedError();
-  }
-  return isAsync;
+  if (asking && canAsk(ctx)) return ask(ctx, question, plan.isAsync);
+  if (question?.offerAsync) ctx.warn(`--async is advised beyond ${ASYNC_ADVISED_ABOVE} recipients (${question.recipients} here)`);
+  return plan.isAsync;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { SendContext } from './send-context.js';
-import { confirmBigSend, confirmIgnoreOptOuts, confirmSend } from './confirm.js';
+import { confirmIgnoreOptOuts, confirmSend } from './confirm.js';
 import { planSend, type SendRequest } from './plan.js';
 import { resumeFrom, type Resumed } from './resume.js';
 import { runSend, type SendOutcome } from './run.js';
@@ -9,7 +9,7 @@ import { writeDryRun } from './summary.js';
 // `svc send` as one pipeline, each stage in its own module of this folder:
 //   plan.ts     every input read and checked once, before anything is sent (usage errors, exit 2)
 //   resume.ts   the write-ahead journal: refused, started, or resumed (who is skipped)
-//   confirm.ts  the questions on a terminal (cost, --async, a big send); stats.ts counts the cost
+//   confirm.ts  the one question on a terminal (reach, cost; --async offered in it); stats.ts counts the cost
 //   run.ts      media upload, then the requests through the paced engine (engine.ts, pace/),
 //               each result journaled (journal.ts) and printed (results.ts) as it arrives
 //   summary.ts  the dry run's document, or the run's summary line and what to do next
@@ -30,12 +30,11 @@ export async function sendPipeline(request: SendRequest, ctx: SendContext): Prom
     // With a templated body the cost is a pass over the recipients: made once, when first asked.
     let counted: Promise<BodyStats> | undefined;
     const cost = (): Promise<BodyStats> => (counted ??= bodyStats(plan, skip));
-    const confirmed = await confirmBigSend(plan, ctx, skip, cost);
     if (plan.dryRun) {
       await writeDryRun(ctx, plan, await cost(), resumed);
       return { dryRun: true };
     }
-    const isAsync = await confirmSend(plan, ctx, cost, confirmed);
+    const isAsync = await confirmSend(plan, ctx, skip, cost);
     return { dryRun: false, from: plan.from, ...(await runSend(plan, ctx, { isAsync, resumed, cost })) };
   } finally {
     // After the journal's writer has closed (runSend waits for it): the next run may take it.

@@ -4,7 +4,7 @@ import { uploadMedia } from '../api/media.js';
 import { openSentRecorder, sentRecorderFor, type SentRecorder } from '../events/records.js';
 import type { ApiClient } from '../api/http.js';
 import { runBulk, type BulkHold, type BulkRequest, type BulkResult, type BulkSummary } from './engine.js';
-import type { RecipientFilter, SkipRecipient } from './pace/filter.js';
+import type { RecipientFilter } from './pace/filter.js';
 import type { RecipientWindows } from './pace/recipient-window.js';
 import { readNumberRateLimit } from './pace/number-rate.js';
 import { Pacer, type PaceEvent } from './pace/pacer.js';
@@ -16,7 +16,7 @@ import { readRecipientBatches } from './recipients.js';
 import { createResultPrinter, type ResultPrinter } from './results.js';
 import { openJournal, ownCounts, type Resumed, type RunJournal } from './resume.js';
 import type { JournalOwnCounts } from './journal/format.js';
-import { recipientFilterOf, toRecipients, type BodyStats } from './stats.js';
+import { recipientFilterOf, recipientsOfRun, toRecipients, type BodyStats } from './stats.js';
 import { writeSummary } from './summary.js';
 import { UsageError } from '../errors.js';
 import { BudgetGate } from './cost/budget.js';
@@ -60,7 +60,7 @@ export async function runSend(
   // and --resume skips, each counted by reason (the same filter for --to and --to-file).
   const filter = recipientFilterOf(plan, skip);
   const toRemaining = plan.to !== undefined ? toRecipients(plan, filter) : undefined;
-  const total = bulk ? await closingOnError(journal, () => fileTotal(plan, filter, skip, cost)) : 1;
+  const total = bulk ? await closingOnError(journal, () => recipientsOfRun(plan, skip, cost, filter)) : 1;
   // Everyone left out (excluded, already accepted): nothing goes to the service, not even the media.
   const nothingToSend = bulk ? total === 0 : toRemaining!.length === 0;
   const mediaUrls = await closingOnError(journal, () => uploadAll(plan, ctx, api, nothingToSend ? [] : plan.mediaFiles));
@@ -148,13 +148,6 @@ async function closingOnError<T>(journal: RunJournal | undefined, step: () => Pr
     await journal?.close();
     throw error;
   }
-}
-
-/** The file's own recipients (the cost's pass, made once, when anything leaves some out). */
-async function fileTotal(plan: SendPlan, filter: RecipientFilter, skip: SkipRecipient | undefined, cost: () => Promise<BodyStats>): Promise<number> {
-  if (!filter.active) return plan.toFile!.check.recipients;
-  const counted = skip === undefined ? plan.toFile!.admitted : undefined;
-  return counted !== undefined ? counted.admittedCount : (await cost()).recipients;
 }
 
 /** Uploads the media files; the URLs to send, after the --media-url ones. */

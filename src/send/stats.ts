@@ -68,6 +68,17 @@ export function toRecipients(plan: SendPlan, filter: RecipientFilter): string[] 
   return plan.to!.filter((to) => filter.admits(to));
 }
 
+/**
+ * How many recipients this run sends to: the --to numbers its filters leave in; the file's count
+ * when nothing leaves any out; else as the check counted them, or (resumed) by the cost's pass.
+ */
+export async function recipientsOfRun(plan: SendPlan, skip: SkipRecipient | undefined, cost: () => Promise<BodyStats>, filter = recipientFilterOf(plan, skip)): Promise<number> {
+  if (plan.to !== undefined) return toRecipients(plan, filter).length;
+  if (!filter.active) return plan.toFile!.check.recipients;
+  const counted = skip === undefined ? plan.toFile!.admitted : undefined;
+  return counted !== undefined ? counted.admittedCount : (await cost()).recipients;
+}
+
 export async function bodyStats(plan: SendPlan, skip: SkipRecipient | undefined): Promise<BodyStats> {
   // Counted as the check read the file (planSend), when nothing the journal says could change it.
   if (skip === undefined && plan.toFile?.cost !== undefined) return plan.toFile.cost;

@@ -18,6 +18,7 @@ beforeAll(async () => {
   server = await startTestServer();
   server.on('GET', '/api/v1/tenants', json(200, [{ tenantId: A, domain: 'a.example', settings: { webhookPrimaryUri: 'https://hooks.example.com/receiver', webhookEventType: 'All' } }, { tenantId: B, domain: 'b.example' }]));
   server.on('POST', '/api/v1/phone-numbers/provision', json(202, { orderId: 41, status: 'Pending' }));
+  server.on('POST', /^\/api\/v1\/messages/, json(202, { messageId: 'm-bulk', status: 'queued', queuedAt: '2026-11-26T17:00:00Z' }));
   configDir = mkdtempSync(join(tmpdir(), 'svc-pickers-'));
 });
 afterAll(async () => {
@@ -92,5 +93,21 @@ describe('pickers on a real terminal', () => {
     expect(lines.some((l) => new RegExp(`^\\* +${B}`).test(l))).toBe(true);
     expect(lines.some((l) => new RegExp(`^ +${A}`).test(l))).toBe(true);
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(cols);
+  }, 60_000);
+});
+
+describe('the one question before a send, on a real terminal', () => {
+  it('beyond 100 recipients: one question, the cursor on sending nothing; one arrow and Enter send with --async', async () => {
+    writeStore(A);
+    const to = Array.from({ length: 101 }, (_, i) => `+1555765${String(i).padStart(4, '0')}`);
+    const run = svc(['send', '--from', '+15551230000', '--to', ...to, '--body', 'hi']);
+    await run.waitFor(/Send to 101 recipients from \+15551230000\?[\s\S]*❯ No, send nothing[\s\S]*Yes, asynchronously \(--async, advised beyond 100 recipients\)[\s\S]*Yes, synchronously/);
+    run.write('\u001b[B');
+    run.write('\r');
+    expect(await run.exited).toBe(0);
+    const sent = server.requests.filter((r) => r.method === 'POST' && r.url.startsWith('/api/v1/messages'));
+    expect(sent.map((r) => r.url)).toEqual(['/api/v1/messages?isAsync=true']);
+    // Nothing else was asked: no second question about --async, no "Send it?".
+    expect(run.text()).not.toMatch(/Send it\?|send asynchronously/);
   }, 60_000);
 });

@@ -212,7 +212,7 @@ describe('asking on a terminal', () => {
     mock = createMockApi();
     const api = mock;
     const to = Array.from({ length: 101 }, (_, i) => `+1555765${String(i).padStart(4, '0')}`);
-    const prompter = answering({ 'send to 101 recipients': false });
+    const prompter = answering({ 'send to 101 recipients': 'no' });
     const declined = await runCli(['send', '--from', '+15551230000', '--to', ...to, '--body', 'hi'], { tty: true, env, prompter, dispatcher: api.agent });
     expect(declined.code).toBe(2);
     expect(prompter.asked).toEqual(['Send to 101 recipients from +15551230000?']);

@@ -346,10 +346,10 @@ describe('svc send --to-file', () => {
   it('draws a progress line on a terminal and offers --async beyond 100 recipients', async () => {
     mock = mockSends(accepted);
     const file = dir().file('to.txt', numbers(150).join('\n'));
-    const prompter = scriptedPrompter({ asynchronously: true, 'send to 150 recipients': true });
+    const prompter = scriptedPrompter({ 'send to 150 recipients': 'async' }, { select: true });
     const result = await run(['send', '--from', FROM, '--to-file', file, '--body', 'x'], { tty: true, prompter, env: { NO_COLOR: '1' } });
     expect(result.code).toBe(0);
-    expect(prompter.asked).toHaveLength(2);
+    expect(prompter.asked).toHaveLength(1);
     expect(mock.sends.every((s) => s.query === 'isAsync=true')).toBe(true);
     expect(result.stderr).toMatch(/\r\d+\/150 sent \(\d+ accepted\), \d+\/s, \S+ left/);
     expect(result.stderr).toContain('150/150');
@@ -368,20 +368,28 @@ describe('svc send --to-file', () => {
 });
 
 describe('svc send on a terminal: the cost of a long or UCS-2 message first', () => {
-  it('shows the segments and asks before sending; "no" sends nothing', async () => {
+  it('shows the segments of a UCS-2 message, and asks nothing when it is one segment each', async () => {
     mock = mockSends(accepted);
-    const prompter = scriptedPrompter({ 'send it': false });
+    const prompter = scriptedPrompter({});
     const result = await run(['send', '--from', FROM, '--to', A, B, '--body', 'Grüße ☀'], { tty: true, prompter, env: { NO_COLOR: '1' } });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('This message is 7 characters, 1 segment per message in UCS-2 (because of "☀"); 2 segments in total for 2 recipients.');
+    expect(mock.sends).toHaveLength(1);
+  });
+
+  it('asks before sending a message split into segments: "no" sends nothing (exit 2)', async () => {
+    mock = mockSends(accepted);
+    const prompter = scriptedPrompter({ 'send 2 segments to 1 recipient': false });
+    const result = await run(['send', '--from', FROM, '--to', A, '--body', 'x'.repeat(200)], { tty: true, prompter, env: { NO_COLOR: '1' } });
     // Declining is not an interruption (130): nothing was done, exit 2.
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('Nothing was done.');
-    expect(result.stderr).toContain('This message is 7 characters, 1 segment per message in UCS-2 (because of "☀"); 2 segments in total for 2 recipients.');
     expect(mock.sends).toHaveLength(0);
   });
 
   it('sends after "yes", and --yes sends without asking', async () => {
     mock = mockSends(accepted);
-    const prompter = scriptedPrompter({ 'send it': true });
+    const prompter = scriptedPrompter({ 'send 2 segments': true });
     expect((await run(['send', '--from', FROM, '--to', A, '--body', 'x'.repeat(200)], { tty: true, prompter })).code).toBe(0);
     expect((await run(['send', '--from', FROM, '--to', A, '--body', 'x'.repeat(200), '--yes'], { tty: true, prompter: scriptedPrompter({}) })).code).toBe(0);
     expect(mock.sends).toHaveLength(2);
