@@ -130,8 +130,10 @@ export function fakeClock(start = Date.parse('2026-01-01T00:00:00Z')): Clock & {
 export function scriptedPrompter(
   answers: Record<string, string | boolean>,
   options: { select?: boolean } = {},
-): Prompter & { asked: string[]; preselected: Record<string, string | undefined> } {
+): Prompter & { asked: string[]; preselected: Record<string, string | undefined>; defaults: Record<string, string | undefined> } {
   const asked: string[] = [];
+  // The default each typed question offered, by its message.
+  const defaults: Record<string, string | undefined> = {};
   // The choice each list question started on, by its message: what a terminal user would see chosen.
   const preselected: Record<string, string | undefined> = {};
   const answer = (message: string): string | boolean => {
@@ -143,7 +145,13 @@ export function scriptedPrompter(
   return {
     asked,
     preselected,
-    input: async (message) => String(answer(message)),
+    defaults,
+    // An empty answer is Enter on the question: its default, as on a terminal.
+    input: async (message, inputOptions) => {
+      defaults[message] = inputOptions?.default;
+      const typed = String(answer(message));
+      return typed === '' && inputOptions?.default !== undefined ? inputOptions.default : typed;
+    },
     password: async (message) => String(answer(message)),
     confirm: async (message) => answer(message) === true,
     ...(options.select

@@ -104,18 +104,22 @@ async function askCredentials(input: LoginInput, ctx: Context, target: LoginTarg
   // --sandbox is a flag, so its defaults come before the environment: a shell that exports the
   // real service's SVC_BASE_URL or SVC_USERNAME must not turn a sandbox login into one there.
   let baseUrl = ctx.globals.baseUrl ?? (sandbox ? SANDBOX_DEFAULT_URL : ctx.env['SVC_BASE_URL']) ?? existing?.baseUrl;
-  if (!baseUrl && prompter) baseUrl = await prompter.input('Base URL of the service (https://...)', { validate: checkBaseUrl });
+  if (!baseUrl && prompter) baseUrl = await askBaseUrl(prompter, target);
   if (!baseUrl) throw new UsageError('No base URL given', ['Give --base-url URL or set SVC_BASE_URL.']);
   apiRoot(baseUrl);
+  // Taking the local sandbox's address at the prompt is a sandbox login: its public account follows.
+  const toSandbox = sandbox || (ctx.globals.baseUrl === undefined && baseUrl === SANDBOX_DEFAULT_URL);
 
   let username = input.string('username') ?? (sandbox ? SANDBOX_DEFAULT_USER.email : ctx.env['SVC_USERNAME']) ?? existing?.username;
-  if (!username && prompter) username = await prompter.input('Username (account email)');
+  if (!username && prompter) {
+    username = await prompter.input('Username (account email)', toSandbox ? { default: SANDBOX_DEFAULT_USER.email } : {});
+  }
   if (!username) throw new UsageError('No username given', ['Give --username EMAIL or set SVC_USERNAME.']);
 
   const sameAccount = existing !== undefined && existing.baseUrl === baseUrl && existing.username === username;
   let password: string | undefined;
   if (input.flag('passwordStdin')) password = await readSecretFromStdin(ctx, '--password-stdin');
-  else if (sandbox && username === SANDBOX_DEFAULT_USER.email) password = SANDBOX_DEFAULT_USER.password;
+  else if (toSandbox && username === SANDBOX_DEFAULT_USER.email) password = SANDBOX_DEFAULT_USER.password;
   else password = ctx.env['SVC_PASSWORD'] || undefined;
   if (!password && sameAccount) password = await storedPassword(ctx, target.profileName, existing);
   if (!password && prompter) return { baseUrl, username, password: await prompter.password(`Password for ${username}`), typed: true };
@@ -123,6 +127,24 @@ async function askCredentials(input: LoginInput, ctx: Context, target: LoginTarg
     throw new UsageError('No password given', ['Pipe it to --password-stdin or set SVC_PASSWORD; there is no flag that takes it on the command line.']);
   }
   return { baseUrl, username, password, typed: false };
+}
+
+/**
+ * The base URL, asked with a default: the service the active profile (or every profile) already
+ * uses, since a second account is most often on the same service; with no profile at all, the
+ * local sandbox's address, where a newcomer starts.
+ */
+async function askBaseUrl(prompter: Prompter, target: LoginTarget): Promise<string> {
+  const data = target.store.data();
+  const profiles = data.profiles ?? {};
+  const active = data.activeProfile !== undefined && Object.hasOwn(profiles, data.activeProfile) ? profiles[data.activeProfile]?.baseUrl : undefined;
+  const known = [...new Set(Object.values(profiles).map((p) => p.baseUrl).filter((u): u is string => typeof u === 'string' && u !== ''))];
+  const used = active ?? (known.length === 1 ? known[0] : undefined);
+  if (used !== undefined) return prompter.input('Base URL', { default: used, validate: checkBaseUrl });
+  return prompter.input('Base URL (Enter for the local sandbox)', {
+    default: SANDBOX_DEFAULT_URL,
+    validate: checkBaseUrl,
+  });
 }
 
 /**
@@ -154,7 +176,7 @@ async function verifyCredentials(input: LoginInput, ctx: Context, target: LoginT
 
 /** Why nothing was stored, with the way out: a sandbox that is not running, refused credentials. */
 function loginFailure(error: unknown, ctx: Context, target: LoginTarget, baseUrl: string): unknown {
-  if (error instanceof NetworkError && target.sandbox && ctx.globals.baseUrl === undefined) {
+  if (error instanceof NetworkError && (baseUrl === SANDBOX_DEFAULT_URL || (target.sandbox && ctx.globals.baseUrl === undefined))) {
     return new CliError(`${error.message}; nothing was stored`, ExitCode.Failure, {
       hints: [
         `No sandbox answers at ${baseUrl}. Start one with \`svc sandbox start\`; if it runs on another port, it printed the login line to use: svc auth login --sandbox --base-url http://127.0.0.1:PORT`,

@@ -5,6 +5,7 @@ import { runCli, scriptedPrompter, tempConfigDir } from '../../helpers/cli.js';
 import { createMockApi, MOCK_ORIGIN, type MockApi } from '../../helpers/mock-api.js';
 import { memorySecretStore } from '../../config/memory-secrets.js';
 import { keychainService } from '../../../src/config/secrets.js';
+import { SANDBOX_DEFAULT_URL, SANDBOX_DEFAULT_USER } from '../../../src/domain/sandbox-defaults.js';
 
 let mock: MockApi;
 let cleanup = (): void => undefined;
@@ -174,6 +175,36 @@ describe('svc auth login', () => {
     const file = join(dir, 'config.json');
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(JSON.parse(readFileSync(file, 'utf8')).profiles.default).toEqual({ baseUrl: MOCK_ORIGIN, username: 'p@example.com', password: 'typed-pw' });
+    mock.verify();
+  });
+
+  it('offers the local sandbox as the base URL when no profile exists: Enter twice is the sandbox login', async () => {
+    const dir = setup();
+    await mock.agent.close();
+    mock = createMockApi(SANDBOX_DEFAULT_URL);
+    const sandboxAuth = `Basic ${Buffer.from(`${SANDBOX_DEFAULT_USER.email}:${SANDBOX_DEFAULT_USER.password}`).toString('base64')}`;
+    mock.expect('GET', 'tenants', { status: 200, body: [] });
+    const prompter = scriptedPrompter({ 'base url': '', username: '' });
+    const result = await runCli(['auth', 'login'], { env: { SVC_CONFIG_DIR: dir }, tty: true, prompter, dispatcher: mock.agent, secretStore: memorySecretStore() });
+    expect(result.stderr).toMatch(new RegExp(`^Logged in to ${SANDBOX_DEFAULT_URL} as ${SANDBOX_DEFAULT_USER.email}; profile "default" is active \\(`));
+    expect(result.code).toBe(0);
+    expect(prompter.asked).toEqual(['Base URL (Enter for the local sandbox)', 'Username (account email)']);
+    expect(Object.values(prompter.defaults)).toEqual([SANDBOX_DEFAULT_URL, SANDBOX_DEFAULT_USER.email]);
+    expect(mock.seen[0]!.headers['authorization']).toBe(sandboxAuth);
+    mock.verify();
+  });
+
+  it("offers the active profile's service as the base URL of a new profile, and asks the rest", async () => {
+    const dir = setup();
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ activeProfile: 'work', profiles: { work: { baseUrl: MOCK_ORIGIN, username: 'a@example.com', passwordIn: 'keychain' } } }), { mode: 0o600 });
+    mock.expect('GET', 'tenants', { status: 200, body: [] });
+    const prompter = scriptedPrompter({ 'base url': '', username: 'b@example.com', password: 'b-pw' });
+    const result = await runCli(['auth', 'login', '--profile', 'second'], { env: { SVC_CONFIG_DIR: dir }, tty: true, prompter, dispatcher: mock.agent, secretStore: memorySecretStore() });
+    expect(result.stderr).toContain(`Logged in to ${MOCK_ORIGIN} as b@example.com; profile "second" is active`);
+    expect(result.code).toBe(0);
+    expect(prompter.defaults['Base URL']).toBe(MOCK_ORIGIN);
+    expect(prompter.defaults['Username (account email)']).toBeUndefined();
+    expect(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).profiles.second).toEqual({ baseUrl: MOCK_ORIGIN, username: 'b@example.com', passwordIn: 'keychain' });
     mock.verify();
   });
 

@@ -64,7 +64,7 @@ describe.runIf(process.platform === 'linux')('svc auth login on a terminal witho
     const { dir, session: pty } = await loginOnTerminal();
     const port = new URL(server!.url).port;
     await pty.waitFor(/Secret Service\) cannot be used here[\s\S]*Keep the password in clear in \S+config\.json\s+\(readable by you only\)\?\s*\(y\/N\)/);
-    await answer(pty, 'y\r', /Base URL of the service/);
+    await answer(pty, 'y\r', /Base URL \(Enter for the local sandbox\)/);
     await answer(pty, `127.0.0.1:${port}\r`, new RegExp(`"127\\.0\\.0\\.1:${port}" has no scheme: did you mean\\s+http://127\\.0\\.0\\.1:${port}\\?`));
     // The answer is edited as a person would: to the start of the line, the scheme typed there.
     await answer(pty, '\u0001http://\r', /Username \(account email\)/);
@@ -85,7 +85,7 @@ describe.runIf(process.platform === 'linux')('svc auth login on a terminal witho
   it('stops after the third refused password, storing nothing (exit 3)', async () => {
     const { dir, session: pty } = await loginOnTerminal();
     await pty.waitFor(/\(y\/N\)/);
-    await answer(pty, 'y\r', /Base URL of the service/);
+    await answer(pty, 'y\r', /Base URL \(Enter for the local sandbox\)/);
     await answer(pty, `${server!.url}\r`, /Username/);
     await answer(pty, 'pty@example.com\r', PASSWORD_PROMPT);
     await answer(pty, 'wrong-1\r', new RegExp(`refused the password[\\s\\S]*${PASSWORD_PROMPT.source}`));
