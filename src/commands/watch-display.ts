@@ -2,6 +2,7 @@ import type { Context } from '../context.js';
 import { AuthError, CliError, InterruptedError, NetworkError, NotFoundError, UsageError, stopExitCode } from '../errors.js';
 import { startSpinner } from '../output/spinner.js';
 import { formatElapsed } from '../output/time.js';
+import { commandLine } from '../output/command-line.js';
 import { startTicker, type Ticker } from '../poll/ticker.js';
 
 // What a person sees while `svc order watch`, `number provision --wait` or `svc message watch`
@@ -47,19 +48,6 @@ export interface WatchDisplay<T> {
   interrupted(): number;
   /** The last value read, if any. */
   last(): T | undefined;
-}
-
-/** A word of a command as a shell takes it back: quoted when it holds anything but safe characters. */
-function shellWord(word: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
-/** The exact command that follows it again, with the global options that chose where it lives. */
-export function followCommand(ctx: Context, words: readonly string[]): string {
-  const globals: string[] = [];
-  if (ctx.globals.profile !== undefined) globals.push('--profile', ctx.globals.profile);
-  if (ctx.globals.baseUrl !== undefined) globals.push('--base-url', ctx.globals.baseUrl);
-  return ['svc', ...words, ...globals].map(shellWord).join(' ');
 }
 
 /**
@@ -209,7 +197,7 @@ export async function startWatchDisplay<T>(ctx: Context, subject: WatchSubject<T
       const waited = formatElapsed(ctx.clock.monotonic() - started);
       const where = last === undefined ? `${subject.name}: not read yet` : `${subject.name}: ${subject.standing(last)}`;
       const message = `Stopped watching after ${waited}. ${where}`;
-      const again = `Follow it again: ${followCommand(ctx, subject.follow)}`;
+      const again = `Follow it again: ${commandLine(ctx.globals, subject.follow)}`;
       if (ctx.globals.output !== 'table') {
         const reason = ctx.signal.reason instanceof InterruptedError ? ctx.signal.reason.signal : 'SIGINT';
         const error = new InterruptedError(message, reason);

@@ -8,7 +8,7 @@ import { jsonStrings } from '../output/json-text.js';
 // The results of a send as they arrive. --json: one array, one element per request,
 // `{"to": [...], ...answer}` or `{"to": [...], "error": {...}}`, streamed so that a long run holds
 // nothing; -o ndjson: one element a line; piped table output: a tab-separated row per request;
-// on a terminal: the answer of a single request, and only the failures of a bulk run.
+// for a single request, a row per recipient (sent-view.ts); on a terminal, only the failures of a bulk run.
 
 /** How long a result may wait to be written with the ones after it. */
 const OUTPUT_FLUSH_MS = 25;
@@ -125,8 +125,13 @@ export function createResultPrinter(ctx: SendContext, options: { bulk: boolean; 
       flush();
       if (format !== 'table') return;
       if (single !== undefined && single.outcome === 'accepted') {
-        const { writeObject } = await import('../output/render.js');
-        await writeObject(ctx, shown(elementFor(single)), { title: 'Sent', fieldsChecked: true });
+        if (fields) {
+          const { writeObject } = await import('../output/render.js');
+          await writeObject(ctx, shown(elementFor(single)), { title: 'Sent', fieldsChecked: true });
+        } else {
+          const { writeSent } = await import('./sent-view.js');
+          await writeSent(ctx, elementFor(single));
+        }
       }
     },
     ready() {

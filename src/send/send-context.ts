@@ -17,6 +17,9 @@ export interface SendContext extends Asking, SpinnerHost {
     readonly output: OutputFormat;
     readonly fields?: readonly string[] | undefined;
     readonly yes?: boolean | undefined;
+    /** Carried into the commands a send suggests next. */
+    readonly profile?: string | undefined;
+    readonly baseUrl?: string | undefined;
   };
   api(): Promise<ApiClient>;
   /** One line of --debug trace on stderr (nothing without --debug). */

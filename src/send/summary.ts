@@ -1,6 +1,7 @@
 import type { SendContext } from './send-context.js';
 import { writeObject } from '../output/render.js';
 import { describeSize } from '../output/size.js';
+import { commandLine } from '../output/command-line.js';
 import type { BulkSummary } from './engine.js';
 import type { RecipientFilter } from './pace/filter.js';
 import type { SendPlan } from './plan.js';
@@ -195,6 +196,10 @@ export function writeSummary(ctx: SendContext, plan: SendPlan, summary: BulkSumm
     ctx.io.stderr.write(`To send to everyone not yet accepted, run the same command with --resume${choose} (journal: ${plan.journal}).\n`);
   } else if ((summary.interrupted || summary.unreachable !== undefined || failed > 0) && plan.toFile !== undefined) {
     ctx.io.stderr.write('With --journal FILE, a run can be resumed without sending anyone twice.\n');
+  }
+  // On a terminal, what to run next: the journal tells what became of every message sent.
+  if (ctx.io.stderrIsTTY && plan.journal !== undefined && summary.accepted > 0) {
+    ctx.io.stderr.write(`See what became of them: ${commandLine(ctx.globals, ['send', 'report', '--journal', plan.journal, '--watch'])}\n`);
   }
 }
 

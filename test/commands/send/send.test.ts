@@ -73,6 +73,46 @@ describe('svc send --to', () => {
     expect(result.stdout).toMatch(/to\s+\+15557650001/);
   });
 
+  it('on a terminal leaves out the fields the service left empty, tells times relative to now, and says what to run next', async () => {
+    mock = mockSends(() => ({ status: 202, body: { messageId: 'm1', status: 'queued', queuedAt: '2026-01-01T00:00:00Z', errorCode: null, errorMessage: '', mediaUrls: [] } }));
+    const clock = fakeClock(Date.parse('2026-01-01T00:00:12Z'));
+    const result = await run(['send', '--from', FROM, '--to', A, '--body', 'x', '--profile', 'work'], { tty: true, clock, env: { NO_COLOR: '1' } });
+    expect(result.code).toBe(0);
+    expect(result.stdout.trimEnd().split('\n').map((line) => line.trimEnd())).toEqual(['Sent', `to         ${A}`, 'messageId  m1', 'status     queued', 'queuedAt   12 s ago']);
+    expect(result.stderr).toContain('Follow it: svc message watch m1 --profile work\n');
+  });
+
+  it('several --to: one row per recipient on a terminal and piped, never the answer flattened by index', async () => {
+    const answer = {
+      messageId: 'm1',
+      status: 'queued',
+      segmentCount: 1,
+      errorCode: null,
+      messages: [
+        { messageId: 'm1', to: A, status: 'queued' },
+        { messageId: 'm2', to: B, status: 'failed', errorCode: 'E1', errorMessage: 'unreachable' },
+      ],
+    };
+    mock = mockSends(() => ({ status: 202, body: answer }));
+    const tty = await run(['send', '--from', FROM, '--to', A, B, '--body', 'x', '--yes'], { tty: true, env: { NO_COLOR: '1' } });
+    // One of the two failed: a partial failure.
+    expect(tty.code).toBe(6);
+    expect(tty.stdout).not.toContain('messages[');
+    expect(tty.stdout).not.toContain('errorCode');
+    expect(tty.stdout).toMatch(/^Sent to 2 recipients\nsegmentCount +1\n\nTO +MESSAGE ID +STATUS +DETAIL\n/);
+    expect(tty.stdout).toMatch(new RegExp(`^\\${A} +m1 +queued$`, 'm'));
+    expect(tty.stdout).toMatch(new RegExp(`^\\${B} +m2 +failed +E1: unreachable$`, 'm'));
+    expect(tty.stderr).toContain('Follow one (ids above): svc message watch m1\n');
+    // Too narrow for the table: a block per recipient, its id never left out.
+    const narrow = await run(['send', '--from', FROM, '--to', A, B, '--body', 'x', '--yes'], { tty: true, columns: 20, env: { NO_COLOR: '1' } });
+    expect(narrow.stdout).toContain(`\n${A}  queued\n  m1\n${B}  failed\n  m2\n  E1: unreachable\n`);
+    const piped = await run(['send', '--from', FROM, '--to', A, B, '--body', 'x']);
+    expect(piped.code).toBe(6);
+    expect(piped.stdout).toBe(`${A}\taccepted\tm1\tqueued\n${B}\tfailed\tm2\tfailed\n`);
+    // Piped, stderr is no terminal: no hint that a script would have to skip.
+    expect(piped.stderr).not.toContain('Follow');
+  });
+
   it('exits with the error\'s own code when the only request fails, the element still printed', async () => {
     mock = mockSends(() => ({ status: 400, body: { message: 'from must be an active number', title: 'Bad Request', errorCode: 'VALIDATION_ERROR' } }));
     const result = await run(['send', '--from', FROM, '--to', A, '--body', 'x', '--json']);
@@ -355,6 +395,19 @@ describe('svc send --to-file', () => {
     expect(result.stderr).toContain('150/150');
     expect(result.stderr).toMatch(/Sent 150 requests/);
     expect(result.stdout).toBe('');
+  });
+
+  it('after a bulk send with a journal, says on a terminal how to see what became of the messages; piped, it does not', async () => {
+    mock = mockSends(accepted);
+    const d = dir();
+    const file = d.file('to.txt', numbers(3).join('\n'));
+    const journal = join(d.dir, 'run.jsonl');
+    const tty = await run(['send', '--from', FROM, '--to-file', file, '--body', 'x', '--journal', journal, '--yes'], { tty: true, env: { NO_COLOR: '1' } });
+    expect(tty.code).toBe(0);
+    expect(tty.stderr).toContain(`See what became of them: svc send report --journal ${journal} --watch\n`);
+    const piped = await run(['send', '--from', FROM, '--to-file', file, '--body', 'x', '--journal', join(d.dir, 'other.jsonl')]);
+    expect(piped.code).toBe(0);
+    expect(piped.stderr).not.toContain('See what became');
   });
 
   it('advises --async without asking when nobody can answer', async () => {
