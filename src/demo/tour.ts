@@ -96,7 +96,8 @@ const ANSI_SEQUENCE = /\u001b\[[0-9;]*m/g;
 
 /** The message id in what `svc send` printed (a table row or key/value view, coloured or not). */
 export function messageIdIn(output: string): string | undefined {
-  return /messageId\W+([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})/i.exec(output.replace(ANSI_SEQUENCE, ''))?.[1];
+  // A key/value view (`messageId  ID`) or a piped send's row (`TO<tab>accepted<tab>ID<tab>STATUS`).
+  return /(?:messageId\W+|\taccepted\t)([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})/i.exec(output.replace(ANSI_SEQUENCE, ''))?.[1];
 }
 
 interface Waiter {

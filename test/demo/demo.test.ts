@@ -179,6 +179,7 @@ describe('demo helpers', () => {
     const id = '9212422c-92ea-469e-b01b-41d2a9fe895d';
     expect(messageIdIn(`to\t+15551234567\nmessageId\t${id}\n`)).toBe(id);
     expect(messageIdIn(`\u001b[2mmessageId   \u001b[22m  ${id}\n`)).toBe(id);
+    expect(messageIdIn(`+15551234567\taccepted\t${id}\tqueued\n`)).toBe(id);
     expect(messageIdIn('status\tsent\n')).toBeUndefined();
   });
 });

@@ -175,7 +175,8 @@ describe('asking on a terminal', () => {
     api.expect('POST', 'messages?isAsync=false', { status: 200, body: { messageId: 'm1', status: 'sent' } }, { body: (b) => expect(b).toMatchObject({ mediaUrls: ['https://media.test/p'] }) });
     const prompter = answering({ 'which tenant': TENANT });
     const result = await runCli(['send', '--from', '+15551230000', '--to', '+15557650001', '--media-file', PHOTO], { tty: true, env: { ...MOCK_ENV, SVC_TENANT: '' }, prompter, dispatcher: api.agent });
-    expect(result.stderr).toBe('');
+    // Nothing but the next step on a terminal.
+    expect(result.stderr).toBe('Follow it: svc message watch m1\n');
     expect(result.code).toBe(0);
     expect(prompter.asked).toEqual(['Which tenant?']);
     api.verify();
