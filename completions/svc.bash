@@ -650,6 +650,7 @@ _svc() {
     'optouts add')
       case "$prev" in
         --number) return ;;
+        --tenant) return ;;
         --reason) return ;;
         --store) _svc_files; return ;;
         --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
@@ -658,11 +659,12 @@ _svc() {
         --timeout) return ;;
         --fields) return ;;
       esac
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W '--number --reason --store --json --output -o --profile --base-url --debug --no-color --timeout --fields --no-pager --yes -y --help' -- "$cur")); return; fi
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W '--number --tenant --reason --store --json --output -o --profile --base-url --debug --no-color --timeout --fields --no-pager --yes -y --help' -- "$cur")); return; fi
       ;;
     'optouts remove')
       case "$prev" in
         --number) return ;;
+        --tenant) return ;;
         --reason) return ;;
         --store) _svc_files; return ;;
         --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
@@ -671,7 +673,7 @@ _svc() {
         --timeout) return ;;
         --fields) return ;;
       esac
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W '--number --reason --store --json --output -o --profile --base-url --debug --no-color --timeout --fields --no-pager --yes -y --help' -- "$cur")); return; fi
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W '--number --tenant --reason --store --json --output -o --profile --base-url --debug --no-color --timeout --fields --no-pager --yes -y --help' -- "$cur")); return; fi
       ;;
     'optouts import')
       case "$prev" in

@@ -1,4 +1,4 @@
-import { isE164 } from '../domain/api/patterns.js';
+import { isE164, isGuid } from '../domain/api/patterns.js';
 import { readCsv } from '../input/csv.js';
 import { normalizeExcludedNumber } from '../send/pace/exclude.js';
 import { EVERY_NUMBER } from './log.js';
@@ -41,11 +41,14 @@ export interface ImportRow {
   /** The row's sending number, when its file names one. */
   from: string | undefined;
   reason: string | undefined;
+  /** The row's tenant (an exported every-number opt-out of one tenant), when its file names one. */
+  tenant: string | undefined;
 }
 
 const NUMBER_COLUMNS = ['number', 'phone', 'to', 'recipient', 'phone_number', 'phonenumber', 'mobile'];
 const FROM_COLUMNS = ['sending_number', 'from', 'sender', 'sending number'];
 const REASON_COLUMNS = ['reason', 'why', 'note'];
+const TENANT_COLUMNS = ['tenant', 'tenant_id', 'tenantid'];
 
 /** An E.164 number as typed or as a spreadsheet left it, or undefined. */
 export function forgivingNumber(value: string): string | undefined {
@@ -76,6 +79,7 @@ export function parseOptOutImport(content: string, name: string): ImportRow[] {
   const numberAt = hasHeader ? Math.max(0, column(NUMBER_COLUMNS)) : 0;
   const fromAt = hasHeader ? column(FROM_COLUMNS) : -1;
   const reasonAt = hasHeader ? column(REASON_COLUMNS) : -1;
+  const tenantAt = hasHeader ? column(TENANT_COLUMNS) : -1;
   const rows: ImportRow[] = [];
   for (const record of hasHeader ? records.slice(1) : records) {
     if (record.error !== undefined) {
@@ -97,8 +101,13 @@ export function parseOptOutImport(content: string, name: string): ImportRow[] {
         continue;
       }
     }
+    const tenantText = tenantAt >= 0 ? (record.fields[tenantAt] ?? '').trim() : '';
+    if (tenantText !== '' && !isGuid(tenantText)) {
+      problems.push(`${name}:${record.line}: tenant ${JSON.stringify(tenantText)} is not a GUID`);
+      continue;
+    }
     const reasonText = reasonAt >= 0 ? (record.fields[reasonAt] ?? '').trim().replace(/^'(?=[=+\-@])/, '') : '';
-    rows.push({ line: record.line, number, from, reason: reasonText === '' ? undefined : reasonText.slice(0, 500) });
+    rows.push({ line: record.line, number, from, reason: reasonText === '' ? undefined : reasonText.slice(0, 500), tenant: tenantText === '' ? undefined : tenantText });
   }
   if (problems.length > 0) throw new ImportError(problems);
   if (rows.length === 0) throw new ImportError([`${name}: no numbers in the file (only its header)`]);

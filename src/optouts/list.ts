@@ -3,15 +3,23 @@ import { EVERY_NUMBER, readOptOutLog, type ConsentChange } from './log.js';
 // The opt-out list: what the log of changes adds up to. Who is opted out of which sending number,
 // each with the change that put them there (when, why, by whom).
 //
+// An opt-out of every number (STOPALL, a number's allText) is about the numbers of one tenant: the
+// change carries the tenant the inbound message arrived for, and only a send for that tenant leaves
+// the person out. One without a tenant (added by hand without --tenant, or kept before changes
+// carried one) is about every number of every tenant: when it cannot be told whose it is, the
+// person is left out everywhere.
+//
 // The rules of the fold:
 // - `out` for (person, sending number) puts the person on that number's list (a repeat keeps the
 //   first: the earliest refusal is the one that counts);
-// - `out` for EVERY_NUMBER (STOPALL, a number's allText, an opt-out added without --number) keeps
-//   the person from every sending number;
-// - `in` for a sending number lifts the person's opt-out of that number and of every number: who
-//   texts START to a number wants its messages again, which a tenant-wide STOP would still block;
-// - `in` for EVERY_NUMBER lifts every opt-out the person has.
-// A send asks one question per recipient (`has`), answered from two maps built once: O(1).
+// - `out` for EVERY_NUMBER keeps the person from every number of its tenant (of all, without one);
+// - `in` for a sending number lifts the person's opt-out of that number, the every-number one of
+//   the change's tenant, and one without a tenant: who texts START to a number wants its messages
+//   again, which a tenant-wide STOP would still block;
+// - `in` for EVERY_NUMBER with a tenant (a number's optIn.allText, `optouts remove --tenant`) lifts
+//   that tenant's every-number opt-out and the person's opt-outs recorded for that tenant;
+// - `in` for EVERY_NUMBER without a tenant lifts every opt-out the person has.
+// A send asks one question per recipient (`has`), answered from maps built once: O(1).
 
 export interface OptOutEntry extends ConsentChange {
   op: 'out';
@@ -24,11 +32,25 @@ export interface OptOutLookup {
   readonly size: number;
 }
 
-const EMPTY: ReadonlyMap<string, OptOutEntry> = new Map();
+type People = Map<string, OptOutEntry>;
+
+/** The key of the people a change is about: a sending number, or every number of a tenant (or of all). */
+function keyOf(change: Pick<ConsentChange, 'from' | 'tenant'>): string {
+  return change.from === EVERY_NUMBER && change.tenant !== undefined ? everyNumberOf(change.tenant) : change.from;
+}
+
+/** The key of every number of a tenant; a GUID's letter case does not make it another tenant. */
+function everyNumberOf(tenant: string): string {
+  return `${EVERY_NUMBER}${tenant.toLowerCase()}`;
+}
+
+function isEveryNumberKey(key: string): boolean {
+  return key.startsWith(EVERY_NUMBER);
+}
 
 export class OptOutList {
-  /** Sending number (or EVERY_NUMBER) -> person -> the change that opted them out. */
-  private readonly bySender = new Map<string, Map<string, OptOutEntry>>();
+  /** Sending number, or EVERY_NUMBER followed by a tenant (nothing: every tenant) -> person -> the change that opted them out. */
+  private readonly byKey = new Map<string, People>();
 
   constructor(changes: Iterable<ConsentChange> = []) {
     for (const change of changes) this.apply(change);
@@ -42,50 +64,69 @@ export class OptOutList {
 
   /** True when the change would alter the list (a repeated STOP, or START of someone not out, would not). */
   changes(change: ConsentChange): boolean {
-    if (change.op === 'out') return !(this.bySender.get(change.from)?.has(change.number) ?? false);
-    if (change.from === EVERY_NUMBER) {
-      for (const people of this.bySender.values()) if (people.has(change.number)) return true;
-      return false;
-    }
-    return (this.bySender.get(change.from)?.has(change.number) ?? false) || (this.bySender.get(EVERY_NUMBER)?.has(change.number) ?? false);
+    if (change.op === 'out') return !(this.byKey.get(keyOf(change))?.has(change.number) ?? false);
+    return this.liftedBy(change).length > 0;
   }
 
   apply(change: ConsentChange): void {
     if (change.op === 'out') {
-      let people = this.bySender.get(change.from);
-      if (people === undefined) this.bySender.set(change.from, (people = new Map()));
+      const key = keyOf(change);
+      let people = this.byKey.get(key);
+      if (people === undefined) this.byKey.set(key, (people = new Map()));
       if (!people.has(change.number)) people.set(change.number, change as OptOutEntry);
       return;
     }
-    if (change.from === EVERY_NUMBER) {
-      for (const people of this.bySender.values()) people.delete(change.number);
-      return;
-    }
-    this.bySender.get(change.from)?.delete(change.number);
-    this.bySender.get(EVERY_NUMBER)?.delete(change.number);
+    for (const people of this.liftedBy(change)) people.delete(change.number);
   }
 
-  /** Who a send from `from` leaves out. */
-  lookupFor(from: string): OptOutLookup {
-    const own = this.bySender.get(from) ?? EMPTY;
-    const every = this.bySender.get(EVERY_NUMBER) ?? EMPTY;
-    if (every.size === 0) return { has: (number) => own.has(number), size: own.size };
-    if (own.size === 0) return { has: (number) => every.has(number), size: every.size };
-    return { has: (number) => own.has(number) || every.has(number), size: own.size + every.size };
+  /** The maps an opt-in takes the person out of (only those that hold them). */
+  private liftedBy(change: ConsentChange): People[] {
+    const holding = (people: People | undefined): people is People => people?.has(change.number) ?? false;
+    if (change.from !== EVERY_NUMBER) {
+      const keys = [change.from, EVERY_NUMBER, ...(change.tenant !== undefined ? [everyNumberOf(change.tenant)] : [])];
+      return keys.map((key) => this.byKey.get(key)).filter(holding);
+    }
+    if (change.tenant === undefined) return [...this.byKey.values()].filter(holding);
+    const own = [...this.byKey.entries()].filter(([key, people]) => !isEveryNumberKey(key) && people.get(change.number)?.tenant?.toLowerCase() === change.tenant?.toLowerCase());
+    return [this.byKey.get(keyOf(change)), ...own.map(([, people]) => people)].filter(holding);
+  }
+
+  /** The every-number maps a send for `tenant` honours: its tenant's and the untenanted; all of them when the tenant is not known. */
+  private everyNumberFor(tenant: string | undefined): People[] {
+    const keys = [...this.byKey.keys()].filter((key) => (tenant === undefined ? isEveryNumberKey(key) : key === EVERY_NUMBER || key === everyNumberOf(tenant)));
+    return keys.map((key) => this.byKey.get(key)!).filter((people) => people.size > 0);
+  }
+
+  /**
+   * Who a send from `from` for `tenant` leaves out. Without a tenant every tenant's every-number
+   * opt-outs apply: a person who opted out cannot be sent because the send did not say whose it is.
+   */
+  lookupFor(from: string, tenant?: string): OptOutLookup {
+    const maps = [this.byKey.get(from), ...this.everyNumberFor(tenant)].filter((people): people is People => people !== undefined && people.size > 0);
+    const size = maps.reduce((total, people) => total + people.size, 0);
+    if (maps.length === 0) return { has: () => false, size };
+    if (maps.length === 1) {
+      const only = maps[0]!;
+      return { has: (number) => only.has(number), size };
+    }
+    return { has: (number) => maps.some((people) => people.has(number)), size };
   }
 
   /** The entry that keeps `number` from `from`, if any (the number's own before every number's). */
-  entryFor(from: string, number: string): OptOutEntry | undefined {
-    return this.bySender.get(from)?.get(number) ?? this.bySender.get(EVERY_NUMBER)?.get(number);
+  entryFor(from: string, number: string, tenant?: string): OptOutEntry | undefined {
+    for (const people of [this.byKey.get(from), ...this.everyNumberFor(tenant)]) {
+      const entry = people?.get(number);
+      if (entry !== undefined) return entry;
+    }
+    return undefined;
   }
 
-  /** Every entry, or those that apply to `from` (its own and every number's), by sending number then person. */
+  /** Every entry, or those that can apply to a send from `from` (its own and every number's), every number's first, then by sending number and person. */
   entries(from?: string): OptOutEntry[] {
-    const senders = from === undefined ? [...this.bySender.keys()] : from === EVERY_NUMBER ? [from] : [from, EVERY_NUMBER];
+    const keys = [...this.byKey.keys()].filter((key) => from === undefined || key === from || isEveryNumberKey(key));
     const list: OptOutEntry[] = [];
-    for (const sender of senders.sort(compareSenders)) {
-      const people = this.bySender.get(sender);
-      if (people === undefined) continue;
+    for (const key of keys.sort(compareKeys)) {
+      const people = this.byKey.get(key)!;
       for (const number of [...people.keys()].sort()) list.push(people.get(number)!);
     }
     return list;
@@ -93,15 +134,15 @@ export class OptOutList {
 
   get size(): number {
     let size = 0;
-    for (const people of this.bySender.values()) size += people.size;
+    for (const people of this.byKey.values()) size += people.size;
     return size;
   }
 }
 
-/** Every number's entries first, then by sending number. */
-function compareSenders(a: string, b: string): number {
+/** Every number's entries first (of every tenant, then by tenant), then by sending number. */
+function compareKeys(a: string, b: string): number {
   if (a === b) return 0;
-  if (a === EVERY_NUMBER) return -1;
-  if (b === EVERY_NUMBER) return 1;
+  const everyA = isEveryNumberKey(a);
+  if (everyA !== isEveryNumberKey(b)) return everyA ? -1 : 1;
   return a < b ? -1 : 1;
 }

@@ -23,7 +23,7 @@ export function consentRecord(change: ConsentChange): StoredRecord {
   };
 }
 
-/** `opted out of +15551230000 (STOP)`, `opted back in to every number (START)`. */
+/** `opted out of +15551230000 (STOP)`, `opted out of every number of tenant GUID (STOPALL)`, `opted back in to every number`. */
 export function describeConsentRecord(type: string, body: string): string | undefined {
   let change: Partial<ConsentChange>;
   try {
@@ -31,7 +31,7 @@ export function describeConsentRecord(type: string, body: string): string | unde
   } catch {
     return undefined;
   }
-  const sender = change.from === EVERY_NUMBER ? 'every number' : (change.from ?? '?');
+  const sender = change.from !== EVERY_NUMBER ? (change.from ?? '?') : change.tenant !== undefined ? `every number of tenant ${change.tenant}` : 'every number';
   const why = change.keyword !== undefined ? ` (${change.keyword})` : change.reason !== undefined ? ` (${change.reason})` : '';
   return type === 'OptOut' ? `opted out of ${sender}${why}` : `opted back in to ${sender}${why}`;
 }

@@ -54,6 +54,8 @@ export interface SendRequest {
   store?: string | false | undefined;
   /** --ignore-optouts: send to people who opted out of the sending number too (asked first). */
   ignoreOptOuts?: boolean | undefined;
+  /** The tenant the send is for, when known without asking: whose every-number opt-outs apply (all, when unknown). */
+  optOutTenant?: string | undefined;
   /** --prices FILE, not yet read. */
   prices?: string | undefined;
   /** --budget, in millionths of the prices' currency. */
@@ -483,7 +485,7 @@ function readOptOuts(request: SendRequest, from: string, ctx: SendContext): Pick
       'Nothing was sent. Fix its permissions, or give --store DIR (the event store the list is kept beside).',
     ]);
   }
-  const lookup = read.list.lookupFor(from);
+  const lookup = read.list.lookupFor(from, request.optOutTenant);
   if (read.damaged.length > 0) {
     ctx.warn(`${dir}/${OPTOUTS_FILE}: ${read.damaged.length} line${read.damaged.length === 1 ? '' : 's'} could not be read (line ${read.damaged.slice(0, 5).join(', ')}) and ${read.damaged.length === 1 ? 'was' : 'were'} skipped`);
   }

@@ -37,6 +37,7 @@ export async function run(input: InputFor<typeof optoutsCommands, 'optouts impor
     at,
     cause: 'import',
     reason: row.reason ?? `from ${path}`,
+    ...(row.tenant !== undefined ? { tenant: row.tenant } : {}),
     by,
   }));
   reportChanges(ctx, dir, recordConsentChanges(dir, changes));

@@ -16,6 +16,11 @@ const numberOption = defineOption({
   description: 'the sending number the opt-out is about (default: every number)',
 });
 
+const tenantOption = defineOption({
+  flags: '--tenant <guid>',
+  description: 'the tenant the change is about: without --number, every number of that tenant (default: of every tenant)',
+});
+
 const ABOUT = [
   'The list lives in optouts.ndjson beside the event store. `svc webhook listen` adds whoever texts',
   'STOP (or another opt-out word) and lifts it on START; `svc send` leaves them out.',
@@ -37,8 +42,12 @@ export const optoutsCommands = defineCommands([
     summary: 'opt numbers out by hand (of one sending number, or of every number)',
     description: ABOUT,
     args: [{ name: 'NUMBER', description: 'E.164 numbers of the people who opted out', required: true, variadic: true }],
-    options: [numberOption, { flags: '--reason <text>', description: 'why (kept with the entry; default "added by hand")' }, storeOption],
-    examples: ['svc optouts add +14155551001 --reason "asked on the phone"', 'svc optouts add +14155551001 +14155551002 --number +15555550100'],
+    options: [numberOption, tenantOption, { flags: '--reason <text>', description: 'why (kept with the entry; default "added by hand")' }, storeOption],
+    examples: [
+      'svc optouts add +14155551001 --reason "asked on the phone"',
+      'svc optouts add +14155551001 +14155551002 --number +15555550100',
+      'svc optouts add +14155551001 --tenant 3f2504e0-4f89-11d3-9a0c-0305e82c3301',
+    ],
     exitCodes: [[1, 'the opt-out list could not be read or written']],
     load: () => import('./add.js'),
   },
@@ -47,11 +56,12 @@ export const optoutsCommands = defineCommands([
     summary: 'lift opt-outs by hand (the person consented again)',
     description: [
       ABOUT,
-      'With --number, the opt-out of that sending number and any of every number is lifted (as START does);',
-      'without it, every opt-out the person has.',
+      'With --number, the opt-out of that sending number is lifted, with the every-number one of --tenant and',
+      'one kept for no tenant in particular (as START does); with --tenant alone, that tenant\'s every-number',
+      'opt-out and the person\'s opt-outs recorded for it; with neither, every opt-out the person has.',
     ].join('\n'),
     args: [{ name: 'NUMBER', description: 'E.164 numbers', required: true, variadic: true }],
-    options: [numberOption, { flags: '--reason <text>', description: 'why (kept in the log)' }, storeOption],
+    options: [numberOption, tenantOption, { flags: '--reason <text>', description: 'why (kept in the log)' }, storeOption],
     examples: ['svc optouts remove +14155551001', 'svc optouts remove +14155551001 --number +15555550100'],
     exitCodes: [[1, 'the opt-out list could not be read or written']],
     load: () => import('./remove.js'),
@@ -61,8 +71,9 @@ export const optoutsCommands = defineCommands([
     summary: 'add the opt-outs of a CSV file or a list of numbers (a spreadsheet\'s export works)',
     description: [
       'One number a line, or a CSV with a header row: the number in a column named number, phone, to or',
-      'recipient (else the first); optional columns sending_number (or from) and reason. A row without a',
-      'sending number is about every number, or about --number when given. Importing again adds nothing twice.',
+      'recipient (else the first); optional columns sending_number (or from), reason and tenant. A row without',
+      'a sending number is about every number (of its tenant, else of every tenant), or about --number when',
+      'given. Importing again adds nothing twice; an export imports back as it was.',
     ].join('\n'),
     args: [{ name: 'FILE', description: 'the CSV or text file', required: true, complete: 'file' }],
     options: [numberOption, storeOption],

@@ -36,7 +36,7 @@ export const sendCommands = defineCommands([
       { flags: '--body-file <file>', description: 'read the message text from a file', complete: 'file' },
       { flags: '--media <url>', description: 'https:// link to attach (repeatable, at most 10 media)', repeatable: true },
       { flags: '--media-file <path>', description: 'local file to upload and attach (repeatable)', repeatable: true, complete: 'file' },
-      { flags: '--tenant <guid>', description: 'tenant of the number (needed by --media-file)' },
+      { flags: '--tenant <guid>', description: 'tenant of the number (needed by --media-file; whose every-number opt-outs apply, default: SVC_TENANT or the profile\'s, else every tenant\'s)' },
       { flags: '--async', description: 'queue the messages and return at once (advised beyond 100 recipients)' },
       { flags: '--concurrency <n>', description: `requests in flight with --to-file (default ${DEFAULT_CONCURRENCY})` },
       { flags: '--journal <file>', description: 'write-ahead log: each request recorded before it leaves, its outcome as the answer arrives', complete: 'file' },

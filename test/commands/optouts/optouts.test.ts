@@ -142,4 +142,49 @@ describe('svc optouts', () => {
     }
     expect(readOptOutLog(dir).changes).toEqual([]);
   });
+
+  it('keeps an every-number opt-out per tenant by hand, shows the tenant, and round-trips it through export and import', async () => {
+    const A = '3f2504e0-4f89-11d3-9a0c-0305e82c3301';
+    const B = '9b2c1d7e-0a4f-4c1b-8e2d-5f6a7b8c9d0e';
+    const dir = store();
+    const added = await runCli(['optouts', 'add', '+14155551001', '--tenant', A, '--store', dir], { clock: clock() });
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout).toBe(`Opted out of every number of tenant ${A}: +14155551001\n`);
+    // The same person for another tenant is another opt-out, not a repeat.
+    const other = await runCli(['optouts', 'add', '+14155551001', '--tenant', B, '--store', dir, '--json'], { clock: clock() });
+    expect(JSON.parse(other.stdout)).toEqual({ changed: [{ op: 'out', number: '+14155551001', from: null, tenant: B, at: '2026-11-26T10:00:00.000Z' }], unchanged: [] });
+    const table = await runCli(['optouts', 'list', '--store', dir]);
+    expect(table.stdout).toContain(`every number of tenant ${A}`);
+
+    const out = join(work, 'tenants.csv');
+    expect((await runCli(['optouts', 'export', out, '--store', dir])).code).toBe(0);
+    const copy = store();
+    const imported = await runCli(['optouts', 'import', out, '--store', copy], { clock: clock() });
+    expect(imported.code, imported.stderr).toBe(0);
+    const list = JSON.parse((await runCli(['optouts', 'list', '--store', copy, '--json'])).stdout) as Record<string, unknown>[];
+    expect(list.map((e) => [e['number'], e['from'], e['tenant']])).toEqual([
+      ['+14155551001', null, A],
+      ['+14155551001', null, B],
+    ]);
+
+    // Lifting tenant A's leaves tenant B's.
+    const removed = await runCli(['optouts', 'remove', '+14155551001', '--tenant', A, '--store', copy], { clock: clock() });
+    expect(removed.stdout).toBe(`Opted back in to every number of tenant ${A}: +14155551001\n`);
+    const left = JSON.parse((await runCli(['optouts', 'list', '--store', copy, '--json'])).stdout) as Record<string, unknown>[];
+    expect(left.map((e) => e['tenant'])).toEqual([B]);
+  });
+
+  it('refuses a tenant that is not a GUID, on the command line and in an import, writing nothing', async () => {
+    const dir = store();
+    const bad = await runCli(['optouts', 'add', '+14155551001', '--tenant', 'acme', '--store', dir]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--tenant must be a GUID');
+    expect(bad.stderr).toContain('"acme"');
+    const file = join(work, 'bad-tenant.csv');
+    writeFileSync(file, 'number,tenant\n+14155551001,acme\n');
+    const imported = await runCli(['optouts', 'import', file, '--store', dir]);
+    expect(imported.code).toBe(2);
+    expect(imported.stderr).toContain(`${file}:2: tenant "acme" is not a GUID`);
+    expect(readOptOutLog(dir).changes).toEqual([]);
+  });
 });

@@ -141,4 +141,35 @@ describe('svc send and the opt-out list', () => {
     expect(result.stderr).toContain('optouts.ndjson: 1 line could not be read (line 2)');
     expect(svc.posts).toEqual([['+14155551001']]);
   });
+
+  it("honours an every-number opt-out of the send's tenant only (--tenant, else SVC_TENANT), and one without a tenant everywhere", async () => {
+    const clock = fakeClock();
+    svc = numberService(FROM);
+    const d = testDir();
+    const store = join(d.dir, 'events');
+    const tenantA = '3f2504e0-4f89-11d3-9a0c-0305e82c3301';
+    const tenantB = '9b2c1d7e-0a4f-4c1b-8e2d-5f6a7b8c9d0e';
+    const stopAll = (number: string, tenant: string | undefined): void =>
+      appendOptOutChanges(store, [
+        { op: 'out', number, from: EVERY_NUMBER, at: '2026-01-01T00:00:00.000Z', cause: 'keyword', keyword: 'STOPALL', event: `dlv-${number}`, by: 'test', ...(tenant !== undefined ? { tenant } : {}) },
+      ]);
+    stopAll('+14155551001', tenantA);
+    // Kept before opt-outs carried a tenant: whose it was cannot be told, so it applies to all.
+    stopAll('+14155551002', undefined);
+    const to = ['+14155551001', '+14155551002', '+14155551003'];
+    const send = async (extra: string[], env: Record<string, string> = {}): Promise<string[]> => {
+      const before = svc!.posts.length;
+      const result = await run(['send', '--from', FROM, '--to', ...to, '--body', 'Hi', '--store', store, '--json', ...extra], clock, { env });
+      expect(result.code, result.stderr).toBe(0);
+      return svc!.posts.slice(before).flatMap((p) => p).sort();
+    };
+    expect(await send(['--tenant', tenantA])).toEqual(['+14155551003']);
+    expect(await send([], { SVC_TENANT: tenantA })).toEqual(['+14155551003']);
+    expect(await send(['--tenant', tenantB])).toEqual(['+14155551001', '+14155551003']);
+    // No tenant known: every tenant's every-number opt-outs apply.
+    expect(await send([])).toEqual(['+14155551003']);
+    const bad = await run(['send', '--from', FROM, '--to', ...to, '--body', 'Hi', '--store', store, '--tenant', 'acme'], clock);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('"acme"');
+  });
 });

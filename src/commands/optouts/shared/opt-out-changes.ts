@@ -1,7 +1,7 @@
 import type { Context } from '../../../context.js';
 import { UsageError } from '../../../errors.js';
 import type { Recorded } from '../../../optouts/change.js';
-import { MAX_TEXT, type ConsentChange } from '../../../optouts/log.js';
+import { EVERY_NUMBER, MAX_TEXT, type ConsentChange } from '../../../optouts/log.js';
 import { writeJson, writeNdjson } from '../../../output/render.js';
 import { numberArg } from '../../events/shared/event-queries.js';
 import { describeSender } from './opt-out-list.js';
@@ -24,7 +24,7 @@ export function reasonFrom(text: string | undefined): string | undefined {
 }
 
 function changeJson(change: ConsentChange): Record<string, unknown> {
-  return { op: change.op, number: change.number, from: change.from === '*' ? null : change.from, at: change.at };
+  return { op: change.op, number: change.number, from: change.from === EVERY_NUMBER ? null : change.from, tenant: change.tenant ?? null, at: change.at };
 }
 
 /** A line per kind of change made, and one for what was already so; JSON: `{"changed": [...], "unchanged": [...]}`. */
@@ -36,20 +36,20 @@ export function reportChanges(ctx: Context, dir: string, recorded: Recorded): vo
   const say = (changes: readonly ConsentChange[], made: boolean, stream: 'stdout' | 'stderr'): void => {
     const groups = new Map<string, string[]>();
     for (const change of changes) {
-      const key = `${change.op}\u0000${change.from}`;
+      const key = `${change.op}\u0000${change.from}\u0000${change.tenant ?? ''}`;
       groups.set(key, [...(groups.get(key) ?? []), change.number]);
     }
     for (const [key, numbers] of groups) {
-      const [op, from] = key.split('\u0000') as ['out' | 'in', string];
+      const [op, from, tenant] = key.split('\u0000') as ['out' | 'in', string, string];
       const list = numbers.length <= 5 ? numbers.join(', ') : `${numbers.slice(0, 5).join(', ')} and ${numbers.length - 5} more`;
-      const sender = describeSender(from);
+      const sender = describeSender(from, tenant === '' ? undefined : tenant);
       const text =
         op === 'out'
           ? made
             ? `Opted out of ${sender}: ${list}`
             : `Already opted out of ${sender}: ${list}`
           : made
-            ? `Opted back in to ${sender}${from === '*' ? '' : ' (and any opt-out of every number lifted)'}: ${list}`
+            ? `Opted back in to ${sender}${from === EVERY_NUMBER ? '' : ` (and any opt-out of every number ${tenant === '' ? 'kept without a tenant' : `of tenant ${tenant}`} lifted)`}: ${list}`
             : `Not opted out of ${sender}: ${list}`;
       ctx.io[stream].write(`${text}\n`);
     }

@@ -40,8 +40,10 @@ export function actingUser(): string {
   return `${user}@${hostname()}`;
 }
 
-export function describeSender(from: string): string {
-  return from === EVERY_NUMBER ? 'every number' : from;
+/** `+15551230000`, `every number of tenant GUID`, `every number` (of every tenant). */
+export function describeSender(from: string, tenant?: string): string {
+  if (from !== EVERY_NUMBER) return from;
+  return tenant === undefined ? 'every number' : `every number of tenant ${tenant}`;
 }
 
 /** Why, in words: `STOP (event dlv-1)`, `added by hand: asked on the phone`. */
@@ -53,7 +55,7 @@ export function describeCause(entry: ConsentChange): string {
 
 export const ENTRY_COLUMNS: Column<OptOutEntry>[] = [
   { header: 'NUMBER', value: (e) => e.number, kind: 'id', importance: 5 },
-  { header: 'OPTED OUT OF', value: (e) => describeSender(e.from), kind: 'id', importance: 4 },
+  { header: 'OPTED OUT OF', value: (e) => describeSender(e.from, e.tenant), kind: 'id', importance: 4 },
   { header: 'SINCE', value: (e) => e.at, kind: 'time', importance: 3 },
   { header: 'WHY', value: (e) => describeCause(e), kind: 'text', importance: 2 },
   { header: 'BY', value: (e) => e.by, kind: 'text', importance: 1 },

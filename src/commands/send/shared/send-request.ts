@@ -5,7 +5,8 @@ import type { UnknownChoice } from '../../../send/journal/format.js';
 import type { SendRequest } from '../../../send/plan.js';
 import { DEFAULT_CONCURRENCY } from '../../defaults.js';
 import { UsageError } from '../../../errors.js';
-import { TENANT_MISSING, tenantOrAsk } from '../../tenant/shared/choose-tenant.js';
+import { TENANT_MISSING, tenantOrAsk, tenantSourceLabel } from '../../tenant/shared/choose-tenant.js';
+import { requireGuid } from '../../../input/checks.js';
 import { readPaceOptions } from './pace-flags.js';
 import { checkStoreDir } from '../../events/shared/store-options.js';
 import { parseBudget } from '../../../send/cost/money.js';
@@ -42,7 +43,17 @@ export function sendRequestOf(input: InputFor<typeof sendCommands, 'send'>, ctx:
     // --store DIR, --no-store (false), or the default store (undefined).
     store: store ?? (input.has('store') ? false : undefined),
     ignoreOptOuts: input.flag('ignoreOptouts'),
+    optOutTenant: knownTenant(input.string('tenant'), ctx),
     prices: input.string('prices'),
     budget: budgetText === undefined ? undefined : parseBudget(budgetText),
   };
+}
+
+/**
+ * The tenant the send is for when it is known without asking (--tenant, SVC_TENANT, the profile's
+ * default): every-number opt-outs are kept per tenant, and a send for no known tenant honours all of them.
+ */
+function knownTenant(flag: string | undefined, ctx: Context): string | undefined {
+  const tenant = ctx.settings({ tenant: flag }).tenant;
+  return tenant ? requireGuid(tenant, tenantSourceLabel(ctx, flag)) : undefined;
 }
