@@ -16,6 +16,8 @@ import { provisionActiveNumber, strictApi } from '../sandbox/helpers.js';
 
 const SECRET = 'stop-flow-secret';
 const OURS = '+15551230001';
+// A number of another tenant of the same account: a STOPALL to OURS is not about it.
+const THEIRS = '+15551230002';
 const ANN = '+14155551001';
 const BOB = '+14155551002';
 
@@ -26,6 +28,8 @@ let listener: ChildProcess;
 let lines: string[] = [];
 const waiters = new Set<() => void>();
 let env: Record<string, string>;
+let tenantA: string;
+let tenantB: string;
 
 function waitForLine(test: (line: string) => boolean, what: string): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -65,7 +69,10 @@ beforeAll(async () => {
   const url = /Listening on (http:\/\/\S+\/)/.exec(banner)![1]!;
   const api = strictApi(sandbox.apiUrl, basicAuth('sandbox@example.com', 'sandbox'));
   const tenant = await api('POST', '/tenants', { settings: { webhookPrimaryUri: url, webhookSecret: SECRET, webhookEventType: 'MessageReceived' } });
-  await provisionActiveNumber(api, String(tenant['tenantId']), OURS);
+  tenantA = String(tenant['tenantId']);
+  await provisionActiveNumber(api, tenantA, OURS);
+  tenantB = String((await api('POST', '/tenants', {}))['tenantId']);
+  await provisionActiveNumber(api, tenantB, THEIRS);
   env = { SVC_BASE_URL: sandbox.url, SVC_USERNAME: 'sandbox@example.com', SVC_PASSWORD: 'sandbox' };
 }, 60_000);
 
@@ -88,10 +95,10 @@ async function inbound(body: string): Promise<string> {
   return deliveryId;
 }
 
-async function sendToBoth(): Promise<{ sent: string[]; stderr: string }> {
+async function sendToBoth(from = OURS, extra: string[] = []): Promise<{ sent: string[]; stderr: string }> {
   const file = join(work, 'list.txt');
   writeFileSync(file, `${ANN}\n${BOB}\n`);
-  const result = await runCli(['send', '--from', OURS, '--to-file', file, '--body', 'Our spring sale starts today', '--async', '--store', store, '--json'], { env });
+  const result = await runCli(['send', '--from', from, '--to-file', file, '--body', 'Our spring sale starts today', '--async', '--store', store, '--json', ...extra], { env });
   expect(result.code, result.stderr).toBe(0);
   const sent = (JSON.parse(result.stdout) as { to: string[] }[]).flatMap((entry) => entry.to);
   return { sent, stderr: result.stderr };
@@ -119,5 +126,22 @@ describe('STOP through the sandbox, the listener, the next send', () => {
     const back = await sendToBoth();
     expect(back.sent.sort()).toEqual([ANN, BOB]);
     expect(back.stderr).not.toContain('opted out');
+  }, 120_000);
+
+  it("STOPALL to a tenant's number leaves the sender out of that tenant's sends only, until START", async () => {
+    const stopAll = await inbound('STOPALL');
+    const list = await runCli(['optouts', 'list', '--store', store, '--json']);
+    expect(JSON.parse(list.stdout)).toMatchObject([{ number: ANN, from: null, tenant: tenantA, keyword: 'STOPALL', event: stopAll }]);
+
+    const fromA = await sendToBoth(OURS, ['--tenant', tenantA]);
+    expect(fromA.sent).toEqual([BOB]);
+    expect(fromA.stderr).toContain('1 opted out');
+    const fromB = await sendToBoth(THEIRS, ['--tenant', tenantB]);
+    expect(fromB.sent.sort()).toEqual([ANN, BOB]);
+    // A send that names no tenant cannot tell whose the opt-out is, and leaves the person out.
+    expect((await sendToBoth(THEIRS)).sent).toEqual([BOB]);
+
+    await inbound('START');
+    expect((await sendToBoth(OURS, ['--tenant', tenantA])).sent.sort()).toEqual([ANN, BOB]);
   }, 120_000);
 });
