@@ -1,0 +1,108 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { readJournal } from '../../../src/send/journal/replay.js';
+import { readReportJournal, type ReportRecipient } from '../../../src/send/report/data.js';
+
+// Readers (`send report`, the dry run of `send --resume`) take no lock: they read while a send
+// appends, and while a resuming send cuts off a torn last line and writes on. Here a real writer
+// process does exactly that, round after round, and the readers read all the while.
+
+const dir = mkdtempSync(join(tmpdir(), 'svc-journal-readers-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const bundle = join(dir, 'journal.mjs');
+
+beforeAll(async () => {
+  // The child uses the journal's own writer and replay, bundled from the sources.
+  const source = (file: string): string => JSON.stringify(new URL(`../../../src/send/journal/${file}`, import.meta.url).pathname);
+  await build({
+    stdin: { contents: `export { JournalWriter } from ${source('writer.ts')};\nexport { readJournal } from ${source('replay.ts')};\nexport { sealRecord } from ${source('format.ts')};\n`, resolveDir: dir, loader: 'ts' },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    outfile: bundle,
+    logLevel: 'silent',
+  });
+});
+
+const ROUNDS = 300;
+const RUN = { from: '+15551230000', body: 'sha256:ab', recipients: 'sha256:cd', recipientCount: ROUNDS, media: [] };
+
+/**
+ * Each round, as a resuming send does: read the journal, cut off its torn last line (JournalWriter.resume),
+ * answer the request left in flight as rejected, launch the next, then leave a torn line behind: the
+ * first part of an `accepted` result for that launch, which is never completed. So a reader that ever
+ * counts someone accepted has believed a record the writer did not finish.
+ */
+const WRITER = `
+const { JournalWriter, readJournal, sealRecord } = await import(process.argv[1]);
+const { appendFileSync } = await import('node:fs');
+const [path, rounds] = [process.argv[2], Number(process.argv[3])];
+const run = ${JSON.stringify(RUN)};
+const number = (i) => '+1555' + String(i).padStart(7, '0');
+let journal = JournalWriter.create(path, run, { fsyncEvery: 0 });
+let pending;
+for (let i = 0; i < rounds; i++) {
+  if (i > 0) journal = JournalWriter.resume(await readJournal(path), 'none', { fsyncEvery: 0 });
+  if (pending !== undefined) journal.result(pending.seq, { to: pending.to, outcome: 'rejected', error: { message: 'no', status: 400 } });
+  const to = [number(i)];
+  const [seq] = journal.launch([{ to }]);
+  await journal.close();
+  pending = { seq, to };
+  const whole = sealRecord({ type: 'result', seq, to, outcome: 'accepted', messageId: 'm' + i, at: '2030-01-01T00:00:00.000Z' });
+  appendFileSync(path, whole.slice(0, 1 + (i * 7919) % (whole.length - 2)));
+  if (i === 0) process.stdout.write('started\\n');
+}
+`;
+
+describe('journal readers under a concurrent writer', () => {
+  it('never fail and never count a record the writer did not complete', { timeout: 300_000 }, async () => {
+    const path = join(dir, 'live.jsonl');
+    const child = spawn(process.execPath, ['--input-type=module', '-e', WRITER, bundle, path, String(ROUNDS)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    onTestFinished(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    let done = false;
+    void exited.then(() => (done = true));
+    // Reading starts once the journal has its header and first round.
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('started') && resolve());
+      void exited.then(() => reject(new Error(`the writer ended before it started: ${stderr}`)));
+    });
+
+    let reads = 0;
+    let lastRecords = 0;
+    const failures: string[] = [];
+    while (!done) {
+      try {
+        const state = await readJournal(path);
+        // Whole records are only ever appended: a later read never sees fewer.
+        if (state.records < lastRecords) failures.push(`read ${reads}: ${state.records} records after ${lastRecords}`);
+        lastRecords = state.records;
+        if (state.counts.accepted !== 0) failures.push(`read ${reads}: readJournal counted ${state.counts.accepted} accepted`);
+        if (!state.exists) failures.push(`read ${reads}: readJournal found no header`);
+        const into: ReportRecipient[] = [];
+        const report = await readReportJournal(path, 0, into);
+        if (report.counts.accepted !== 0 || into.some((r) => r.state === 'accepted')) failures.push(`read ${reads}: the report counted someone accepted`);
+      } catch (error) {
+        failures.push(`read ${reads}: ${(error as Error).message}`);
+      }
+      reads++;
+    }
+    expect(await exited, stderr).toBe(0);
+    expect(failures.slice(0, 5)).toEqual([]);
+    expect(reads).toBeGreaterThan(0);
+
+    // At rest, every request of every round is read: all rejected but the last, left in flight.
+    const state = await readJournal(path);
+    expect(state.counts).toEqual({ accepted: 0, rejected: ROUNDS - 1, unknown: 1, inFlight: 1 });
+    expect(state.torn).toBeDefined();
+  });
+});
