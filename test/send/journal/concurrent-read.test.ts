@@ -6,8 +6,9 @@ import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { readJournal } from '../../../src/send/journal/replay.js';
 import { readReportJournal, type ReportRecipient } from '../../../src/send/report/data.js';
+import { sendsInJournals } from '../../../src/commands/thread/shared/journal-sends.js';
 
-// Readers (`send report`, the dry run of `send --resume`) take no lock: they read while a send
+// Readers (`send report`, the dry run of `send --resume`, `thread --journal`) take no lock: they read while a send
 // appends, and while a resuming send cuts off a torn last line and writes on. Here a real writer
 // process does exactly that, round after round, and the readers read all the while.
 
@@ -91,6 +92,8 @@ describe('journal readers under a concurrent writer', () => {
         const into: ReportRecipient[] = [];
         const report = await readReportJournal(path, 0, into);
         if (report.counts.accepted !== 0 || into.some((r) => r.state === 'accepted')) failures.push(`read ${reads}: the report counted someone accepted`);
+        const sent = await sendsInJournals([path], `+1555${String(reads % ROUNDS).padStart(7, '0')}`);
+        if (sent.length !== 0) failures.push(`read ${reads}: thread found a send to ${sent[0]!.to}`);
       } catch (error) {
         failures.push(`read ${reads}: ${(error as Error).message}`);
       }
