@@ -1,10 +1,13 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { JournalFormatError, sealRecord } from '../../../src/send/journal/format.js';
+import { readJournalSteadily, STEADY_READ_ATTEMPTS, type JournalRecords } from '../../../src/send/journal/parser.js';
 import { readJournal } from '../../../src/send/journal/replay.js';
+import { JournalWriter } from '../../../src/send/journal/writer.js';
 import { readReportJournal, type ReportRecipient } from '../../../src/send/report/data.js';
 import { sendsInJournals } from '../../../src/commands/thread/shared/journal-sends.js';
 
@@ -107,5 +110,94 @@ describe('journal readers under a concurrent writer', () => {
     const state = await readJournal(path);
     expect(state.counts).toEqual({ accepted: 0, rejected: ROUNDS - 1, unknown: 1, inFlight: 1 });
     expect(state.torn).toBeDefined();
+  });
+});
+
+describe('readJournalSteadily', () => {
+  let counter = 0;
+  /** A journal with one request launched, and the sealed line of its result (not written). */
+  async function journalWithLaunch(): Promise<{ path: string; result: string }> {
+    const path = join(dir, `steady-${++counter}.jsonl`);
+    const journal = JournalWriter.create(path, RUN, { fsyncEvery: 0 });
+    const [seq] = journal.launch([{ to: ['+15550000001'] }]);
+    await journal.close();
+    return { path, result: sealRecord({ type: 'result', seq, to: ['+15550000001'], outcome: 'accepted', messageId: 'm-1', at: '2030-01-01T00:00:00.000Z' }) };
+  }
+  /** Reads every record, counting the readings; `between` runs after each reading, as a writer would. */
+  function counting(between: (reading: number) => void = () => {}) {
+    let readings = 0;
+    const read = async (records: JournalRecords) => {
+      let torn: Buffer | undefined;
+      const all = [];
+      try {
+        for await (const record of records({ onTorn: (t) => (torn = t.bytes) })) all.push(record);
+      } finally {
+        between(++readings);
+      }
+      return { all, torn };
+    };
+    return { read, readings: () => readings };
+  }
+
+  it('refuses damage that is on disk after one reading', async () => {
+    const { path, result } = await journalWithLaunch();
+    appendFileSync(path, result.replace('accepted', 'rejected'));
+    const reader = counting();
+    await expect(readJournalSteadily(path, reader.read)).rejects.toBeInstanceOf(JournalFormatError);
+    expect(reader.readings()).toBe(1);
+  });
+
+  it('believes a torn last line at rest after one reading', async () => {
+    const { path, result } = await journalWithLaunch();
+    appendFileSync(path, result.slice(0, 20));
+    const reader = counting();
+    const { torn } = await readJournalSteadily(path, reader.read, { settleTorn: true });
+    expect(torn?.toString()).toBe(result.slice(0, 20));
+    expect(reader.readings()).toBe(1);
+  });
+
+  it('reads again when the torn last line was a write in progress, and then sees it whole', async () => {
+    const { path, result } = await journalWithLaunch();
+    appendFileSync(path, result.slice(0, 20));
+    const reader = counting((reading) => reading === 1 && appendFileSync(path, result.slice(20)));
+    const { all, torn } = await readJournalSteadily(path, reader.read, { settleTorn: true });
+    expect(torn).toBeUndefined();
+    expect(all.at(-1)).toMatchObject({ type: 'result', outcome: 'accepted' });
+    expect(reader.readings()).toBe(2);
+  });
+
+  it('without settleTorn, leaves a torn end to the reader', async () => {
+    const { path, result } = await journalWithLaunch();
+    appendFileSync(path, result.slice(0, 20));
+    const reader = counting((reading) => reading === 1 && appendFileSync(path, result.slice(20)));
+    const { torn } = await readJournalSteadily(path, reader.read);
+    expect(torn?.toString()).toBe(result.slice(0, 20));
+    expect(reader.readings()).toBe(1);
+  });
+
+  it('reads again when a line it refused was replaced under it (a torn tail cut off and written on)', async () => {
+    const { path, result } = await journalWithLaunch();
+    const whole = readFileSync(path).length;
+    // What a reader sees when it read the old torn tail and then the new record's end.
+    const mixed = result.slice(0, 30) + result.slice(35);
+    appendFileSync(path, mixed);
+    const reader = counting((reading) => {
+      if (reading !== 1) return;
+      truncateSync(path, whole);
+      appendFileSync(path, result);
+    });
+    const { all } = await readJournalSteadily(path, reader.read);
+    expect(all.at(-1)).toMatchObject({ type: 'result', outcome: 'accepted' });
+    expect(reader.readings()).toBe(2);
+  });
+
+  it('gives up after a bounded number of readings of a file that keeps changing', async () => {
+    const { path, result } = await journalWithLaunch();
+    const whole = readFileSync(path);
+    const broken = (reading: number): string => result.slice(0, 30) + String(reading % 10) + result.slice(31);
+    appendFileSync(path, broken(0));
+    const reader = counting((reading) => writeFileSync(path, Buffer.concat([whole, Buffer.from(broken(reading))])));
+    await expect(readJournalSteadily(path, reader.read)).rejects.toBeInstanceOf(JournalFormatError);
+    expect(reader.readings()).toBe(STEADY_READ_ATTEMPTS);
   });
 });
