@@ -2,6 +2,7 @@
 // and how `diff` treats it. The validator (validate.ts), the JSON Schema (schema.ts), the plan
 // (plan.ts) and `export` all read these tables, so that a key is described once.
 
+import { numberFieldsOf } from '../domain/api/number-fields.js';
 import { NUMBER_SETTINGS_SCHEMA } from '../domain/settings-schema.js';
 import { BILLING_PLAN_NAMES, PLATFORM_TYPES, PROVISION_CLASSES, PROVISION_TYPES, WEBHOOK_EVENT_TYPES } from '../domain/api/enums.js';
 
@@ -83,7 +84,7 @@ export const NUMBER_KEYS: Readonly<Record<string, KeyDefinition>> = {
 export const PROVISION_ENTRY_KEYS = ['email', 'description', 'domain', 'platformType', 'campaignId', 'brandId', 'loaUrl', 'billingPlan', 'settings'] as const;
 
 /** Number keys a PUT takes, besides settings. */
-export const UPDATABLE_NUMBER_KEYS = ['userId', 'platformType', 'description', 'externalId', 'campaignId', 'brandId', 'loaUrl', 'isActivated', 'isMMSEnabled', 'billingPlanName'] as const;
+export const UPDATABLE_NUMBER_KEYS = numberFieldsOf('text', 'link', 'boolean', 'platformType', 'billingPlanName');
 
 export const SECRET_ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 

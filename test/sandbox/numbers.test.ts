@@ -10,6 +10,7 @@ import {
   TestClock,
   type Harness,
 } from './helpers.js';
+import { NUMBER_UPDATE_FIELDS, NUMBER_UPDATE_KEYS } from '../../src/domain/api/number-fields.js';
 
 /** The harness's order delay: P2P orders are Processing at half of it and final at its end, A2P take 5x. */
 const ORDER_MS = 40;
@@ -275,6 +276,13 @@ describe('numbers', () => {
       expect(answer.status, JSON.stringify(body)).toBe(400);
       expect(obj(answer)['message']).toMatch(message);
     }
+    // Every field the contract lists as updatable is taken, each with a value of its kind.
+    const sample = { text: 'x', link: 'https://example.com/loa.pdf', boolean: true, platformType: 'PlatformD', billingPlanName: 'Pooled', settings: { rateLimit: 3 } };
+    for (const key of NUMBER_UPDATE_KEYS) {
+      const value = key === 'isMMSEnabled' ? false : sample[NUMBER_UPDATE_FIELDS[key]];
+      expect((await h.api('PUT', path, { [key]: value })).status, key).toBe(204);
+    }
+    await h.api('PUT', path, { platformType: 'PlatformC' });
     // A refused update changed nothing.
     expect(obj(await h.api('GET', path))['platformType']).toBe('PlatformC');
     expect((await h.api('PUT', path, { description: 'x' }, { auth: OTHER_AUTH })).status).toBe(404);

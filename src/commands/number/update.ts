@@ -1,3 +1,4 @@
+import { IMMUTABLE_NUMBER_FIELDS, NUMBER_UPDATE_KEYS, numberFieldsOf } from '../../domain/api/number-fields.js';
 import type { InputFor, CommandInput } from '../spec.js';
 import type { numberCommands } from './index.js';
 import type { Context } from '../../context.js';
@@ -18,10 +19,12 @@ import { chooseActiveNumber } from './shared/choose-number.js';
 // body is what it describes, and the sandbox merges it (settings leaf by leaf). No read before the
 // write; an answer without a body is followed by a read-back.
 
-const IMMUTABLE = ['owner', 'billableowner', 'provider', 'number', 'phonenumber', 'phonenumberid', 'tenantid'];
-const STRING_FIELDS = ['userId', 'description', 'externalId', 'campaignId', 'brandId', 'loaUrl'] as const;
-const BOOLEAN_FIELDS = ['isActivated', 'isMMSEnabled'] as const;
-const UPDATABLE = [...STRING_FIELDS, 'platformType', ...BOOLEAN_FIELDS, 'billingPlanName', 'settings'];
+// Fixed after provisioning, as the service says, and the two ids a number's own read carries:
+// refused as immutable whatever their case.
+const IMMUTABLE = [...IMMUTABLE_NUMBER_FIELDS, 'phoneNumberId', 'tenantId'].map((key) => key.toLowerCase());
+const STRING_FIELDS: readonly string[] = numberFieldsOf('text', 'link');
+const BOOLEAN_FIELDS: readonly string[] = numberFieldsOf('boolean');
+const UPDATABLE: string[] = NUMBER_UPDATE_KEYS;
 
 function checkLink(value: string, where: string): string {
   if (!isHttpsOrLoopbackUrl(value)) throw new UsageError(`${where} must be an https:// URL, not "${value}"`);
@@ -47,10 +50,10 @@ async function fileChanges(file: string): Promise<PhoneNumberUpdate> {
       body[key] = null;
       continue;
     }
-    if ((STRING_FIELDS as readonly string[]).includes(key)) {
+    if (STRING_FIELDS.includes(key)) {
       if (typeof value !== 'string') throw new UsageError(`${file}: "${key}" must be a string, not ${JSON.stringify(value)}`);
       body[key] = key === 'loaUrl' ? checkLink(value, `${file}: loaUrl`) : value;
-    } else if ((BOOLEAN_FIELDS as readonly string[]).includes(key)) {
+    } else if (BOOLEAN_FIELDS.includes(key)) {
       if (typeof value !== 'boolean') throw new UsageError(`${file}: "${key}" must be true or false, not ${JSON.stringify(value)}`);
       body[key] = value;
     } else if (key === 'platformType') {

@@ -3,6 +3,7 @@
 // hidden mask come from the contract (domain/); every answer's schema is tied to its wire type,
 // so that a field added to one and not the other does not compile.
 
+import { NUMBER_UPDATE_FIELDS, NUMBER_UPDATE_KEYS, type NumberFieldKind } from '../../domain/api/number-fields.js';
 import type { ActiveNumbersPageWire, ErrorWire, HealthWire, OrderNumberWire, OrderWire, PhoneNumberWire, TenantWire } from '../../domain/api/wire.js';
 import { NUMBER_SETTINGS_SCHEMA, type SettingsGroup, type SettingType } from '../../domain/settings-schema.js';
 import {
@@ -166,22 +167,20 @@ const PHONE_NUMBER: Json = wireObject<PhoneNumberWire>()({
   },
 });
 
+/** Each kind of updatable field as the PUT takes it; null clears. */
+const UPDATE_FIELD_SCHEMA: Record<NumberFieldKind, () => Json> = {
+  text: () => ({ type: ['string', 'null'] }),
+  link: () => ({ type: ['string', 'null'] }),
+  boolean: () => ({ type: ['boolean', 'null'] }),
+  platformType: () => enumOrNull(PLATFORM_TYPES),
+  billingPlanName: () => enumOrNull(BILLING_PLAN_NAMES),
+  settings: () => ({ anyOf: [ref('PhoneNumberSettingsInput'), { type: 'null' }] }),
+};
+
 const PHONE_NUMBER_UPDATE: Json = {
   type: 'object',
   description: 'Any updatable fields; null clears a text field. Other fields are refused (400).',
-  properties: {
-    userId: { type: ['string', 'null'] },
-    platformType: enumOrNull(PLATFORM_TYPES),
-    description: { type: ['string', 'null'] },
-    externalId: { type: ['string', 'null'] },
-    campaignId: { type: ['string', 'null'] },
-    brandId: { type: ['string', 'null'] },
-    loaUrl: { type: ['string', 'null'] },
-    isActivated: { type: ['boolean', 'null'] },
-    isMMSEnabled: { type: ['boolean', 'null'] },
-    billingPlanName: enumOrNull(BILLING_PLAN_NAMES),
-    settings: { anyOf: [ref('PhoneNumberSettingsInput'), { type: 'null' }] },
-  },
+  properties: Object.fromEntries(NUMBER_UPDATE_KEYS.map((key) => [key, UPDATE_FIELD_SCHEMA[NUMBER_UPDATE_FIELDS[key]]()])),
   additionalProperties: false,
 };
 

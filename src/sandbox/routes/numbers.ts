@@ -2,6 +2,7 @@
 
 import { BILLING_PLAN_NAMES, ORDER_ACTIONS, PLATFORM_TYPES, PROVISION_CLASSES, PROVISION_TYPES, type ProvisionClass, type ProvisionType } from '../../domain/api/enums.js';
 import { isE164 } from '../../domain/api/patterns.js';
+import { IMMUTABLE_NUMBER_FIELDS, NUMBER_UPDATE_KEYS, numberFieldsOf } from '../../domain/api/number-fields.js';
 import type { ApiCall } from '../call.js';
 import { conflict, notFound, validationError } from '../errors.js';
 import {
@@ -277,40 +278,21 @@ export function getNumber(call: ApiCall<'getNumber'>): void {
   sendCachedJson(call.res, 200, call.engine.numberJson(record));
 }
 
-const IMMUTABLE_FIELDS = ['owner', 'billableOwner', 'provider', 'number', 'phoneNumber'];
-const UPDATABLE_FIELDS = [
-  'userId',
-  'platformType',
-  'description',
-  'externalId',
-  'campaignId',
-  'brandId',
-  'loaUrl',
-  'isActivated',
-  'isMMSEnabled',
-  'billingPlanName',
-  'settings',
-];
 
 export async function updateNumber(call: ApiCall<'updateNumber'>): Promise<void> {
   const record = call.engine.ownNumber(call.owner, pathNumber(call));
   const body = await call.readJson();
   for (const key of Object.keys(body)) {
-    if (IMMUTABLE_FIELDS.includes(key)) throw validationError(`${key} is immutable after provisioning`);
-    if (!UPDATABLE_FIELDS.includes(key)) {
-      throw validationError(`${key} is not an updatable field (updatable: ${UPDATABLE_FIELDS.join(', ')})`);
+    if ((IMMUTABLE_NUMBER_FIELDS as readonly string[]).includes(key)) throw validationError(`${key} is immutable after provisioning`);
+    if (!(NUMBER_UPDATE_KEYS as readonly string[]).includes(key)) {
+      throw validationError(`${key} is not an updatable field (updatable: ${NUMBER_UPDATE_KEYS.join(', ')})`);
     }
   }
   // Everything is checked before anything is changed, so that a refused update changes nothing.
   const next: NumberRecord = { ...record };
-  const text = (field: 'userId' | 'description' | 'externalId' | 'campaignId' | 'brandId'): void => {
+  for (const field of numberFieldsOf('text')) {
     if (field in body) next[field] = optionalString(body, field) || null;
-  };
-  text('userId');
-  text('description');
-  text('externalId');
-  text('campaignId');
-  text('brandId');
+  }
   if ('platformType' in body) next.platformType = optionalEnum(body, 'platformType', PLATFORM_TYPES) ?? null;
   if ('loaUrl' in body) next.loaUrl = optionalLink(body, 'loaUrl', 'loaUrl');
   if ('billingPlanName' in body) next.billingPlanName = optionalEnum(body, 'billingPlanName', BILLING_PLAN_NAMES) ?? null;
