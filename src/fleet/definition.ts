@@ -2,7 +2,7 @@
 // and how `diff` treats it. The validator (validate.ts), the JSON Schema (schema.ts), the plan
 // (plan.ts) and `export` all read these tables, so that a key is described once.
 
-import { numberFieldsOf } from '../domain/api/number-fields.js';
+import { numberFieldsOf, PROVISION_ENTRY_KEYS } from '../domain/api/number-fields.js';
 import { NUMBER_SETTINGS_SCHEMA } from '../domain/settings-schema.js';
 import { BILLING_PLAN_NAMES, PLATFORM_TYPES, PROVISION_CLASSES, PROVISION_TYPES, WEBHOOK_EVENT_TYPES } from '../domain/api/enums.js';
 
@@ -81,7 +81,7 @@ export const NUMBER_KEYS: Readonly<Record<string, KeyDefinition>> = {
 };
 
 /** Number keys a provision entry carries (the rest are set by an update once the number is live). */
-export const PROVISION_ENTRY_KEYS = ['email', 'description', 'domain', 'platformType', 'campaignId', 'brandId', 'loaUrl', 'billingPlan', 'settings'] as const;
+export { PROVISION_ENTRY_KEYS };
 
 /** Number keys a PUT takes, besides settings. */
 export const UPDATABLE_NUMBER_KEYS = numberFieldsOf('text', 'link', 'boolean', 'platformType', 'billingPlanName');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NUMBER_UPDATE_FIELDS, NUMBER_UPDATE_KEYS, numberFieldsOf } from '../../src/domain/api/number-fields.js';
+import { NUMBER_UPDATE_FIELDS, NUMBER_UPDATE_KEYS, numberFieldsOf, PROVISION_ENTRY_KEYS } from '../../src/domain/api/number-fields.js';
 import { UPDATABLE_NUMBER_KEYS } from '../../src/fleet/definition.js';
 import { openApiDocument } from '../../src/sandbox/openapi.js';
 
@@ -13,6 +13,11 @@ describe('the updatable fields of a phone number', () => {
     expect(Object.keys(schema.properties)).toEqual(NUMBER_UPDATE_KEYS);
     expect(schema.additionalProperties).toBe(false);
     for (const [key, property] of Object.entries(schema.properties)) expect(JSON.stringify(property), key).toContain('null');
+  });
+
+  it('of a provision entry are the properties of the OpenAPI ProvisionEntry schema', () => {
+    const doc = openApiDocument() as { components: { schemas: Record<string, { properties: Record<string, unknown> }> } };
+    expect(Object.keys(doc.components.schemas['ProvisionEntry']!.properties).sort()).toEqual(['number', 'messagingFeature', ...PROVISION_ENTRY_KEYS].sort());
   });
 
   it('are what the fleet compares, besides settings', () => {

@@ -35,5 +35,11 @@ export function numberFieldsOf<K extends NumberFieldKind>(...kinds: K[]): Number
   return NUMBER_UPDATE_KEYS.filter((key): key is NumberFieldsOf<K> => (kinds as readonly string[]).includes(NUMBER_UPDATE_FIELDS[key]));
 }
 
+/**
+ * What a provision order's entry may carry about its number besides `number` and
+ * `messagingFeature` (type and class); the rest of a number is set by an update once it is live.
+ */
+export const PROVISION_ENTRY_KEYS = ['email', 'description', 'domain', 'platformType', 'campaignId', 'brandId', 'loaUrl', 'billingPlan', 'settings'] as const;
+
 /** Fields fixed once a number is provisioned: an update naming one is refused as immutable. */
 export const IMMUTABLE_NUMBER_FIELDS = ['owner', 'billableOwner', 'provider', 'number', 'phoneNumber'] as const;
