@@ -197,8 +197,9 @@ export async function renderTable<T>(out: Output, items: readonly T[], allColumn
   const headers = (): string[] => columns.map((c) => visibleLine(c.header));
   const rule = await widthRuleFor([...headers(), ...texts.flat()]);
   const natural = (): number[] => columns.map((c, i) => Math.max(rule.width(visibleLine(c.header)), ...texts.map((row) => rule.width(row[i]!))));
-  if (natural().reduce((a, b) => a + b, 0) + GAP * (columns.length - 1) > out.io.columns) {
-    // Too wide: columns that are empty in every row go first, before any other is left out.
+  // A column empty in every row says nothing to a person: it is not shown (unless --fields asked
+  // for it); piped rows and --json keep every column, so that scripts see a fixed shape.
+  if (out.fields === undefined || natural().reduce((a, b) => a + b, 0) + GAP * (columns.length - 1) > out.io.columns) {
     const keep = columns.map((_, i) => i === 0 || texts.some((row) => row[i] !== ''));
     columns = columns.filter((_, i) => keep[i]);
     texts = texts.map((row) => row.filter((_, i) => keep[i]));

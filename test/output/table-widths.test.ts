@@ -57,6 +57,29 @@ describe('svc number list fits the terminal', () => {
   });
 });
 
+describe('a column empty in every row', () => {
+  const unnamed = numbers.map((n) => ({ ...n, friendlyName: '' }));
+  async function list(args: string[], tty: boolean): Promise<string> {
+    const mock = createMockApi();
+    mock.expect('GET', 'phone-numbers/active', { status: 200, body: { items: unnamed, page: 1, limit: 20, total: unnamed.length } });
+    const result = await runCli(['number', 'list', ...args], { env: { ...MOCK_ENV, NO_COLOR: '1' }, dispatcher: mock.agent, tty: { stdout: tty, stderr: tty }, columns: 120 });
+    expect(result.code, result.stderr).toBe(0);
+    return result.stdout;
+  }
+
+  it('is not shown on a terminal, though the table would fit', async () => {
+    const header = lines(await list([], true))[0]!;
+    expect(header).toMatch(/^NUMBER +STATUS +TYPE +CLASS +TENANT +ACTIVATED$/);
+  });
+
+  it('is shown when --fields names it, and piped rows keep every column', async () => {
+    expect(lines(await list(['--fields', 'phoneNumber,friendlyName'], true))[0]).toMatch(/^PHONENUMBER +FRIENDLYNAME$/);
+    const piped = lines(await list([], false));
+    expect(piped[0]!.split('\t')).toHaveLength(piped[1]!.split('\t').length);
+    expect(piped[1]!.split('\t')).toContain('');
+  });
+});
+
 describe('svc thread with CJK and emoji', () => {
   const work = mkdtempSync(join(tmpdir(), 'svc-thread-width-'));
   afterAll(() => rmSync(work, { recursive: true, force: true }));
