@@ -265,11 +265,19 @@ export async function writeObject(out: Output, value: unknown, options: { title?
   const rule = await widthRuleFor(shown.flat());
   const width = Math.min(40, Math.max(0, ...shown.map(([k]) => rule.width(k))));
   for (const [key, full] of shown) {
-    // A value longer than the terminal is shortened on screen only; --json and pipes keep it whole.
-    const text = cutToWidth(rule, full, Math.max(12, out.io.columns - Math.max(width, rule.width(key)) - 2));
+    const room = out.io.columns - Math.max(width, rule.width(key)) - 2;
+    const label = await paint(out, 'stdout', 'dim', padToWidth(rule, key, width));
+    // An id, a number, a status or a time is never cut (a cut id is a wrong id): one too wide to
+    // sit beside its name goes on the next line, whole. Free text longer than the terminal is
+    // shortened on screen only; --json and pipes keep it whole.
+    if (fieldKind(key) !== 'text' && rule.width(full) > room) {
+      lines.push(label.trimEnd(), `  ${full}`);
+      continue;
+    }
+    const text = cutToWidth(rule, full, Math.max(12, room));
     const tone = key.toLowerCase().endsWith('status') ? statusTone(text) : undefined;
     const value = tone ? await paint(out, 'stdout', tone, text) : text;
-    lines.push(`${await paint(out, 'stdout', 'dim', padToWidth(rule, key, width))}  ${value}`);
+    lines.push(`${label}  ${value}`);
   }
   out.io.stdout.write(`${lines.join('\n')}\n`);
 }

@@ -42,6 +42,16 @@ describe('svc message get', () => {
     expect(piped.stdout).toContain('queuedAt\t2026-01-01T00:00:00Z\n');
     expect(piped.stdout).toContain('sentAt\t2026-01-01T00:02:30Z\n');
   });
+  it('never cuts an id on a narrow terminal: one too wide beside its name goes whole on the next line', async () => {
+    mock = createMockApi();
+    mock.expect('GET', `messages/${ID}`, { status: 200, body: message('sent', { errorMessage: 'x'.repeat(60) }) });
+    const tty = await runCli(['message', 'get', ID, '--no-color'], { env: MOCK_ENV, dispatcher: mock.agent, tty: true, columns: 40 });
+    expect(tty.stdout).toContain(`messageId\n  ${ID}\n`);
+    // Free text is still cut to the terminal, on screen only.
+    expect(tty.stdout).toMatch(/^errorMessage +x+…$/m);
+    // Every field line fits (the title names the id whole, and the terminal wraps it).
+    for (const line of tty.stdout.trimEnd().split('\n').slice(1)) expect(line.length, line).toBeLessThanOrEqual(40);
+  });
   it('exits 4 for an unknown message', async () => {
     mock = createMockApi();
     mock.expect('GET', `messages/${ID}`, { status: 404, body: { message: 'not found' } });
