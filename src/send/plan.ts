@@ -1,14 +1,13 @@
 import { stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { MAX_MEDIA_PER_MESSAGE } from '../domain/media-formats.js';
 import type { SendContext } from './send-context.js';
 import { UsageError } from '../errors.js';
-import { stripOneTrailingNewline } from '../output/io.js';
-import { decodeText } from '../input/text.js';
 import { checkRecipientsFile, RecipientsFileError, type RecipientsCheck } from './recipients.js';
 import type { RecipientRow } from './recipient-rows.js';
 import { RecipientWindows, type ZonesOf } from './pace/recipient-window.js';
-import { InputFileError, MAX_BODY_BYTES, MAX_RECIPIENTS_BYTES, openInput, readInputBytes, type InputSource } from './input-source.js';
+import { MAX_RECIPIENTS_BYTES, type InputSource } from './input-source.js';
+import { inputOptions, openOrRefuse, readBody, stdinReaderOf, type Body } from './body-input.js';
+import { checkJournalPath, type NamedFile } from './named-files.js';
 import type { UnknownChoice } from './journal/format.js';
 import { compileTemplate, TemplateError, type CompiledTemplate } from './template.js';
 import { requireE164 } from '../input/checks.js';
@@ -113,94 +112,6 @@ export interface SendPlan extends Pick<SendRequest, CarriedFlags> {
 const PROBLEMS_SHOWN = 10;
 const DUPLICATES_SHOWN = 5;
 
-function inputOptions(ctx: SendContext, flag: string, maxBytes: number, reread: boolean) {
-  return { flag, maxBytes, reread, stdin: ctx.io.stdin, stdinIsTTY: ctx.io.stdinIsTTY };
-}
-
-async function openOrRefuse(path: string, options: Parameters<typeof openInput>[1]): Promise<InputSource> {
-  try {
-    return await openInput(path, options);
-  } catch (error) {
-    if (error instanceof InputFileError) throw new UsageError(error.message);
-    throw error;
-  }
-}
-
-/** The body's text (strictly decoded: a byte that is not text is refused naming its line), less one final newline. */
-function decodeBody(bytes: Buffer, name: string): string {
-  return stripOneTrailingNewline(decodeText(bytes, name));
-}
-
-async function readBodyBytes(source: InputSource): Promise<Buffer> {
-  try {
-    return await readInputBytes(source);
-  } catch (error) {
-    if (error instanceof InputFileError) throw new UsageError(error.message);
-    throw error;
-  } finally {
-    source.close();
-  }
-}
-
-interface Body {
-  text: string;
-  /** The --body-file read, to tell whether the journal would be written into it. */
-  file: InputSource | undefined;
-}
-
-async function readBody(request: SendRequest, ctx: SendContext, stdinTaken: { what: string; flag: string } | undefined): Promise<Body> {
-  const text = request.body;
-  const file = request.bodyFile;
-  if (text !== undefined && file !== undefined) throw new UsageError('Give the body once: --body or --body-file, not both');
-  if (text !== undefined) return { text, file: undefined };
-  if (file !== undefined) {
-    const source = await openOrRefuse(file, inputOptions(ctx, '--body-file', MAX_BODY_BYTES, false));
-    return { text: decodeBody(await readBodyBytes(source), file), file: source };
-  }
-  if (ctx.io.stdinIsTTY) return { text: '', file: undefined };
-  if (stdinTaken !== undefined) {
-    throw new UsageError(`The ${stdinTaken.what} (${stdinTaken.flag}) and the body cannot both come from standard input: give --body or --body-file`);
-  }
-  // A pipe that never closes would leave `svc send` waiting in silence: after a moment, say why.
-  const source = await openOrRefuse('-', inputOptions(ctx, 'the body on', MAX_BODY_BYTES, false));
-  const waited = new AbortController();
-  void ctx.clock.sleep(STDIN_HINT_AFTER_MS, waited.signal).then(
-    () => ctx.warn('waiting for the message body on standard input (end it with Ctrl-D, or give --body or --body-file)'),
-    () => undefined,
-  );
-  try {
-    return { text: decodeBody(await readBodyBytes(source), 'standard input'), file: undefined };
-  } finally {
-    waited.abort();
-  }
-}
-
-/** Names of standard input as a --to-file. */
-const STDIN_PATHS = new Set(['-', '/dev/stdin', '/dev/fd/0', '/proc/self/fd/0']);
-
-/**
- * The one input that reads standard input (`-`, /dev/stdin), if any: standard input can be read
- * once, so two inputs given as `-` are refused before either is read (the second would read
- * nothing: an exclude list read as empty would send to everyone on it).
- */
-function stdinReaderOf(request: SendRequest): { what: string; flag: string } | undefined {
-  const readers = [
-    { what: 'recipients', name: '--to-file', path: request.toFile },
-    { what: 'body', name: '--body-file', path: request.bodyFile },
-    { what: 'exclude list', name: '--exclude-file', path: request.pace.excludeFile },
-  ]
-    .filter((input) => input.path !== undefined && STDIN_PATHS.has(input.path))
-    .map((input) => ({ what: input.what, flag: `${input.name} ${input.path!}` }));
-  if (readers.length > 1) {
-    const flags = readers.map((reader) => reader.flag);
-    const two = readers.length === 2;
-    throw new UsageError(
-      `${flags.slice(0, -1).join(', ')} and ${flags.at(-1)!} ${two ? 'both' : 'all'} read standard input, which can be read only once: give ${two ? 'one of them' : 'all but one'} as a file`,
-    );
-  }
-  return readers[0];
-}
-
 /** Link characters that are never part of a URL as typed: white space, line breaks, controls. */
 const UNSAFE_IN_LINK = /[\s\u0000-\u001f\u007f-\u009f]/u;
 
@@ -212,53 +123,6 @@ function checkMediaLinks(urls: readonly string[]): void {
   }
 }
 
-/** A file named on the command line: the flag, the name as given, its device and inode when it exists. */
-export interface NamedFile {
-  flag: string;
-  name: string;
-  identity: { dev: number; ino: number } | undefined;
-}
-
-/**
- * The first of `files` that is the same file as `path`: the same device and inode (so links and
- * other spellings of a path are caught), or, for a file not yet made, the same resolved path.
- */
-export function sameFileAmong<T extends NamedFile>(path: string, identity: { dev: number; ino: number } | undefined, files: readonly T[]): T | undefined {
-  const resolved = resolve(path);
-  return files.find(
-    (file) => (identity !== undefined && file.identity !== undefined && file.identity.dev === identity.dev && file.identity.ino === identity.ino) || resolve(file.name) === resolved,
-  );
-}
-
-/** The device and inode of `path`, or undefined when it does not exist (other errors are thrown). */
-export async function fileIdentity(path: string): Promise<{ dev: number; ino: number; isFile: boolean } | undefined> {
-  try {
-    const stats = await stat(path);
-    return { dev: stats.dev, ino: stats.ino, isFile: stats.isFile() };
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-}
-
-/**
- * The journal must not be any input: appending to the recipients file, the body or a media file
- * would corrupt what is being sent. An existing journal must be a regular file.
- */
-async function checkJournalPath(journal: string, inputs: readonly NamedFile[]): Promise<void> {
-  let journalStats;
-  try {
-    journalStats = await fileIdentity(journal);
-  } catch (error) {
-    throw new UsageError(`Cannot use --journal ${journal}: ${String((error as NodeJS.ErrnoException).code ?? error)}`);
-  }
-  if (journalStats === undefined) return;
-  if (!journalStats.isFile) throw new UsageError(`--journal ${journal} is not a regular file`);
-  const input = sameFileAmong(journal, journalStats, inputs.filter((file) => file.identity !== undefined));
-  if (input !== undefined) throw new UsageError(`--journal ${journal} is the same file as ${input.flag} ${input.name}: the journal would be written into an input`);
-}
-
-const STDIN_HINT_AFTER_MS = 2_000;
 
 function recipientsFrom(values: readonly string[], ctx: SendContext): string[] {
   const seen = new Set<string>();

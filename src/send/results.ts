@@ -1,5 +1,5 @@
 import type { SendContext } from './send-context.js';
-import type { BulkResult } from './engine.js';
+import type { BulkResult } from './bulk-types.js';
 import { checkFields, selectFields, valueAt } from '../output/fields.js';
 import { writeExact } from '../output/io.js';
 import { visibleLine } from '../output/terminal.js';

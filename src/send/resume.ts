@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { SendContext } from './send-context.js';
 import { CliError, ExitCode, UsageError } from '../errors.js';
 import { cannotCreate, cannotRead, cannotWrite } from '../input/file-errors.js';
-import type { JournalSink } from './engine.js';
+import type { JournalSink } from './bulk-types.js';
 import { lockFileSync, LockHeldError, type FileLock } from '../domain/files/lock.js';
 import { VERSION } from '../version.js';
 import { formatAmount } from './cost/money.js';

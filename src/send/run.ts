@@ -3,7 +3,8 @@ import { messageOutcome, sendMessage, type SendAnswer, type SendMessageRequest }
 import { uploadMedia } from '../api/media.js';
 import { openSentRecorder, sentRecorderFor, type SentRecorder } from '../events/records.js';
 import type { ApiClient } from '../api/http.js';
-import { runBulk, type BulkHold, type BulkRequest, type BulkResult, type BulkSummary } from './engine.js';
+import { runBulk } from './engine.js';
+import type { BulkHold, BulkRequest, BulkResult, BulkSummary } from './bulk-types.js';
 import type { RecipientFilter } from './pace/filter.js';
 import type { RecipientWindows } from './pace/recipient-window.js';
 import { readNumberRateLimit } from './pace/number-rate.js';

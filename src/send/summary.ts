@@ -2,7 +2,7 @@ import type { SendContext } from './send-context.js';
 import { writeObject } from '../output/render.js';
 import { describeSize } from '../output/size.js';
 import { commandLine } from '../output/command-line.js';
-import type { BulkSummary } from './engine.js';
+import type { BulkSummary } from './bulk-types.js';
 import type { RecipientFilter } from './pace/filter.js';
 import type { SendPlan } from './plan.js';
 import { formatDuration } from './progress.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { runBulk, journalRecordFor, UNREACHABLE_AFTER, type BulkRequest, type BulkResult } from '../../src/send/engine.js';
+import { runBulk } from '../../src/send/engine.js';
+import { journalRecordFor, UNREACHABLE_AFTER, type BulkRequest, type BulkResult } from '../../src/send/bulk-types.js';
 import { classifyFailure } from '../../src/send/outcome.js';
 import { ApiError, AuthError, InterruptedError, NetworkError } from '../../src/errors.js';
 import type { JournalRecord } from '../../src/send/journal/format.js';

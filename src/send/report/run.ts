@@ -22,7 +22,7 @@ import {
   type ReportJournal,
   type ReportRecipient,
 } from './data.js';
-import { fileIdentity, sameFileAmong, type NamedFile } from '../plan.js';
+import { fileIdentity, sameFileAmong, type NamedFile } from '../named-files.js';
 import { MAX_RECIPIENTS_BYTES, openInput } from '../input-source.js';
 import { inShard } from '../pace/shard.js';
 import { readExcludeFile, type ExcludeList } from '../pace/exclude.js';
