@@ -3,7 +3,7 @@ import type { messageCommands } from './index.js';
 import type { Context } from '../../context.js';
 import { CliError, ExitCode, InterruptedError } from '../../errors.js';
 import { getMessage, messageOutcome, type Message } from '../../api/messages.js';
-import { firstInterval, pollUntil, PollTimeoutError } from '../../poll/poll.js';
+import { firstInterval, pollUntil, PollTimeoutError, QUICK_CAP_MS } from '../../poll/poll.js';
 import { writeObject } from '../../output/render.js';
 import { visibleLine } from '../../output/terminal.js';
 import { formatElapsed } from '../../output/time.js';
@@ -53,6 +53,9 @@ export async function run(input: InputFor<typeof messageCommands, 'message watch
       clock: ctx.clock,
       signal: ctx.signal,
       tolerateError: (error, failures) => isOutage(error) && failures <= TOLERATED_FAILURES,
+      // A person watching sees a change within 2 s for as long as they watch; a script waiting
+      // (nobody at the terminal) lets the pace grow after the first two minutes.
+      ...(ctx.io.stderrIsTTY ? { maxIntervalMs: QUICK_CAP_MS } : {}),
     });
   } catch (error) {
     const last = error instanceof PollTimeoutError ? (error.last as Message | undefined) : display.last();

@@ -2,7 +2,7 @@ import type { Context } from '../../context.js';
 import type { ApiClient } from '../../api/http.js';
 import { getOrder } from '../../api/orders.js';
 import { InterruptedError, WaitError } from '../../errors.js';
-import { firstInterval, PollTimeoutError, pollUntil } from '../../poll/poll.js';
+import { firstInterval, PollTimeoutError, pollUntil, QUICK_CAP_MS } from '../../poll/poll.js';
 import { describeOrderChanges, failureSummary, orderDetails, orderOutcome, orderStanding, orderStatus, requireOrderId, type Order } from './shared/order-status.js';
 import type { InputFor, CommandInput } from '../spec.js';
 import type { orderCommands } from './index.js';
@@ -77,6 +77,9 @@ export async function watchOrder(ctx: Context, api: ApiClient, orderId: string, 
       clock: ctx.clock,
       signal: ctx.signal,
       tolerateError: (error, failures) => isOutage(error) && failures <= TOLERATED_FAILURES,
+      // A person watching sees a change within 2 s for as long as they watch; a script waiting
+      // (nobody at the terminal) lets the pace grow after the first two minutes.
+      ...(ctx.io.stderrIsTTY ? { maxIntervalMs: QUICK_CAP_MS } : {}),
     });
     return ended(order);
   } catch (error) {
