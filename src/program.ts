@@ -76,7 +76,9 @@ async function buildProgram(argv: readonly string[], deps: MainDeps, state: RunS
 async function commandConfigurator(io: IOStreams, argv: readonly string[], wantsJson: boolean): Promise<(cmd: CommanderCommand) => CommanderCommand> {
   // Help measures its prose with the full width rule when it has wide characters; other runs
   // never show help text but commander's own, so they do not load it.
-  const rule = await widthRuleFor(helpMayShow(argv) ? COMMANDS.flatMap((c) => [c.summary, c.description ?? '', ...(c.options ?? []).map((o) => o.description)]) : []);
+  // Line by line: a description's line breaks are not wide characters, and would load it for nothing.
+  const prose = helpMayShow(argv) ? COMMANDS.flatMap((c) => [c.summary, c.description ?? '', ...(c.options ?? []).map((o) => o.description)]) : [];
+  const rule = await widthRuleFor(prose.flatMap((text) => text.split('\n')));
   const layout = helpLayout(rule);
   return (cmd) =>
     cmd

@@ -79,7 +79,7 @@ describe('svc order watch: polling', () => {
     expect(clock.sleeps).toEqual([200, 300]);
   });
 
-  it('sees a change within 2 s for the first two minutes, then backs off: a five-minute order costs about seventy reads, never hundreds', async () => {
+  it('without a terminal, sees a change within 2 s for the first two minutes, then backs off: a five-minute order costs about seventy reads, never hundreds', async () => {
     const api = createMockApi();
     const clock = fakeClock();
     const started = clock.time;
@@ -105,6 +105,29 @@ describe('svc order watch: polling', () => {
     expect(reads).toBeGreaterThan(60);
     expect(reads).toBeLessThanOrEqual(80);
     expect(Math.max(...clock.sleeps)).toBe(30_000);
+  });
+
+  it('on a terminal, where a person watches, sees a change within 2 s however long the order takes', async () => {
+    const api = createMockApi();
+    const clock = fakeClock();
+    const started = clock.time;
+    let seenAt = 0;
+    api.agent
+      .get('https://api.test')
+      .intercept({ method: 'GET', path: '/api/v1/phone-numbers/orders/42' })
+      .reply(() => {
+        const body = clock.time - started >= 301_000 ? completed : pending;
+        if (body === completed && seenAt === 0) seenAt = clock.time - started;
+        return { statusCode: 200, data: JSON.stringify(body), responseOptions: { headers: { 'content-type': 'application/json' } } };
+      })
+      .persist();
+    const result = await runCli(['order', 'watch', '42', '--no-color'], { env, dispatcher: api.agent, clock, tty: { stderr: true } });
+    expect(result.code).toBe(0);
+    // The order ended at 301 s, past the two minutes after which a script's pace grows.
+    expect(seenAt - 301_000).toBeLessThanOrEqual(2_000);
+    const waits = clock.sleeps.filter((ms) => ms >= 1_000);
+    expect(Math.max(...waits)).toBe(2_000);
+
   });
 
   it('exits 5 on --timeout with the order as last seen, the last sleep cut to the deadline', async () => {
