@@ -2,7 +2,6 @@
 // refused with its line number, a torn last line reported apart.
 
 import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { checksumHolds, HEADER_MAGIC, JournalFormatError, JOURNAL_OUTCOMES, JOURNAL_VERSION, member, type JournalError, type JournalExclude, type JournalLine, type JournalOutcome, type JournalOwnCounts } from './format.js';
 
 /**
@@ -11,16 +10,10 @@ import { checksumHolds, HEADER_MAGIC, JournalFormatError, JOURNAL_OUTCOMES, JOUR
  * A torn last line is not yielded; `onTorn` is told about it. Streamed: memory does not grow
  * with the file beyond the requests left open.
  */
-export interface RecordOptions {
-  /** A last line without its line break: told, not yielded. */
-  onTorn?: (torn: { line: number; bytes: Buffer; offset: number }) => void;
-  /** The bytes of whole records (where a torn line begins), once the file is read to its end. */
-  onEnd?: (validBytes: number) => void;
-  /** The line that was refused, with its line break if it had one, just before the error is thrown. */
-  onRefused?: (refused: { offset: number; bytes: Buffer }) => void;
-}
-
-export async function* readJournalRecords(path: string, options: RecordOptions = {}): AsyncGenerator<JournalLine, void, undefined> {
+export async function* readJournalRecords(
+  path: string,
+  options: { onTorn?: (torn: { line: number; bytes: Buffer; offset: number }) => void } = {},
+): AsyncGenerator<JournalLine, void, undefined> {
   const open = new Map<number, string[]>();
   let lastSeq = 0;
   let line = 0;
@@ -57,15 +50,8 @@ export async function* readJournalRecords(path: string, options: RecordOptions =
       while (newline !== -1) {
         line++;
         const bytes = data.subarray(start, newline);
-        let record: JournalLine;
-        try {
-          record = parse(bytes, line);
-        } catch (error) {
-          options.onRefused?.({ offset, bytes: Buffer.from(data.subarray(start, newline + 1)) });
-          throw error;
-        }
         offset += newline + 1 - start;
-        yield record;
+        yield parse(bytes, line);
         start = newline + 1;
         newline = data.indexOf(0x0a, start);
       }
@@ -79,80 +65,13 @@ export async function* readJournalRecords(path: string, options: RecordOptions =
   } finally {
     stream.destroy();
   }
-  options.onEnd?.(offset);
   if (carry !== undefined && carry.length > 0) {
     line++;
     if (line === 1 && !isTornHeader(carry)) {
       // A file without a line break that is not the beginning of a header: not a journal.
-      options.onRefused?.({ offset, bytes: carry });
       throw notAJournal(path, carry);
     }
     options.onTorn?.({ line, bytes: carry, offset });
-  }
-}
-
-// Readers (`send report`, the dry run of `send --resume`) take no lock, so that they never hold up
-// a running send; a send only ever appends whole records with one write each, which a reader can
-// follow. What it cannot follow is a resuming send cutting off a torn last line (or a new run
-// emptying a journal that held only its header) while the reader is partway through: the reader
-// then joins the old tail to the new records into a line that fails its checksum. And a write in
-// progress looks, for an instant, like a torn last line. Neither is damage, so before believing
-// a refused line or a torn end the reader looks at those bytes again: still there as it read them
-// (damage, or a real torn line left by a crash), it is believed; changed, the file moved under
-// the reader, which reads it again, up to STEADY_READ_ATTEMPTS times.
-
-/** How many times a reader reads a journal that keeps changing under it before it believes what it read. */
-export const STEADY_READ_ATTEMPTS = 8;
-
-/** The records of one reading of the journal, for `readJournalSteadily`'s callback. */
-export type JournalRecords = (options?: Omit<RecordOptions, 'onRefused'>) => AsyncGenerator<JournalLine, void, undefined>;
-
-/**
- * Runs `read` over the journal's records until one reading is consistent (see above), and returns
- * what it returned; `read` must start afresh each time (it may run more than once). With
- * `settleTorn`, a torn end that was a write in progress is read again too; without, it is left
- * to `read` (a reader that ignores torn lines need not pay for another reading).
- */
-export async function readJournalSteadily<T>(path: string, read: (records: JournalRecords) => Promise<T>, options: { settleTorn?: boolean } = {}): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    const last = attempt >= STEADY_READ_ATTEMPTS;
-    let refused: { offset: number; bytes: Buffer } | undefined;
-    let torn: { offset: number; bytes: Buffer } | undefined;
-    const records: JournalRecords = (recordOptions = {}) =>
-      readJournalRecords(path, {
-        ...recordOptions,
-        onRefused: (r) => (refused = r),
-        onTorn: (t) => {
-          torn = t;
-          recordOptions.onTorn?.(t);
-        },
-      });
-    let result: T;
-    try {
-      result = await read(records);
-    } catch (error) {
-      if (last || refused === undefined || (await stillThere(path, refused, false))) throw error;
-      continue;
-    }
-    if (last || options.settleTorn !== true || torn === undefined || (await stillThere(path, torn, true))) return result;
-  }
-}
-
-/** True when the file still holds `bytes` at `offset` (and, with `atEnd`, nothing after them). */
-async function stillThere(path: string, seen: { offset: number; bytes: Buffer }, atEnd: boolean): Promise<boolean> {
-  let handle;
-  try {
-    handle = await open(path, 'r');
-  } catch {
-    return false;
-  }
-  try {
-    if (atEnd && (await handle.stat()).size !== seen.offset + seen.bytes.length) return false;
-    const now = Buffer.alloc(seen.bytes.length);
-    const { bytesRead } = await handle.read(now, 0, now.length, seen.offset);
-    return bytesRead === now.length && now.equals(seen.bytes);
-  } finally {
-    await handle.close();
   }
 }
 

@@ -1,9 +1,10 @@
 // Replaying a bulk send journal into each recipient's final state: what `--resume` and `send
 // report` go by.
 
+import { stat } from 'node:fs/promises';
 import { PhoneNumberMap } from '../phone-number-map.js';
 import type { JournalBudgetStop, JournalExclude, JournalHeader, JournalOutcome, JournalOwnCounts } from './format.js';
-import { readJournalSteadily, type JournalRecords } from './parser.js';
+import { readJournalRecords } from './parser.js';
 
 export type RecipientState = 'accepted' | 'rejected' | 'unknown';
 
@@ -74,14 +75,7 @@ function countStates(bits: PhoneNumberMap): JournalCounts {
  * for it was accepted; else unknown when an answer was unreadable or a request was in flight at a
  * crash; else rejected. Memory grows with the distinct recipients only (about 24 bytes each).
  */
-export function readJournal(path: string): Promise<JournalState> {
-  // Without the journal's lock a send may be writing it: read until the reading is consistent
-  // (parser.ts), a write in progress included, so a dry run does not report a torn line that is not.
-  return readJournalSteadily(path, (records) => replay(path, records), { settleTorn: true });
-}
-
-/** One reading of the journal, replayed (from nothing: it may run again on a later reading). */
-async function replay(path: string, readRecords: JournalRecords): Promise<JournalState> {
+export async function readJournal(path: string): Promise<JournalState> {
   const bits = new PhoneNumberMap();
   const open = new Map<number, string[]>();
   let header: JournalHeader | undefined;
@@ -91,12 +85,16 @@ async function replay(path: string, readRecords: JournalRecords): Promise<Journa
   let records = 0;
   let lastSeq = 0;
   let validBytes = 0;
+  let tornAt: number | undefined;
   let torn: JournalState['torn'];
-  for await (const record of readRecords({
-    onTorn: (t) => (torn = { line: t.line, bytes: t.bytes }),
-    // Where the whole records this reading saw end: not the file's size, which a writer may have grown since.
-    onEnd: (end) => (validBytes = end),
+  let sawAnything = false;
+  for await (const record of readJournalRecords(path, {
+    onTorn: (t) => {
+      torn = { line: t.line, bytes: t.bytes };
+      tornAt = t.offset;
+    },
   })) {
+    sawAnything = true;
     records++;
     switch (record.type) {
       case 'header':
@@ -130,6 +128,9 @@ async function replay(path: string, readRecords: JournalRecords): Promise<Journa
         break;
     }
   }
+  // The torn line's offset is where the whole records end.
+  if (tornAt !== undefined) validBytes = tornAt;
+  else if (sawAnything) validBytes = (await stat(path)).size;
   for (const to of open.values()) for (const number of to) bits.set(number, (bits.get(number) ?? 0) | IN_FLIGHT);
 
   const counts = countStates(bits);

@@ -2,16 +2,15 @@
 // service says about each accepted message (GET /messages/{id}), with final statuses cached beside
 // each journal so that a second report does not read them again.
 //
-// The journals are read through the write-ahead journal's own checked reader, which also copes
-// with a send writing the journal meanwhile: a damaged journal is refused with its line, as
-// `--resume` refuses it.
+// The journals are read through `readJournalRecords` (the write-ahead journal's own checked
+// reader): a damaged journal is refused with its line, as `--resume` refuses it.
 
 import { appendFileSync, readFileSync } from 'node:fs';
 import { cannotWrite } from '../../input/file-errors.js';
 import { getMessage, messageOutcome, type Message } from '../../api/messages.js';
 import type { ApiClient } from '../../api/http.js';
 import { AuthError, InterruptedError, NotFoundError } from '../../errors.js';
-import { readJournalSteadily } from '../journal/parser.js';
+import { readJournalRecords } from '../journal/parser.js';
 import type { JournalBudgetStop, JournalError, JournalLine, JournalOwnCounts, JournalRun } from '../journal/format.js';
 
 export type JournalState = 'accepted' | 'rejected' | 'unknown';
@@ -82,13 +81,8 @@ const UNKNOWN = 4;
 
 /** Reads one journal into its recipients' final states (accepted beats unknown beats rejected). */
 export async function readReportJournal(path: string, index: number, into: ReportRecipient[]): Promise<ReportJournal> {
-  // Read without the journal's lock while a send may write it: again, from nothing, when the reading
-  // was not consistent (parser.ts). A torn last line is never counted, so it needs no second look.
-  const reading = await readJournalSteadily(path, async (records) => {
-    const fresh = new JournalReading(index);
-    for await (const record of records()) fresh.add(record);
-    return fresh;
-  });
+  const reading = new JournalReading(index);
+  for await (const record of readJournalRecords(path)) reading.add(record);
   if (!reading.sawHeader) throw new Error(`${path}: no such journal (or an empty file)`);
   return reading.finish(path, into);
 }

@@ -1,8 +1,8 @@
 import { UsageError } from '../../../errors.js';
 import { cannotRead } from '../../../input/file-errors.js';
 import { normalizeNumber } from '../../../events/store/index-entries.js';
-import { JournalFormatError, type JournalLine } from '../../../send/journal/format.js';
-import { readJournalSteadily } from '../../../send/journal/parser.js';
+import { JournalFormatError } from '../../../send/journal/format.js';
+import { readJournalRecords } from '../../../send/journal/parser.js';
 
 // What send journals say was sent to one number: the accepted requests that named it. A journal
 // keeps a digest of the body, not its text, so a send known only from its journal shows without
@@ -23,33 +23,23 @@ export interface JournalSend {
 export async function sendsInJournals(paths: readonly string[], number: string): Promise<JournalSend[]> {
   const sends: JournalSend[] = [];
   for (const path of paths) {
-    let found: { from: string | undefined; sends: JournalSend[] };
+    let from: string | undefined;
     try {
-      // A send may be writing the journal: a reading it changed under is read again, from nothing.
-      found = await readJournalSteadily(path, (records) => sendsInJournal(path, number, records()));
+      for await (const record of readJournalRecords(path)) {
+        if (record.type === 'header') from = record.header.run.from;
+        if (record.type !== 'result' || record.outcome !== 'accepted') continue;
+        record.to.forEach((to, position) => {
+          if (normalizeNumber(to) !== number) return;
+          // Each recipient's own id (a journal before messageIds has only the first one's).
+          const messageId = record.messageIds?.[position] ?? (position === 0 ? (record.messageId ?? null) : null);
+          sends.push({ messageId, from: from ?? '', to, at: record.at, status: record.status ?? null, journal: path, seq: record.seq });
+        });
+      }
     } catch (error) {
       if (error instanceof JournalFormatError) throw new UsageError(error.message);
       throw cannotRead('--journal', path, error);
     }
-    if (found.from === undefined) throw new UsageError(`--journal ${path}: no such send journal (or an empty file)`);
-    sends.push(...found.sends);
+    if (from === undefined) throw new UsageError(`--journal ${path}: no such send journal (or an empty file)`);
   }
   return sends;
-}
-
-/** One reading of one journal: its from-number and the accepted sends to `number`. */
-async function sendsInJournal(path: string, number: string, records: AsyncIterable<JournalLine>): Promise<{ from: string | undefined; sends: JournalSend[] }> {
-  const sends: JournalSend[] = [];
-  let from: string | undefined;
-  for await (const record of records) {
-    if (record.type === 'header') from = record.header.run.from;
-    if (record.type !== 'result' || record.outcome !== 'accepted') continue;
-    record.to.forEach((to, position) => {
-      if (normalizeNumber(to) !== number) return;
-      // Each recipient's own id (a journal before messageIds has only the first one's).
-      const messageId = record.messageIds?.[position] ?? (position === 0 ? (record.messageId ?? null) : null);
-      sends.push({ messageId, from: from ?? '', to, at: record.at, status: record.status ?? null, journal: path, seq: record.seq });
-    });
-  }
-  return { from, sends };
 }
