@@ -271,7 +271,7 @@ export async function writeObject(out: Output, value: unknown, options: { title?
     // sit beside its name goes on the next line, whole. Free text longer than the terminal is
     // shortened on screen only; --json and pipes keep it whole.
     if (fieldKind(key) !== 'text' && rule.width(full) > room) {
-      lines.push(label.trimEnd(), `  ${full}`);
+      lines.push(await paint(out, 'stdout', 'dim', key), `  ${full}`);
       continue;
     }
     const text = cutToWidth(rule, full, Math.max(12, room));
