@@ -1,24 +1,15 @@
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { Clock } from '../../../src/clock.js';
-import { fakeClock, runCli } from '../../helpers/cli.js';
-import { MOCK_ENV } from '../../helpers/mock-api.js';
-import { numberService, testDir, type NumberService } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { fakeClock } from '../../helpers/cli.js';
+import { numberServiceScope, testDir } from './helpers.js';
 
 // The cost before sending: segments by encoding, what a GSM-7 spelling would save, the cost by
 // country from --prices, and --budget stopping a run and a --resume going on with a larger one.
 
 const FROM = '+15551230000';
 
-let svc: NumberService | undefined;
-afterEach(async () => {
-  await svc?.close();
-  svc = undefined;
-});
-
-function run(argv: string[], clock: Clock, options: Parameters<typeof runCli>[1] = {}) {
-  return runCli(argv, { clock, ...options, env: { ...MOCK_ENV, ...options.env }, dispatcher: svc!.agent });
-}
+const service = numberServiceScope();
+const run = service.run;
 
 const US = ['+12125551001', '+13105551002', '+17735551003', '+13035551004'];
 const GB = '+442079460958';
@@ -27,7 +18,7 @@ const DE = '+4930123456';
 describe('the cost of a send, before it is sent', () => {
   it('counts segments by encoding over every rendered message, and what a GSM-7 spelling would save', async () => {
     const clock = fakeClock();
-    svc = numberService(FROM);
+    service.start(FROM);
     const d = testDir();
     const file = d.file('to.csv', `phone,name\n${US[0]},Ann\n${US[1]},Bob\n${GB},Zoë\n`);
     // 70 UCS-2 units fit one segment: the curly quote and the dash push this body to two, and
@@ -44,12 +35,12 @@ describe('the cost of a send, before it is sent', () => {
     });
     const table = await run(['send', '--from', FROM, '--to-file', file, '--body', body, '--dry-run', '--store', join(d.dir, 'events')], clock);
     expect(table.stdout).toContain('gsm-7       spelling "–" as "-", "’" as "\'" would need 4 segments instead of 6: 2 fewer');
-    expect(svc.posts).toHaveLength(0);
+    expect(service.current.posts).toHaveLength(0);
   });
 
   it('adds the cost by country from --prices, naming recipients without a price', async () => {
     const clock = fakeClock();
-    svc = numberService(FROM);
+    service.start(FROM);
     const d = testDir();
     const file = d.file('to.txt', `${[...US, GB, DE].join('\n')}\n`);
     const prices = d.file('prices.csv', 'country,price_per_segment,currency\nUS,0.0079,USD\nGB,0.04,USD\n');
@@ -72,7 +63,7 @@ describe('the cost of a send, before it is sent', () => {
     const budget = await run(['send', '--from', FROM, '--to-file', file, '--body', 'Hello', '--prices', prices, '--budget', '1', '--store', join(d.dir, 'events')], clock);
     expect(budget.code).toBe(2);
     expect(budget.stderr).toContain(`1 recipient is in DE, which ${prices} gives no price for`);
-    expect(svc.posts).toHaveLength(0);
+    expect(service.current.posts).toHaveLength(0);
   });
 
   it.each([
@@ -84,7 +75,7 @@ describe('the cost of a send, before it is sent', () => {
     ['country,price\n', ': no prices in the file'],
   ])('refuses a bad prices file %j naming file:line, exit 2', async (content, message) => {
     const clock = fakeClock();
-    svc = numberService(FROM);
+    service.start(FROM);
     const d = testDir();
     const prices = d.file('prices.csv', content);
     const result = await run(['send', '--from', FROM, '--to', US[0]!, '--body', 'Hi', '--prices', prices, '--dry-run', '--store', join(d.dir, 'events')], clock);
@@ -94,7 +85,7 @@ describe('the cost of a send, before it is sent', () => {
 
   it('refuses --budget without --prices, and a budget that is not an amount', async () => {
     const clock = fakeClock();
-    svc = numberService(FROM);
+    service.start(FROM);
     const d = testDir();
     const store = join(d.dir, 'events');
     const alone = await run(['send', '--from', FROM, '--to', US[0]!, '--body', 'Hi', '--budget', '5', '--store', store], clock);
@@ -105,12 +96,12 @@ describe('the cost of a send, before it is sent', () => {
       expect(result.code, bad).toBe(2);
       expect(result.stderr).toContain(`not "${bad}"`);
     }
-    expect(svc.posts).toHaveLength(0);
+    expect(service.current.posts).toHaveLength(0);
   });
 
   it('stops launching before the budget would be passed, says where, and --resume with a larger budget goes on', async () => {
     const clock = fakeClock();
-    svc = numberService(FROM);
+    service.start(FROM);
     const d = testDir();
     const recipients = Array.from({ length: 10 }, (_, i) => `+1212555${String(1000 + i)}`);
     const file = d.file('to.txt', `${recipients.join('\n')}\n`);
@@ -119,7 +110,7 @@ describe('the cost of a send, before it is sent', () => {
     const args = ['send', '--from', FROM, '--to-file', file, '--body', 'Hello', '--async', '--prices', prices, '--journal', journal, '--store', join(d.dir, 'events')];
     const first = await run([...args, '--budget', '0.045'], clock);
     expect(first.code, first.stderr).toBe(0);
-    expect(svc.posts.map((p) => p[0])).toEqual(recipients.slice(0, 4));
+    expect(service.current.posts.map((p) => p[0])).toEqual(recipients.slice(0, 4));
     expect(first.stderr).toContain(`Stopped at the budget: 0.04 USD spent of 0.045 USD; the message to ${recipients[4]} would cost 0.01 USD more, so it and 5 more recipients were not sent.`);
     expect(first.stderr).toContain('--resume and a larger --budget');
 
@@ -142,11 +133,11 @@ describe('the cost of a send, before it is sent', () => {
       expect(refused.stderr).toContain(`${journal}: the run stopped at its budget of 0.045 USD (0.04 USD spent; the message to ${recipients[4]} would have cost 0.01 USD more)`);
       expect(refused.stderr).toContain('give --resume a --budget above 0.045 USD');
     }
-    expect(svc.posts).toHaveLength(4);
+    expect(service.current.posts).toHaveLength(4);
 
     const more = await run([...args, '--budget', '0.08', '--resume'], clock);
     expect(more.code, more.stderr).toBe(0);
-    expect(svc.posts.map((p) => p[0])).toEqual(recipients.slice(0, 8));
+    expect(service.current.posts.map((p) => p[0])).toEqual(recipients.slice(0, 8));
     expect(more.stderr).toContain('0.08 USD spent of 0.08 USD, 0.04 USD of it by the run before');
     // The second stop is the one that binds now.
     const again = await run([...args, '--budget', '0.06', '--resume'], clock);
@@ -154,7 +145,7 @@ describe('the cost of a send, before it is sent', () => {
     expect(again.stderr).toContain('the run stopped at its budget of 0.08 USD');
     const rest = await run([...args, '--budget', '1', '--resume'], clock);
     expect(rest.code, rest.stderr).toBe(0);
-    expect(svc.posts.map((p) => p[0])).toEqual(recipients);
+    expect(service.current.posts.map((p) => p[0])).toEqual(recipients);
     expect(rest.stderr).not.toContain('Stopped at the budget');
     // Resumed past the stop and finished: the report no longer says it stopped.
     const done = await run(['send', 'report', '--journal', journal], clock);

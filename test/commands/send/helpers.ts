@@ -4,8 +4,10 @@ import type { JournalLine } from '../../../src/send/journal/format.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MockAgent } from 'undici';
-import { onTestFinished } from 'vitest';
-import { MOCK_ORIGIN } from '../../helpers/mock-api.js';
+import { afterEach, onTestFinished } from 'vitest';
+import type { Clock } from '../../../src/clock.js';
+import { runCli } from '../../helpers/cli.js';
+import { MOCK_ENV, MOCK_ORIGIN } from '../../helpers/mock-api.js';
 
 // A MockAgent whose POST /messages answers are computed from each request, for sends whose
 // requests run concurrently (so that their order is not fixed).
@@ -139,4 +141,31 @@ export function numberService(from: string, reject: (to: string, attempt: number
     })
     .persist();
   return { agent, posts, close: () => agent.close() };
+}
+
+/**
+ * A test file's number service: `start` makes the one a test runs against (closed after the
+ * test), `current` is it, and `run` runs the CLI against it with the mock environment.
+ */
+export function numberServiceScope(): {
+  start(...args: Parameters<typeof numberService>): NumberService;
+  readonly current: NumberService;
+  run(argv: string[], clock: Clock, options?: Parameters<typeof runCli>[1]): ReturnType<typeof runCli>;
+} {
+  let service: NumberService | undefined;
+  afterEach(async () => {
+    await service?.close();
+    service = undefined;
+  });
+  const current = (): NumberService => {
+    if (service === undefined) throw new Error('no number service started in this test');
+    return service;
+  };
+  return {
+    start: (...args) => (service = numberService(...args)),
+    get current() {
+      return current();
+    },
+    run: (argv, clock, options = {}) => runCli(argv, { clock, ...options, env: { ...MOCK_ENV, ...options.env }, dispatcher: current().agent }),
+  };
 }

@@ -1,10 +1,8 @@
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { Clock } from '../../../src/clock.js';
+import { describe, expect, it } from 'vitest';
 import { appendOptOutChanges, EVERY_NUMBER, type ConsentChange } from '../../../src/optouts/log.js';
-import { fakeClock, runCli, scriptedPrompter } from '../../helpers/cli.js';
-import { MOCK_ENV } from '../../helpers/mock-api.js';
-import { numberService, numbers, testDir, type NumberService } from './helpers.js';
+import { fakeClock, scriptedPrompter } from '../../helpers/cli.js';
+import { numberServiceScope, numbers, testDir } from './helpers.js';
 
 // Every send leaves out whoever opted out of its sending number (or of every number), counts them,
 // and sends to them only with --ignore-optouts, confirmed. In-process against a MockAgent service.
@@ -12,15 +10,8 @@ import { numberService, numbers, testDir, type NumberService } from './helpers.j
 const FROM = '+15551230000';
 const OTHER = '+15551239999';
 
-let svc: NumberService | undefined;
-afterEach(async () => {
-  await svc?.close();
-  svc = undefined;
-});
-
-function run(argv: string[], clock: Clock, options: Parameters<typeof runCli>[1] = {}) {
-  return runCli(argv, { clock, ...options, env: { ...MOCK_ENV, ...options.env }, dispatcher: svc!.agent });
-}
+const service = numberServiceScope();
+const run = service.run;
 
 function optOut(store: string, number: string, from: string): void {
   const change: ConsentChange = { op: 'out', number, from, at: '2026-01-01T00:00:00.000Z', cause: 'keyword', keyword: 'STOP', event: `dlv-${number}`, by: 'test' };
@@ -30,7 +21,7 @@ function optOut(store: string, number: string, from: string): void {
 describe('svc send and the opt-out list', () => {
   it('leaves out every recipient opted out of the sending number or of every number, and says how many', async () => {
     const clock = fakeClock();
-    svc = numberService(FROM);
+    service.start(FROM);
     const d = testDir();
     const store = join(d.dir, 'events');
     const recipients = numbers(20, 14155551000);
@@ -47,12 +38,12 @@ describe('svc send and the opt-out list', () => {
     expect(JSON.parse(dry.stdout)).toMatchObject({ recipients: 17, requests: 17, optedOut: 3 });
     const table = await run([...args, '--dry-run'], clock);
     expect(table.stdout).toContain(`opted out   3 (asked not to hear from ${FROM}; svc optouts list --number ${FROM})`);
-    expect(svc.posts).toHaveLength(0);
+    expect(service.current.posts).toHaveLength(0);
 
     const journal = join(d.dir, 'run.jsonl');
     const result = await run([...args, '-o', 'ndjson', '--journal', journal], clock);
     expect(result.code, result.stderr).toBe(0);
-    const sent = new Set(svc.posts.map((p) => p[0]));
+    const sent = new Set(service.current.posts.map((p) => p[0]));
     expect(sent.size).toBe(17);
     for (const i of [2, 5, 7]) expect(sent.has(recipients[i]!)).toBe(false);
     expect(sent.has(recipients[9]!)).toBe(true);
@@ -72,23 +63,23 @@ describe('svc send and the opt-out list', () => {
 
   it('applies to --to, and says so when it leaves out the only recipient', async () => {
     const clock = fakeClock();
-    svc = numberService(FROM);
+    service.start(FROM);
     const d = testDir();
     const store = join(d.dir, 'events');
     optOut(store, '+14155551002', FROM);
     const two = await run(['send', '--from', FROM, '--to', '+14155551001', '+14155551002', '--body', 'Hi', '--store', store, '--json'], clock);
     expect(two.code, two.stderr).toBe(0);
-    expect(svc.posts).toEqual([['+14155551001']]);
+    expect(service.current.posts).toEqual([['+14155551001']]);
     expect(two.stderr).toContain('1 opted out');
     const one = await run(['send', '--from', FROM, '--to', '+14155551002', '--body', 'Hi', '--store', store], clock);
     expect(one.code).toBe(0);
     expect(one.stderr).toContain(`Nothing sent: the only recipient has opted out of ${FROM}`);
-    expect(svc.posts).toHaveLength(1);
+    expect(service.current.posts).toHaveLength(1);
   });
 
   it('sends to them with --ignore-optouts only when confirmed: asked on a terminal, --yes elsewhere', async () => {
     const clock = fakeClock();
-    svc = numberService(FROM);
+    service.start(FROM);
     const d = testDir();
     const store = join(d.dir, 'events');
     optOut(store, '+14155551002', FROM);
@@ -101,18 +92,18 @@ describe('svc send and the opt-out list', () => {
     const no = await run(args, clock, { tty: true, prompter: declined, env: { NO_COLOR: '1' } });
     expect(no.code).toBe(2);
     expect(declined.asked).toHaveLength(1);
-    expect(svc.posts).toHaveLength(0);
+    expect(service.current.posts).toHaveLength(0);
     const dry = await run([...args, '--dry-run'], clock);
     expect(dry.stdout).toContain('opted out   not left out (--ignore-optouts; the list holds 1');
     const yes = await run([...args, '--yes'], clock);
     expect(yes.code, yes.stderr).toBe(0);
-    expect(svc.posts).toEqual([['+14155551001', '+14155551002']]);
+    expect(service.current.posts).toEqual([['+14155551001', '+14155551002']]);
   });
 
   it('a --resume reads the list again: someone who opted out since the run began is not sent', async () => {
     const clock = fakeClock();
     // Every first attempt to 1003 and 1004 is rejected, so that the resume sends them again.
-    svc = numberService(FROM, (to, attempt) => attempt === 1 && (to === '+14155551003' || to === '+14155551004'));
+    service.start(FROM, (to, attempt) => attempt === 1 && (to === '+14155551003' || to === '+14155551004'));
     const d = testDir();
     const store = join(d.dir, 'events');
     const file = d.file('to.txt', `${numbers(6, 14155551000).join('\n')}\n`);
@@ -120,17 +111,17 @@ describe('svc send and the opt-out list', () => {
     const args = ['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--async', '--store', store, '--journal', journal];
     const first = await run(args, clock);
     expect(first.code).toBe(6);
-    expect(svc.posts).toHaveLength(6);
+    expect(service.current.posts).toHaveLength(6);
     optOut(store, '+14155551003', FROM);
     const resumed = await run([...args, '--resume'], clock);
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(svc.posts.slice(6)).toEqual([['+14155551004']]);
+    expect(service.current.posts.slice(6)).toEqual([['+14155551004']]);
     expect(resumed.stderr).toContain('1 opted out');
   });
 
   it('warns of a damaged line of the list and honours the rest', async () => {
     const clock = fakeClock();
-    svc = numberService(FROM);
+    service.start(FROM);
     const d = testDir();
     const store = join(d.dir, 'events');
     optOut(store, '+14155551002', FROM);
@@ -139,12 +130,12 @@ describe('svc send and the opt-out list', () => {
     const result = await run(['send', '--from', FROM, '--to', '+14155551001', '+14155551002', '--body', 'Hi', '--store', store], clock);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain('optouts.ndjson: 1 line could not be read (line 2)');
-    expect(svc.posts).toEqual([['+14155551001']]);
+    expect(service.current.posts).toEqual([['+14155551001']]);
   });
 
   it("honours an every-number opt-out of the send's tenant only (--tenant, else SVC_TENANT), and one without a tenant everywhere", async () => {
     const clock = fakeClock();
-    svc = numberService(FROM);
+    service.start(FROM);
     const d = testDir();
     const store = join(d.dir, 'events');
     const tenantA = '3f2504e0-4f89-11d3-9a0c-0305e82c3301';
@@ -158,10 +149,10 @@ describe('svc send and the opt-out list', () => {
     stopAll('+14155551002', undefined);
     const to = ['+14155551001', '+14155551002', '+14155551003'];
     const send = async (extra: string[], env: Record<string, string> = {}): Promise<string[]> => {
-      const before = svc!.posts.length;
+      const before = service.current.posts.length;
       const result = await run(['send', '--from', FROM, '--to', ...to, '--body', 'Hi', '--store', store, '--json', ...extra], clock, { env });
       expect(result.code, result.stderr).toBe(0);
-      return svc!.posts.slice(before).flatMap((p) => p).sort();
+      return service.current.posts.slice(before).flatMap((p) => p).sort();
     };
     expect(await send(['--tenant', tenantA])).toEqual(['+14155551003']);
     expect(await send([], { SVC_TENANT: tenantA })).toEqual(['+14155551003']);
