@@ -47,6 +47,12 @@ export interface Resumed {
    * must leave out, whatever becomes of the record beside it.
    */
   grownExclude?: JournalExclude;
+  /**
+   * Recipients the journal holds as rejected or of unknown outcome who are on the opt-out list
+   * now: the `resume` record names them, so that a report counts them as opted out and not also
+   * as owed.
+   */
+  optedOutSince?: string[];
 }
 
 function sha256(text: string | Buffer): string {
@@ -172,6 +178,7 @@ export function openJournal(plan: SendPlan, resumed: Resumed, own?: JournalOwnCo
           fsyncIntervalMs: JOURNAL_FSYNC_INTERVAL_MS,
           ...(resumed.grownExclude !== undefined ? { exclude: resumed.grownExclude } : {}),
           ...(own !== undefined ? { own } : {}),
+          ...(resumed.optedOutSince !== undefined ? { optedOutSince: resumed.optedOutSince } : {}),
         })
       : JournalWriter.create(path, resumed.run, {
           svc: VERSION,
@@ -267,22 +274,18 @@ async function readResumed(plan: SendPlan, ctx: SendContext, path: string): Prom
   const recordExclude = await checkExcludeOnResume(state, plan, ctx);
   if (state.torn !== undefined) ctx.warn(`${path}:${state.torn.line}: a record cut short (the run was stopped while writing it); counted as in flight`);
 
-  // Who the journal names that this run still leaves out: not accepted, and on the list now.
   const { counts } = state;
-  const nowExcluded = { rejected: 0, unknown: 0 };
+  const now = leftOutNow(state, plan);
+  const { nowExcluded, nowOptedOut } = now;
   const list = plan.pace.exclude?.list;
-  if (list !== undefined && counts.rejected + counts.unknown > 0) {
-    state.forEachRecipient((to, recipientState) => {
-      if (recipientState !== 'accepted' && list.has(to)) nowExcluded[recipientState]++;
-    });
-  }
-  const unknownLeft = counts.unknown - nowExcluded.unknown;
+  const unknownGone = nowExcluded.unknown + nowOptedOut.unknown;
+  const unknownLeft = counts.unknown - unknownGone;
   let unknown = plan.unknown;
   if (unknownLeft > 0 && unknown === undefined && !plan.dryRun) {
     const why =
-      nowExcluded.unknown === 0
+      unknownGone === 0
         ? `${counts.inFlight} in flight when the run stopped, ${counts.unknown - counts.inFlight} with an unreadable answer`
-        : `in flight when the run stopped, or an unreadable answer; ${nowExcluded.unknown} more ${nowExcluded.unknown === 1 ? 'is' : 'are'} on --exclude-file now and never sent again`;
+        : `in flight when the run stopped, or an unreadable answer; ${unknownGone} more ${isAre(unknownGone)} opted out or on --exclude-file now and never sent again`;
     const question = `${unknownLeft} recipient${unknownLeft === 1 ? ' has' : 's have'} an unknown outcome (${why}): the service may already have sent them the message.`;
     if (ctx.io.canPrompt && !plan.yes) {
       const prompter = await ctx.prompter();
@@ -291,7 +294,7 @@ async function readResumed(plan: SendPlan, ctx: SendContext, path: string): Prom
       throw new UsageError(`${question} Choose with --unknown resend (they may get it twice) or --unknown skip (they may not get it)`);
     }
   }
-  ctx.io.stderr.write(`Resuming from ${path}: ${resumeNotes(counts, nowExcluded, unknown, plan).join('; ')}.\n`);
+  ctx.io.stderr.write(`Resuming from ${path}: ${resumeNotes(counts, now, unknown, plan).join('; ')}.\n`);
   const skipUnknown = unknown !== 'resend';
   return {
     run,
@@ -304,7 +307,33 @@ async function readResumed(plan: SendPlan, ctx: SendContext, path: string): Prom
     },
     ...(recordExclude !== undefined ? { recordExclude } : {}),
     ...(list !== undefined && list.size > 0 && list.digest !== state.exclude?.digest ? { grownExclude: { digest: list.digest, numbers: list.size } } : {}),
+    ...(now.optedOutSince.length > 0 ? { optedOutSince: now.optedOutSince } : {}),
   };
+}
+
+/** Those the journal names, not accepted, whom this run leaves out all the same, by state and reason. */
+interface LeftOutNow {
+  /** On --exclude-file now (and not opted out). */
+  nowExcluded: { rejected: number; unknown: number };
+  /** On the opt-out list now: opting out is the reason that binds, as the recipient filter has it. */
+  nowOptedOut: { rejected: number; unknown: number };
+  /** The numbers of `nowOptedOut`, for the resume record. */
+  optedOutSince: string[];
+}
+
+function leftOutNow(state: JournalState, plan: SendPlan): LeftOutNow {
+  const now: LeftOutNow = { nowExcluded: { rejected: 0, unknown: 0 }, nowOptedOut: { rejected: 0, unknown: 0 }, optedOutSince: [] };
+  const list = plan.pace.exclude?.list;
+  const optOuts = plan.optOuts !== undefined && plan.optOuts.lookup.size > 0 ? plan.optOuts.lookup : undefined;
+  if ((list === undefined && optOuts === undefined) || state.counts.rejected + state.counts.unknown === 0) return now;
+  state.forEachRecipient((to, recipientState) => {
+    if (recipientState === 'accepted') return;
+    if (optOuts?.has(to)) {
+      now.nowOptedOut[recipientState]++;
+      now.optedOutSince.push(to);
+    } else if (list?.has(to)) now.nowExcluded[recipientState]++;
+  });
+  return now;
 }
 
 /**
@@ -332,13 +361,14 @@ function isAre(count: number): string {
 /**
  * What a resumed run does with each recipient the journal names, by its state there: the
  * accepted are skipped (already sent); the rejected are sent again; the unknown are sent again or
- * skipped as --unknown says; any of the last two on --exclude-file now are not sent at all.
+ * skipped as --unknown says; any of the last two opted out or on --exclude-file now are not sent at all.
  */
-function resumeNotes(counts: JournalState['counts'], nowExcluded: { rejected: number; unknown: number }, unknown: UnknownChoice | undefined, plan: SendPlan): string[] {
+function resumeNotes(counts: JournalState['counts'], now: LeftOutNow, unknown: UnknownChoice | undefined, plan: SendPlan): string[] {
+  const { nowExcluded, nowOptedOut } = now;
   const notes = [`${counts.accepted} recipient${counts.accepted === 1 ? '' : 's'} already accepted ${isAre(counts.accepted)} skipped`];
-  const rejected = counts.rejected - nowExcluded.rejected;
+  const rejected = counts.rejected - nowExcluded.rejected - nowOptedOut.rejected;
   if (rejected > 0) notes.push(`${rejected} rejected earlier ${isAre(rejected)} sent again`);
-  const unknownLeft = counts.unknown - nowExcluded.unknown;
+  const unknownLeft = counts.unknown - nowExcluded.unknown - nowOptedOut.unknown;
   if (unknownLeft > 0) {
     notes.push(
       unknown === 'resend'
@@ -348,6 +378,8 @@ function resumeNotes(counts: JournalState['counts'], nowExcluded: { rejected: nu
           : `${unknownLeft} with an unknown outcome ${isAre(unknownLeft)} left out until --unknown chooses`,
     );
   }
+  const optedOut = nowOptedOut.rejected + nowOptedOut.unknown;
+  if (optedOut > 0) notes.push(`${optedOut} rejected or of unknown outcome earlier ${optedOut === 1 ? 'has' : 'have'} opted out since, and ${isAre(optedOut)} not sent`);
   const excluded = nowExcluded.rejected + nowExcluded.unknown;
   if (excluded > 0) {
     notes.push(`${excluded} rejected or of unknown outcome earlier ${isAre(excluded)} on --exclude-file ${plan.pace.exclude!.path} now, and not sent`);

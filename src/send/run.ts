@@ -109,14 +109,14 @@ export async function runSend(
 
 /**
  * The run's own counts, when the journal is to record them: a new journal's header; a resume
- * record when the exclude list has grown, or when the opt-out list or the time zones left out
- * other people than the journal last said (someone opted out since), so that a report counts
- * them as left out and not as owed.
+ * record when the exclude list has grown, or when the counts differ from what the journal last
+ * said (someone opted out or back in since, --ignore-optouts now sends to those left out before,
+ * the time zones are told otherwise), so that a report counts them as left out and not as owed.
+ * A resumed run takes a pass over its list anyway (who is left), so this costs no extra read.
  */
 async function ownCountsToRecord(plan: SendPlan, resumed: Resumed | undefined, cost: () => Promise<BodyStats>): Promise<JournalOwnCounts | undefined> {
   if (resumed === undefined) return undefined;
   if (!resumed.state.exists || resumed.grownExclude !== undefined) return ownCounts(plan, cost);
-  if (plan.optOuts === undefined && plan.recipientWindows === undefined) return undefined;
   const own = await ownCounts(plan, cost);
   const last = resumed.state.own;
   const same =

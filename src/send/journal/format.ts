@@ -9,10 +9,17 @@
 //             several recipients, is each one's id from the answer's `messages`, in the order of
 //             `to` (null for one it did not name). Journals without it still read: the first only.
 //   resume   {"type":"resume","at":"ISO","unknown":"resend|skip|none","torn"?:{"line":N,"bytes":"base64"},
-//             "exclude"?:{"digest","numbers"},"own"?:{"recipients","excluded","optedOut"?,"zoneUnknown"?},"crc":"…"}
+//             "exclude"?:{"digest","numbers"},"own"?:{"recipients","excluded","optedOut"?,"zoneUnknown"?},
+//             "optedOutSince"?:["+1…"],"crc":"…"}
 //             `exclude` and `own` when the resumed run's --exclude-file has grown (numbers added
 //             since): from then on they stand for the header's, so that the journal itself says
 //             which list a later --resume must keep to, whatever happens to its JOURNAL.exclude.
+//             `optedOutSince` names the recipients the journal already holds as rejected or of
+//             unknown outcome whom this session leaves out because they are on the opt-out list
+//             now (they are among `own.optedOut`): until the next resume record, a report counts
+//             each of them once, as opted out, not also as owed. Every resume record says it
+//             afresh (absent: nobody), since a person may opt back in between sessions. An svc
+//             that predates the member reads the record and ignores it (it counts them twice).
 //   throttled {"type":"throttled","seq":N,"to":[…],"status":429|503,"at":"ISO","crc":"…"}    the request
 //             was refused unprocessed (throttled): its launch is closed, no outcome; sent again later
 //   pause    {"type":"pause","reason":"window","window":"…","until":"ISO","at":"ISO","crc":"…"}
@@ -130,7 +137,17 @@ export type JournalLine =
   | { type: 'header'; line: number; header: JournalHeader }
   | { type: 'launch'; line: number; seq: number; to: string[] }
   | ({ type: 'result'; line: number; seq: number; at: string } & JournalRecord)
-  | { type: 'resume'; line: number; at: string; unknown: UnknownChoice | 'none'; torn?: { line: number; bytes: string }; exclude?: JournalExclude; own?: JournalOwnCounts }
+  | {
+      type: 'resume';
+      line: number;
+      at: string;
+      unknown: UnknownChoice | 'none';
+      torn?: { line: number; bytes: string };
+      exclude?: JournalExclude;
+      own?: JournalOwnCounts;
+      /** Recipients the journal held as not accepted whom this session leaves out as opted out since. */
+      optedOutSince?: string[];
+    }
   | { type: 'throttled'; line: number; seq: number; to: string[]; status: number | null; at: string }
   | { type: 'pause'; line: number; reason: string; until: string; at: string }
   | ({ type: 'stop'; line: number } & JournalBudgetStop);

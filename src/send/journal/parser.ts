@@ -261,6 +261,8 @@ function resumeLine(line: number, get: Member, bad: Bad): JournalLine {
   const torn = get('torn');
   const own = ownCountsOf(get('own'), () => bad('a resume record whose own counts are not {"recipients", "excluded"}'));
   const exclude = excludeOf(get('exclude'), () => bad('a resume record whose exclude is not {"digest", "numbers"}'));
+  const optedOutSince = get('optedOutSince');
+  if (optedOutSince !== undefined && !isStringArray(optedOutSince)) throw bad('a resume record whose optedOutSince is not a list of numbers');
   return {
     type,
     line,
@@ -269,6 +271,7 @@ function resumeLine(line: number, get: Member, bad: Bad): JournalLine {
     ...(typeof torn === 'object' && torn !== null ? { torn: torn as { line: number; bytes: string } } : {}),
     ...(exclude !== undefined ? { exclude } : {}),
     ...(own !== undefined ? { own } : {}),
+    ...(optedOutSince !== undefined && optedOutSince.length > 0 ? { optedOutSince } : {}),
   };
 }
 

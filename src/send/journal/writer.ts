@@ -89,7 +89,7 @@ export class JournalWriter {
   static resume(
     state: JournalState,
     unknown: UnknownChoice | 'none',
-    options: JournalWriterOptions & { exclude?: JournalExclude | undefined; own?: JournalOwnCounts | undefined } = {},
+    options: JournalWriterOptions & { exclude?: JournalExclude | undefined; own?: JournalOwnCounts | undefined; optedOutSince?: readonly string[] | undefined } = {},
   ): JournalWriter {
     const fd = openSync(state.path, 'a', 0o600);
     try {
@@ -98,7 +98,8 @@ export class JournalWriter {
       const torn = state.torn === undefined ? {} : { torn: { line: state.torn.line, bytes: state.torn.bytes.toString('base64') } };
       const grown = options.exclude === undefined ? {} : { exclude: { digest: options.exclude.digest, numbers: options.exclude.numbers } };
       const own = options.own === undefined ? {} : { own: ownRecord(options.own) };
-      writer.write(sealRecord({ type: 'resume', at: writer.clock().toISOString(), unknown, ...torn, ...grown, ...own }));
+      const optedOutSince = options.optedOutSince === undefined || options.optedOutSince.length === 0 ? {} : { optedOutSince: options.optedOutSince };
+      writer.write(sealRecord({ type: 'resume', at: writer.clock().toISOString(), unknown, ...torn, ...grown, ...own, ...optedOutSince }));
       return writer;
     } catch (error) {
       closeSync(fd);

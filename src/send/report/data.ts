@@ -103,6 +103,11 @@ class JournalReading {
   private sharded = false;
   private budgetStop: JournalBudgetStop | undefined;
   private toFile: string | undefined;
+  /**
+   * Those the last resume record says it left out as opted out since (named earlier as rejected
+   * or of unknown outcome): counted among `own.optedOut`, so not also as owed.
+   */
+  private optedOutSince = new Set<string>();
 
   constructor(private readonly index: number) {}
 
@@ -123,6 +128,8 @@ class JournalReading {
         break;
       case 'result':
         this.open.delete(record.seq);
+        // Sent again after all: this session's outcome is theirs.
+        if (this.optedOutSince.size > 0) for (const to of record.to) this.optedOutSince.delete(to);
         this.result(record);
         break;
       case 'throttled':
@@ -138,6 +145,8 @@ class JournalReading {
           this.excludeGrew = true;
         }
         if (record.own !== undefined) this.own = record.own;
+        // Each session says afresh who it left out as opted out since: someone may have opted back in.
+        this.optedOutSince = new Set(record.optedOutSince);
         // A new session: the stop of the one before is over (a larger --budget went on).
         this.budgetStop = undefined;
         break;
@@ -179,21 +188,25 @@ class JournalReading {
     const { recipients, own, sharded, excludeDigest } = this;
     for (const to of this.open.values()) for (const number of to) this.touch(number).bits |= UNKNOWN;
     const counts: OutcomeCounts = { recipients: 0, accepted: 0, rejected: 0, unknown: 0, notYetSent: 0, excluded: 0, optedOut: 0, zoneUnknown: 0 };
+    let named = 0;
     for (const { bits, entry } of recipients.values()) {
       entry.state = bits & ACCEPTED ? 'accepted' : bits & UNKNOWN ? 'unknown' : 'rejected';
+      // Opted out since they were tried: one of own.optedOut, neither owed nor counted twice.
+      if (entry.state !== 'accepted' && this.optedOutSince.has(entry.to)) continue;
       if (entry.state !== 'accepted') delete entry.messageId;
       counts[entry.state]++;
+      named++;
       into.push(entry);
     }
     // The header's run counts the whole list; its `own` counts this run's share of it (its shard,
     // less --exclude-file). A journal written before `own` existed: the whole list when it was not
     // sharded, else only the recipients it names (its shard's not-yet-sent cannot be known).
-    const ownRecipients = own?.recipients ?? (sharded ? recipients.size : this.run.recipientCount);
+    const ownRecipients = own?.recipients ?? (sharded ? named : this.run.recipientCount);
     counts.excluded = own?.excluded ?? 0;
     counts.optedOut = own?.optedOut ?? 0;
     counts.zoneUnknown = own?.zoneUnknown ?? 0;
-    counts.notYetSent = Math.max(0, ownRecipients - recipients.size);
-    counts.recipients = Math.max(ownRecipients, recipients.size) + counts.excluded + counts.optedOut + counts.zoneUnknown;
+    counts.notYetSent = Math.max(0, ownRecipients - named);
+    counts.recipients = Math.max(ownRecipients, named) + counts.excluded + counts.optedOut + counts.zoneUnknown;
     return {
       path,
       shard: this.shard,

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { appendOptOutChanges, EVERY_NUMBER, type ConsentChange } from '../../../src/optouts/log.js';
 import { fakeClock, scriptedPrompter } from '../../helpers/cli.js';
-import { numberServiceScope, numbers, testDir } from './helpers.js';
+import { dropResultsFor, journalRecords, numberServiceScope, numbers, testDir } from './helpers.js';
 
 // Every send leaves out whoever opted out of its sending number (or of every number), counts them,
 // and sends to them only with --ignore-optouts, confirmed. In-process against a MockAgent service.
@@ -162,5 +162,119 @@ describe('svc send and the opt-out list', () => {
     const bad = await run(['send', '--from', FROM, '--to', ...to, '--body', 'Hi', '--store', store, '--tenant', 'acme'], clock);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('"acme"');
+  });
+});
+
+describe('send report after a --resume that left out people who opted out since', () => {
+  type Total = Record<'recipients' | 'accepted' | 'rejected' | 'unknown' | 'notYetSent' | 'excluded' | 'optedOut' | 'zoneUnknown', number>;
+  const added = (total: Total): number => total.accepted + total.rejected + total.unknown + total.notYetSent + total.excluded + total.optedOut + total.zoneUnknown;
+
+  it('counts someone rejected before and opted out since once, as opted out (not owed); totals add up to the list', async () => {
+    const clock = fakeClock();
+    service.start(FROM, (to, attempt) => attempt === 1 && (to === '+14155551003' || to === '+14155551004'));
+    const d = testDir();
+    const store = join(d.dir, 'events');
+    const file = d.file('to.txt', `${numbers(6, 14155551000).join('\n')}\n`);
+    const journal = join(d.dir, 'run.jsonl');
+    const args = ['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--async', '--store', store, '--journal', journal];
+    expect((await run(args, clock)).code).toBe(6);
+    optOut(store, '+14155551003', FROM);
+    const resumed = await run([...args, '--resume'], clock);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain('1 rejected earlier is sent again');
+    expect(resumed.stderr).toContain('1 rejected or of unknown outcome earlier has opted out since, and is not sent');
+    // The journal itself names them: the report needs neither the opt-out list nor its state then.
+    const resume = (await journalRecords(journal)).find((record) => record.type === 'resume');
+    expect(resume).toMatchObject({ optedOutSince: ['+14155551003'], own: { recipients: 5, excluded: 0, optedOut: 1 } });
+
+    const json = await run(['send', 'report', '--journal', journal, '--json'], clock);
+    expect(json.code, json.stderr).toBe(0);
+    const document = JSON.parse(json.stdout) as { total: Total; owed: unknown[] };
+    expect(document.total).toEqual({ recipients: 6, accepted: 5, rejected: 0, unknown: 0, notYetSent: 0, excluded: 0, optedOut: 1, zoneUnknown: 0 });
+    expect(added(document.total)).toBe(document.total.recipients);
+    expect(document.owed).toEqual([]);
+    const text = await run(['send', 'report', '--journal', journal], clock);
+    expect(text.stdout).toMatch(/recipients\s+accepted\s+rejected\s+unknown\s+not yet sent\s+excluded\s+opted out\n\S+\s+6\s+5\s+0\s+0\s+0\s+0\s+1\n/);
+    expect(text.stdout).toContain('Every recipient sent to was accepted.');
+  });
+
+  it('someone accepted who opts out later stays accepted, not counted as opted out', async () => {
+    const clock = fakeClock();
+    service.start(FROM, (to, attempt) => attempt === 1 && to === '+14155551004');
+    const d = testDir();
+    const store = join(d.dir, 'events');
+    const file = d.file('to.txt', `${numbers(6, 14155551000).join('\n')}\n`);
+    const journal = join(d.dir, 'run.jsonl');
+    const args = ['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--async', '--store', store, '--journal', journal];
+    expect((await run(args, clock)).code).toBe(6);
+    // Accepted in the first session, then opted out: they were sent to, and that stands.
+    optOut(store, '+14155551002', FROM);
+    const resumed = await run([...args, '--resume'], clock);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(service.current.posts.slice(6)).toEqual([['+14155551004']]);
+    const document = JSON.parse((await run(['send', 'report', '--journal', journal, '--json'], clock)).stdout) as { total: Total };
+    expect(document.total).toEqual({ recipients: 6, accepted: 6, rejected: 0, unknown: 0, notYetSent: 0, excluded: 0, optedOut: 0, zoneUnknown: 0 });
+  });
+
+  it('someone of unknown outcome (in flight at a crash) who opted out since is not asked about, and is counted once, as opted out', async () => {
+    const clock = fakeClock();
+    service.start(FROM);
+    const d = testDir();
+    const store = join(d.dir, 'events');
+    const file = d.file('to.txt', `${numbers(4, 14155551000).join('\n')}\n`);
+    const journal = join(d.dir, 'run.jsonl');
+    const args = ['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--async', '--store', store, '--journal', journal];
+    expect((await run(args, clock)).code).toBe(0);
+    dropResultsFor(journal, ['+14155551002']);
+    optOut(store, '+14155551002', FROM);
+    // No --unknown: the only recipient of unknown outcome is left out anyway, so there is nothing to choose.
+    const resumed = await run([...args, '--resume'], clock);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain('1 rejected or of unknown outcome earlier has opted out since, and is not sent');
+    expect(service.current.posts).toHaveLength(4);
+    const document = JSON.parse((await run(['send', 'report', '--journal', journal, '--json'], clock)).stdout) as { total: Total; owed: unknown[] };
+    expect(document.total).toEqual({ recipients: 4, accepted: 3, rejected: 0, unknown: 0, notYetSent: 0, excluded: 0, optedOut: 1, zoneUnknown: 0 });
+    expect(document.owed).toEqual([]);
+  });
+
+  it('a --resume with --ignore-optouts sends to those left out before, and the report no longer counts them as opted out', async () => {
+    const clock = fakeClock();
+    service.start(FROM, (to, attempt) => attempt === 1 && to === '+14155551003');
+    const d = testDir();
+    const store = join(d.dir, 'events');
+    optOut(store, '+14155551002', FROM);
+    const file = d.file('to.txt', `${numbers(4, 14155551000).join('\n')}\n`);
+    const journal = join(d.dir, 'run.jsonl');
+    const args = ['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--async', '--store', store, '--journal', journal];
+    expect((await run(args, clock)).code).toBe(6);
+    const resumed = await run([...args, '--resume', '--ignore-optouts', '--yes'], clock);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(service.current.posts.slice(3).flat().sort()).toEqual(['+14155551002', '+14155551003']);
+    const document = JSON.parse((await run(['send', 'report', '--journal', journal, '--json'], clock)).stdout) as { total: Total };
+    expect(document.total).toEqual({ recipients: 4, accepted: 4, rejected: 0, unknown: 0, notYetSent: 0, excluded: 0, optedOut: 0, zoneUnknown: 0 });
+  });
+
+  it('someone opted out at one resume and back in (START) before the next is owed again, then accepted', async () => {
+    const clock = fakeClock();
+    // 1003 is refused twice: once in the first session, once after opting back in.
+    service.start(FROM, (to, attempt) => to === '+14155551003' && attempt <= 2);
+    const d = testDir();
+    const store = join(d.dir, 'events');
+    const file = d.file('to.txt', `${numbers(4, 14155551000).join('\n')}\n`);
+    const journal = join(d.dir, 'run.jsonl');
+    const args = ['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--async', '--store', store, '--journal', journal];
+    const report = async (): Promise<Total> => JSON.parse((await run(['send', 'report', '--journal', journal, '--json'], clock)).stdout).total as Total;
+    expect((await run(args, clock)).code).toBe(6);
+    optOut(store, '+14155551003', FROM);
+    expect((await run([...args, '--resume'], clock)).code).toBe(0);
+    expect(await report()).toMatchObject({ recipients: 4, accepted: 3, rejected: 0, optedOut: 1 });
+    appendOptOutChanges(store, [{ op: 'in', number: '+14155551003', from: FROM, at: '2026-01-02T00:00:00.000Z', cause: 'keyword', keyword: 'START', event: 'dlv-start', by: 'test' }]);
+    const again = await run([...args, '--resume'], clock);
+    expect(again.code, again.stderr).toBe(1);
+    const owedAgain = await report();
+    expect(owedAgain).toMatchObject({ recipients: 4, accepted: 3, rejected: 1, optedOut: 0 });
+    expect(added(owedAgain)).toBe(4);
+    expect((await run([...args, '--resume'], clock)).code).toBe(0);
+    expect(await report()).toMatchObject({ recipients: 4, accepted: 4, rejected: 0, optedOut: 0 });
   });
 });

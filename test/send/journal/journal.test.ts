@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { runBulk } from '../../../src/send/engine.js';
 import { journalRecordFor, UNREACHABLE_AFTER, type BulkRequest, type BulkSummary } from '../../../src/send/bulk-types.js';
 import { ApiError, NetworkError } from '../../../src/errors.js';
-import { JournalFormatError, messageIdsOf, type JournalOutcome, type JournalRun } from '../../../src/send/journal/format.js';
+import { JournalFormatError, messageIdsOf, sealRecord, type JournalOutcome, type JournalRun } from '../../../src/send/journal/format.js';
 import { JournalWriter } from '../../../src/send/journal/writer.js';
 import { readJournal, type JournalState } from '../../../src/send/journal/replay.js';
 import { readJournalRecords } from '../../../src/send/journal/parser.js';
@@ -112,6 +112,27 @@ describe('JournalWriter and readJournal', () => {
     const after = await readJournal(path);
     expect(after.torn).toBeUndefined();
     expect([1, 2, 3].map((i) => after.stateOf(number(i)))).toEqual(['accepted', 'unknown', 'accepted']);
+  });
+
+  it('a resume record names who it left out as opted out since; one that names them otherwise is refused', async () => {
+    const path = journalPath();
+    const journal = JournalWriter.create(path, RUN);
+    const [seq] = journal.launch([{ to: [number(1)] }]);
+    journal.result(seq!, { to: [number(1)], outcome: 'rejected', error: { message: 'bad' } });
+    await journal.close();
+    const resumed = JournalWriter.resume(await readJournal(path), 'none', { optedOutSince: [number(1)], own: { recipients: 19, excluded: 0, optedOut: 1 } });
+    await resumed.close();
+    expect((await records(path)).find((r) => r.type === 'resume')).toMatchObject({ optedOutSince: [number(1)], own: { optedOut: 1 } });
+    // Nobody to name: the member is left out.
+    const again = JournalWriter.resume(await readJournal(path), 'none', { optedOutSince: [] });
+    await again.close();
+    const resumes = (await records(path)).filter((r) => r.type === 'resume');
+    expect(resumes).toHaveLength(2);
+    expect(resumes[1]).not.toHaveProperty('optedOutSince');
+    const bad = journalPath();
+    writeFileSync(bad, readFileSync(path, 'utf8'));
+    appendFileSync(bad, sealRecord({ type: 'resume', at: 'x', unknown: 'none', optedOutSince: '+15550100001' }));
+    await expect(records(bad)).rejects.toThrow(/:6: not a journal record: a resume record whose optedOutSince is not a list of numbers/);
   });
 
   it('a journal holding only a torn header launched nothing, and a new run starts it again', async () => {
