@@ -638,6 +638,7 @@ _svc() {
     'optouts list')
       case "$prev" in
         --number) return ;;
+        --tenant) return ;;
         --store) _svc_files; return ;;
         --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
         --profile) _svc_profiles; return ;;
@@ -645,7 +646,7 @@ _svc() {
         --timeout) return ;;
         --fields) return ;;
       esac
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W '--number --store --json --output -o --profile --base-url --debug --no-color --timeout --fields --no-pager --yes -y --help' -- "$cur")); return; fi
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W '--number --tenant --store --json --output -o --profile --base-url --debug --no-color --timeout --fields --no-pager --yes -y --help' -- "$cur")); return; fi
       ;;
     'optouts add')
       case "$prev" in
@@ -704,6 +705,7 @@ _svc() {
     'optouts export')
       case "$prev" in
         --number) return ;;
+        --tenant) return ;;
         --store) _svc_files; return ;;
         --output|-o) COMPREPLY=($(compgen -W 'table json ndjson' -- "$cur")); return ;;
         --profile) _svc_profiles; return ;;
@@ -711,7 +713,7 @@ _svc() {
         --timeout) return ;;
         --fields) return ;;
       esac
-      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W '--number --store --json --output -o --profile --base-url --debug --no-color --timeout --fields --no-pager --yes -y --help' -- "$cur")); return; fi
+      if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W '--number --tenant --store --json --output -o --profile --base-url --debug --no-color --timeout --fields --no-pager --yes -y --help' -- "$cur")); return; fi
       case "$args" in
         0) _svc_files; return ;;
       esac

@@ -721,6 +721,7 @@ complete -c svc -n '__svc_at '\''optouts'\''' -l fields -x -d 'only these fields
 complete -c svc -n '__svc_at '\''optouts'\''' -l no-pager -d 'do not page long output on a terminal (default: SVC_PAGER, PAGER, then less -FRX)'
 complete -c svc -n '__svc_at '\''optouts'\''' -l yes -s y -d 'do not ask for confirmation (needed without a terminal by commands that confirm)'
 complete -c svc -n '__svc_at '\''optouts list'\''' -l number -x -d 'only the opt-outs a send from this number honours (its own and every number'\''s)'
+complete -c svc -n '__svc_at '\''optouts list'\''' -l tenant -x -d 'only what applies to this tenant'\''s sends: its every-number opt-outs and those of no tenant in particular, not other tenants'\'''
 complete -c svc -n '__svc_at '\''optouts list'\''' -l store -r -F -d 'the event store the list is kept beside (default: events/ in the user data directory, or $SVC_DATA_DIR/events)'
 complete -c svc -n '__svc_at '\''optouts list'\''' -l json -d 'machine output: one JSON document on stdout (same as -o json)'
 complete -c svc -n '__svc_at '\''optouts list'\''' -l output -s o -x -a 'table json ndjson' -d 'output format'
@@ -787,6 +788,7 @@ complete -c svc -n '__svc_at '\''optouts rebuild'\''' -l no-pager -d 'do not pag
 complete -c svc -n '__svc_at '\''optouts rebuild'\''' -l yes -s y -d 'do not ask for confirmation (needed without a terminal by commands that confirm)'
 complete -c svc -n '__svc_at '\''optouts export'\'' 0' -F
 complete -c svc -n '__svc_at '\''optouts export'\''' -l number -x -d 'only the opt-outs a send from this number honours'
+complete -c svc -n '__svc_at '\''optouts export'\''' -l tenant -x -d 'only what applies to this tenant'\''s sends: its every-number opt-outs and those of no tenant in particular, not other tenants'\'''
 complete -c svc -n '__svc_at '\''optouts export'\''' -l store -r -F -d 'the event store the list is kept beside (default: events/ in the user data directory, or $SVC_DATA_DIR/events)'
 complete -c svc -n '__svc_at '\''optouts export'\''' -l json -d 'machine output: one JSON document on stdout (same as -o json)'
 complete -c svc -n '__svc_at '\''optouts export'\''' -l output -s o -x -a 'table json ndjson' -d 'output format'

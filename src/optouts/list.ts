@@ -121,13 +121,28 @@ export class OptOutList {
     return undefined;
   }
 
-  /** Every entry, or those that can apply to a send from `from` (its own and every number's), every number's first, then by sending number and person. */
-  entries(from?: string): OptOutEntry[] {
-    const keys = [...this.byKey.keys()].filter((key) => from === undefined || key === from || isEveryNumberKey(key));
+  /**
+   * Every entry, or those that can apply to a send from `from` (its own and every number's) and
+   * for `tenant` (every number's of that tenant and of none in particular, as lookupFor has it;
+   * without `from`, a number's own only when recorded for that tenant or for none), every
+   * number's first, then by sending number and person.
+   */
+  entries(from?: string, tenant?: string): OptOutEntry[] {
+    const everyNumber = new Set(tenant === undefined ? [] : [EVERY_NUMBER, everyNumberOf(tenant)]);
+    const keys = [...this.byKey.keys()].filter((key) => {
+      if (isEveryNumberKey(key)) return tenant === undefined || everyNumber.has(key);
+      return from === undefined || key === from;
+    });
+    // A number's own entry names its tenant when the message that made it did; one for another tenant is not this tenant's.
+    const ofTenant = (entry: OptOutEntry): boolean =>
+      tenant === undefined || from !== undefined || isEveryNumberKey(entry.from) || entry.tenant === undefined || entry.tenant.toLowerCase() === tenant.toLowerCase();
     const list: OptOutEntry[] = [];
     for (const key of keys.sort(compareKeys)) {
       const people = this.byKey.get(key)!;
-      for (const number of [...people.keys()].sort()) list.push(people.get(number)!);
+      for (const number of [...people.keys()].sort()) {
+        const entry = people.get(number)!;
+        if (ofTenant(entry)) list.push(entry);
+      }
     }
     return list;
   }

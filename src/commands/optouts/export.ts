@@ -3,15 +3,12 @@ import { UsageError } from '../../errors.js';
 import { optOutsCsv } from '../../optouts/csv.js';
 import type { InputFor } from '../spec.js';
 import type { optoutsCommands } from './index.js';
-import { optOutsDir, readList } from './shared/opt-out-list.js';
-import { numberArg } from '../events/shared/event-queries.js';
+import { selectedEntries } from './shared/opt-out-list.js';
 import { writeExact } from '../../output/io.js';
 
 export async function run(input: InputFor<typeof optoutsCommands, 'optouts export'>, ctx: Context): Promise<number> {
   const path = input.arg(0);
-  const fromText = input.string('number');
-  const from = fromText === undefined ? undefined : numberArg(fromText, '--number');
-  const entries = readList(optOutsDir(input, ctx), ctx).entries(from);
+  const { entries } = selectedEntries(input, ctx);
   const csv = optOutsCsv(entries);
   if (path === undefined || path === '-') {
     writeExact(ctx.io.stdout, csv);

@@ -21,6 +21,11 @@ const tenantOption = defineOption({
   description: 'the tenant the change is about: without --number, every number of that tenant (default: of every tenant)',
 });
 
+const tenantFilterOption = defineOption({
+  flags: '--tenant <guid>',
+  description: "only what applies to this tenant's sends: its every-number opt-outs and those of no tenant in particular, not other tenants'",
+});
+
 const ABOUT = [
   'The list lives in optouts.ndjson beside the event store. `svc webhook listen` adds whoever texts',
   'STOP (or another opt-out word) and lifts it on START; `svc send` leaves them out.',
@@ -31,8 +36,12 @@ export const optoutsCommands = defineCommands([
     path: ['optouts', 'list'],
     summary: 'list who is opted out, of which sending number, since when, why and by whom',
     description: ABOUT,
-    options: [{ flags: '--number <from>', description: 'only the opt-outs a send from this number honours (its own and every number\'s)' }, storeOption],
-    examples: ['svc optouts list', 'svc optouts list --number +15555550100 --json'],
+    options: [{ flags: '--number <from>', description: 'only the opt-outs a send from this number honours (its own and every number\'s)' }, tenantFilterOption, storeOption],
+    examples: [
+      'svc optouts list',
+      'svc optouts list --number +15555550100 --json',
+      'svc optouts list --number +15555550100 --tenant 3f2504e0-4f89-11d3-9a0c-0305e82c3301',
+    ],
     paged: true,
     exitCodes: [[1, 'the opt-out list could not be read']],
     load: () => import('./list.js'),
@@ -98,8 +107,8 @@ export const optoutsCommands = defineCommands([
     path: ['optouts', 'export'],
     summary: 'write the list as CSV (to FILE, or to standard output) for a spreadsheet',
     args: [{ name: 'FILE', description: 'where to write (default: standard output)', complete: 'file' }],
-    options: [{ flags: '--number <from>', description: 'only the opt-outs a send from this number honours' }, storeOption],
-    examples: ['svc optouts export optouts.csv', 'svc optouts export | head'],
+    options: [{ flags: '--number <from>', description: 'only the opt-outs a send from this number honours' }, tenantFilterOption, storeOption],
+    examples: ['svc optouts export optouts.csv', 'svc optouts export | head', 'svc optouts export acme.csv --tenant 3f2504e0-4f89-11d3-9a0c-0305e82c3301'],
     exitCodes: [[1, 'the opt-out list could not be read']],
     load: () => import('./export.js'),
   },

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -186,5 +186,76 @@ describe('svc optouts', () => {
     expect(imported.code).toBe(2);
     expect(imported.stderr).toContain(`${file}:2: tenant "acme" is not a GUID`);
     expect(readOptOutLog(dir).changes).toEqual([]);
+  });
+  it('list and export --tenant show only what applies to that tenant\'s sends; with --number, exactly what a send from it honours', async () => {
+    const A = '3f2504e0-4f89-11d3-9a0c-0305e82c3301';
+    const B = '9b2c1d7e-0a4f-4c1b-8e2d-5f6a7b8c9d0e';
+    const dir = store();
+    const add = async (...args: string[]): Promise<void> => {
+      const result = await runCli(['optouts', 'add', ...args, '--store', dir], { clock: clock() });
+      expect(result.code, result.stderr).toBe(0);
+    };
+    await add('+14155551001', '--tenant', A);
+    await add('+14155551002', '--tenant', B);
+    // Kept for no tenant in particular: it applies to every tenant's sends.
+    await add('+14155551003');
+    await add('+14155551004', '--number', US);
+    await add('+14155551005', '--number', '+15555550199');
+    const listed = async (...args: string[]): Promise<string[][]> => {
+      const result = await runCli(['optouts', 'list', ...args, '--store', dir, '--json']);
+      expect(result.code, result.stderr).toBe(0);
+      return (JSON.parse(result.stdout) as Record<string, string | null>[]).map((e) => [e['number']!, e['from'] ?? '*', e['tenant'] ?? '-']);
+    };
+    // --number alone: every tenant's every-number opt-outs still apply (the send does not say whose it is).
+    expect(await listed('--number', US)).toEqual([
+      ['+14155551003', '*', '-'],
+      ['+14155551001', '*', A],
+      ['+14155551002', '*', B],
+      ['+14155551004', US, '-'],
+    ]);
+    const forA = [
+      ['+14155551003', '*', '-'],
+      ['+14155551001', '*', A],
+      ['+14155551004', US, '-'],
+    ];
+    expect(await listed('--number', US, '--tenant', A)).toEqual(forA);
+    // A GUID's letter case is not another tenant.
+    expect(await listed('--number', US, '--tenant', ` ${A.toUpperCase()} `)).toEqual(forA);
+    // --tenant alone: tenant B's every-number opt-outs and those of no tenant, and every number's own (none recorded for another tenant).
+    expect(await listed('--tenant', B)).toEqual([
+      ['+14155551003', '*', '-'],
+      ['+14155551002', '*', B],
+      ['+14155551004', US, '-'],
+      ['+14155551005', '+15555550199', '-'],
+    ]);
+
+    const out = join(work, 'tenant-a.csv');
+    const exported = await runCli(['optouts', 'export', out, '--number', US, '--tenant', A, '--store', dir]);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stderr).toBe(`Wrote 3 opt-outs to ${out}\n`);
+    const rows = readFileSync(out, 'utf8').slice(1).trimEnd().split('\r\n').slice(1);
+    expect(rows.map((row) => row.split(',')[0])).toEqual(['+14155551003', '+14155551001', '+14155551004']);
+    const piped = await runCli(['optouts', 'export', '--tenant', B, '--store', dir]);
+    expect(piped.stdout).toContain(B);
+    expect(piped.stdout).not.toContain(A);
+
+    // Nothing left out of a tenant's sends: said in words, on stderr.
+    const empty = store();
+    await runCli(['optouts', 'add', '+14155551001', '--tenant', A, '--store', empty], { clock: clock() });
+    const none = await runCli(['optouts', 'list', '--number', US, '--tenant', B, '--store', empty]);
+    expect(none).toMatchObject({ code: 0, stdout: '', stderr: `Nobody on the list is left out of sends from ${US} for tenant ${B}.\n` });
+  });
+
+  it('list and export refuse a --tenant that is not a GUID, naming it (exit 2), and write no file', async () => {
+    const dir = store();
+    await runCli(['optouts', 'add', '+14155551001', '--store', dir], { clock: clock() });
+    const list = await runCli(['optouts', 'list', '--tenant', 'acme', '--store', dir]);
+    expect(list).toMatchObject({ code: 2, stdout: '' });
+    expect(list.stderr).toContain('--tenant must be a GUID (like 3f2504e0-4f89-11d3-9a0c-0305e82c3301), not "acme"');
+    const out = join(work, 'never.csv');
+    const exported = await runCli(['optouts', 'export', out, '--tenant', '3f2504e0', '--store', dir]);
+    expect(exported.code).toBe(2);
+    expect(exported.stderr).toContain('not "3f2504e0"');
+    expect(existsSync(out)).toBe(false);
   });
 });

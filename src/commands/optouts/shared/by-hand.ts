@@ -1,10 +1,9 @@
 import type { Context } from '../../../context.js';
-import { requireGuid } from '../../../input/checks.js';
 import { recordConsentChanges } from '../../../optouts/change.js';
 import type { ConsentChange } from '../../../optouts/log.js';
 import type { CommandInput } from '../../spec.js';
 import { numbersFrom, reasonFrom, reportChanges } from './opt-out-changes.js';
-import { actingUser, optOutsDir, sendingNumber } from './opt-out-list.js';
+import { actingUser, optOutsDir, sendingNumber, tenantOption } from './opt-out-list.js';
 
 // `svc optouts add` and `remove` are one act in two directions: the people named, of one sending
 // number or of every number (of one tenant with --tenant, else of all), recorded as changes made
@@ -13,8 +12,7 @@ import { actingUser, optOutsDir, sendingNumber } from './opt-out-list.js';
 export async function recordByHand(op: ConsentChange['op'], input: CommandInput<'store' | 'number' | 'reason' | 'tenant'>, ctx: Context): Promise<number> {
   const numbers = numbersFrom(input.argList(0));
   const from = sendingNumber(input);
-  const tenantText = input.string('tenant');
-  const tenant = tenantText === undefined ? undefined : requireGuid(tenantText.trim(), '--tenant');
+  const tenant = tenantOption(input);
   const reason = reasonFrom(input.string('reason'));
   const dir = optOutsDir(input, ctx);
   const at = new Date(ctx.clock.now()).toISOString();

@@ -6,6 +6,7 @@ import type { Column } from '../../../output/render.js';
 import type { CommandInput } from '../../spec.js';
 import { readStoreDir } from '../../events/shared/store-options.js';
 import { numberArg } from '../../events/shared/event-queries.js';
+import { requireGuid } from '../../../input/checks.js';
 
 // What the optouts verbs share: the store, the sending number, who is acting, the table.
 
@@ -27,6 +28,24 @@ export function readList(dir: string, ctx: Context): OptOutList {
 export function sendingNumber(input: CommandInput<'number'>): string {
   const text = input.string('number');
   return text === undefined ? EVERY_NUMBER : numberArg(text, '--number');
+}
+
+/** --tenant GUID as given (trimmed), or undefined; anything but a GUID is refused naming it (exit 2). */
+export function tenantOption(input: CommandInput<'tenant'>): string | undefined {
+  const text = input.string('tenant');
+  return text === undefined ? undefined : requireGuid(text.trim(), '--tenant');
+}
+
+/**
+ * The entries `optouts list` and `export` show: every one, or those a send from --number for
+ * --tenant would honour (each flag narrows on its own).
+ */
+export function selectedEntries(input: CommandInput<'number' | 'tenant' | 'store'>, ctx: Context): { entries: OptOutEntry[]; from?: string; tenant?: string } {
+  const fromText = input.string('number');
+  const from = fromText === undefined ? undefined : numberArg(fromText, '--number');
+  const tenant = tenantOption(input);
+  const entries = readList(optOutsDir(input, ctx), ctx).entries(from, tenant);
+  return { entries, ...(from !== undefined ? { from } : {}), ...(tenant !== undefined ? { tenant } : {}) };
 }
 
 /** Who makes a change by hand: the user and the machine, as a log of consent should say. */
