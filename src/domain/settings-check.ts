@@ -27,21 +27,22 @@ export const SETTING_EXPECTED: Readonly<Record<SettingType, string>> = {
 
 /** The problem of a JSON value at a leaf, or undefined when the document allows it. */
 export function settingLeafProblem(path: string, type: SettingType, value: unknown): SettingProblem | undefined {
-  const wrong: SettingProblem = { path, expected: SETTING_EXPECTED[type], value };
+  // A good value is the rule (every leaf of a fleet file is checked): nothing is built for it.
+  const wrong = (): SettingProblem => ({ path, expected: SETTING_EXPECTED[type], value });
   switch (type) {
     case 'boolean':
-      return typeof value === 'boolean' ? undefined : wrong;
+      return typeof value === 'boolean' ? undefined : wrong();
     case 'integer':
-      return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? undefined : wrong;
+      return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? undefined : wrong();
     case 'string':
-      return typeof value === 'string' ? undefined : wrong;
+      return typeof value === 'string' ? undefined : wrong();
     case 'datetime':
-      return typeof value === 'string' && isIsoDateTime(value) ? undefined : wrong;
+      return typeof value === 'string' && isIsoDateTime(value) ? undefined : wrong();
     case 'cron':
-      return typeof value === 'string' && isCronExpression(value) ? undefined : wrong;
+      return typeof value === 'string' && isCronExpression(value) ? undefined : wrong();
     case 'string[]':
     case 'email[]': {
-      if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) return wrong;
+      if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) return wrong();
       if (type === 'string[]') return undefined;
       const index = value.findIndex((item) => !isEmailAddress(item as string));
       return index < 0 ? undefined : { path: `${path}[${index}]`, expected: 'an e-mail address', value: value[index] };

@@ -115,6 +115,9 @@ describe('a bad fleet file: exit 2, each problem at FILE:LINE:COLUMN', () => {
     ['a YAML syntax error', `${GOOD}  - number: [1,\n`, ['fleet.yaml:27:1: Flow sequence']],
     ['a key given twice', edit('    class: P2P\n', '    class: P2P\n    class: A2P\n'), ['fleet.yaml:14:5: Map keys must be unique']],
     ['a missing type and class', edit('    type: SMSMMS\n    class: A2P\n', ''), ['fleet.yaml:20:5: +15555550101: no type', 'fleet.yaml:20:5: +15555550101: no class']],
+    // Names every object has (constructor, toString ...) are keys of no table: named, not dropped.
+    ['a key named like an object method', edit('    domain: support', '    constructor: support'), ['fleet.yaml:4:5: unknown key "constructor"']],
+    ['a number key named like an object method', edit('    billingPlan: P2P500\n', '    billingPlan: P2P500\n    toString: x\n'), ['fleet.yaml:17:5: unknown key "toString"']],
     ['isMMSEnabled on an SMS number', edit('    billingPlan: P2P500\n', '    billingPlan: P2P500\n    isMMSEnabled: true\n'), ['fleet.yaml:17:19: +15555550100 is provisioned for SMS only']],
   ];
   it.each(cases)('%s', async (_, text, expected) => {
