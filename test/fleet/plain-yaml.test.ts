@@ -33,6 +33,8 @@ const PLAIN = [
   'a: "tab\\there, quote \\" backslash \\\\ slash \\/ unicode \\u00e9 nul \\0"\nb: \'it\'\'s\'\nc: ~\nd: null\ne: True\nf: FALSE\ng: 0\nh: 12.50\ni: +15555550100\nj: https://hooks.example.com/svc?x=1#frag\nk: a:b\nl: "#not a comment"\nm: yes\nn: 1.0.0\no:\np: {}\nq: []\nr: [1, two, "three", [4], {five: 5}]\ns: {a: {b: {c: [x, y]}}, d: null}\n',
   '- a\n- - b\n  - c\n- key: value\n  other: 2\n-\n- # comment\n  x: 1\n',
   'emails:\n  - a@example.com\n  - b@example.com\nmessage: Hello, world. See you at 10.\n',
+  // One-line mappings read at a glance, and those the scanner reads (escapes, nesting, a comment).
+  'a: {b: "q", c: d e, f: 1.5, g: null, h: ~}\nb: {x: "it\\"s", y: [1]}\nc: {x: 1} # note\nd: { x:  y ,  z: "w" }\n',
 ];
 
 const NOT_PLAIN = [
@@ -63,6 +65,10 @@ const NOT_PLAIN = [
   '? complex\n: key\n',
   'a: ""#x\n',
   'a: emoji \ud83d\ude00\n',
+  'a: {b: 1, b: 2}\n',
+  'a: {b: 1} x\n',
+  'a: {b: 1, }\n',
+  'a: {b: c: d}\n',
   '',
 ];
 
