@@ -120,7 +120,7 @@ export function buildPlan(fleet: DesiredFleet, live: LiveState, options: PlanOpt
   }
   if (options.prune) changes.push(...pruneChanges(fleet, live, fileTenants));
   const notCompared = new Set<string>();
-  for (const n of fleet.numbers) for (const key of Object.keys(n.fields)) if (NUMBER_KEYS[key]?.treatment === 'provision-only') notCompared.add(key);
+  for (const n of fleet.numbers) for (const key in n.fields) if (NUMBER_KEYS[key]?.treatment === 'provision-only') notCompared.add(key);
   return { changes, inSync: changes.length === 0, notCompared: [...notCompared].sort(), orders: ordersFor(toProvision) };
 }
 
@@ -162,8 +162,11 @@ function numberChange(n: DesiredNumber, live: LiveState, fileTenants: ReadonlySe
   if (current.tenantId !== undefined && current.tenantId !== n.tenant) {
     return blocked(n, { tenant: { from: current.tenantId, to: n.tenant } }, `it is held by tenant ${current.tenantId}; a number cannot move between tenants (unprovision it there first)`);
   }
-  if (LIVE_STATUSES_GONE.test(current.status)) return provisionChange(n, { retry: `it is ${current.status}` });
-  if (LIVE_STATUSES_IN_FLIGHT.test(current.status)) return provisionChange(n, { inFlight: true });
+  // Active, as nearly every number of a fleet in sync is, is neither gone nor in flight.
+  if (current.status !== 'Active') {
+    if (LIVE_STATUSES_GONE.test(current.status)) return provisionChange(n, { retry: `it is ${current.status}` });
+    if (LIVE_STATUSES_IN_FLIGHT.test(current.status)) return provisionChange(n, { inFlight: true });
+  }
   const immutable: Record<string, FieldChange> = {};
   if (current.type !== undefined && current.type !== n.type) immutable['type'] = { from: current.type, to: n.type };
   if (current.class !== undefined && current.class !== n.class) immutable['class'] = { from: current.class, to: n.class };

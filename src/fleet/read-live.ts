@@ -58,22 +58,35 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-export function liveNumberOf(raw: PhoneNumber, source: LiveNumber['source']): LiveNumber | undefined {
+/**
+ * What a plan uses of a number's answer. `keys` are the keys of NUMBER_KEYS kept (all of them
+ * unless told): a number the file lists is compared on the keys it gives, and nothing else of the
+ * answer is kept, so that the list of ten thousand numbers is read without copying what the plan
+ * will not look at.
+ */
+export function liveNumberOf(raw: PhoneNumber, source: LiveNumber['source'], keys: Iterable<string> = KEPT_KEYS): LiveNumber | undefined {
   const number = text(raw['phoneNumber']) ?? text(raw['number']);
   if (number === undefined) return undefined;
   const values: Record<string, unknown> = {};
-  for (const key of KEPT_KEYS) if (key in raw && raw[key] !== null) values[key] = raw[key];
-  const feature = isRecord(raw['messagingFeature']) ? raw['messagingFeature'] : {};
+  for (const key of keys) if (key in raw && raw[key] !== null) values[key] = raw[key];
+  const feature = isRecord(raw['messagingFeature']) ? raw['messagingFeature'] : undefined;
   return {
     number,
     status: text(raw['status']) ?? 'Active',
     tenantId: text(raw['tenantId'])?.toLowerCase(),
-    type: text(raw['provisionType']) ?? text(feature['provisionType']),
-    class: text(raw['provisionClass']) ?? text(feature['provisionClass']),
+    type: text(raw['provisionType']) ?? (feature === undefined ? undefined : text(feature['provisionType'])),
+    class: text(raw['provisionClass']) ?? (feature === undefined ? undefined : text(feature['provisionClass'])),
     values,
     settings: isRecord(raw['settings']) ? raw['settings'] : undefined,
     source,
   };
+}
+
+/** The keys of a number of the file that `diff` compares (its other keys are sent, not compared). */
+function comparedKeys(wanted: DesiredNumber): string[] {
+  const keys: string[] = [];
+  for (const key in wanted.fields) if (NUMBER_KEYS[key]?.treatment === 'compared') keys.push(key);
+  return keys;
 }
 
 function liveTenantOf(raw: Tenant): LiveTenant | undefined {
@@ -91,14 +104,15 @@ function liveTenantOf(raw: Tenant): LiveTenant | undefined {
 function listAnswers(live: LiveNumber, wanted: DesiredNumber): boolean {
   if (live.tenantId === undefined || live.type === undefined || live.class === undefined) return false;
   if (wanted.settings !== undefined && live.settings === undefined) return false;
-  for (const key of Object.keys(wanted.fields)) {
+  for (const key in wanted.fields) {
     if (NUMBER_KEYS[key]?.treatment === 'compared' && !(key in live.values)) return false;
   }
   return true;
 }
 
 export async function readLiveState(reads: FleetReads, fleet: DesiredFleet, options: ReadOptions): Promise<LiveState> {
-  const wanted = new Map(fleet.numbers.map((n) => [n.number, n]));
+  const wanted = new Map<string, DesiredNumber>();
+  for (const n of fleet.numbers) wanted.set(n.number, n);
   const fileTenants = new Set(fleet.tenants.map((t) => t.tenantId));
   const state: LiveState = { tenants: new Map(), numbers: new Map(), absent: new Set() };
 
@@ -119,13 +133,12 @@ export async function readLiveState(reads: FleetReads, fleet: DesiredFleet, opti
 
   const keep = (raw: unknown): void => {
     if (!isRecord(raw)) return;
-    const live = liveNumberOf(raw as PhoneNumber, 'list');
+    const listed = options.everything ? undefined : wanted.get(text(raw['phoneNumber']) ?? text(raw['number']) ?? '');
+    // Only who holds it matters for a number the file leaves out (--prune): none of its values are kept.
+    const live = liveNumberOf(raw as PhoneNumber, 'list', options.everything ? KEPT_KEYS : listed === undefined ? [] : comparedKeys(listed));
     if (live === undefined) return;
-    if (options.everything || wanted.has(live.number)) state.numbers.set(live.number, live);
-    else if (live.tenantId !== undefined && fileTenants.has(live.tenantId)) {
-      // Only who holds it matters for a number the file leaves out (--prune).
-      state.numbers.set(live.number, { ...live, values: {}, settings: undefined });
-    }
+    if (options.everything || listed !== undefined) state.numbers.set(live.number, live);
+    else if (live.tenantId !== undefined && fileTenants.has(live.tenantId)) state.numbers.set(live.number, { ...live, settings: undefined });
   };
   const pageSize = options.pageSize ?? 100;
   const first = await reads.listActiveNumbers(1, pageSize);
