@@ -242,7 +242,9 @@ async function readResumed(plan: SendPlan, ctx: SendContext, path: string): Prom
   const run = runOf(plan);
   let state: JournalState;
   try {
-    state = await readJournal(path);
+    // A real run reads under the lock taken above, where a damaged line can only be damage; a dry
+    // run takes none, and a send may be writing the journal as it reads.
+    state = await readJournal(path, { lockHeld: !plan.dryRun });
   } catch (error) {
     if (error instanceof JournalFormatError) {
       throw new UsageError(error.message, ['Nothing was sent. Give the journal of this run, or a new --journal file.']);

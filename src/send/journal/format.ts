@@ -55,7 +55,9 @@
 // close, bounding what a power cut can lose.
 //
 // Damage anywhere else (a line whose checksum fails, a record out of order) is refused with its
-// line number: a journal that cannot be trusted must not decide who is sent to. Journals of format
+// line number: a journal that cannot be trusted must not decide who is sent to. (A reader without
+// the journal's lock first takes a second look, since a send may be writing the file as it reads:
+// second-look.ts.) Journals of format
 // 1 (one JSON line per answer, no header, written by svc before 0.2) are refused with an
 // explanation: they cannot show which requests were in flight.
 

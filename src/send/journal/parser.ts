@@ -1,8 +1,24 @@
 // Reading a bulk send journal line by line (its format: format.ts), checked as it goes: damage is
-// refused with its line number, a torn last line reported apart.
+// refused with its line number, a torn last line reported apart. A reader without the journal's
+// lock may meet a send writing it; second-look.ts says how it tells that from damage.
 
-import { createReadStream } from 'node:fs';
 import { checksumHolds, HEADER_MAGIC, JournalFormatError, JOURNAL_OUTCOMES, JOURNAL_VERSION, member, type JournalError, type JournalExclude, type JournalLine, type JournalOutcome, type JournalOwnCounts } from './format.js';
+import { JournalFile, lookAt } from './second-look.js';
+
+export interface ReadOptions {
+  /** A last line without its line break (or, read without the lock, a damaged one that nothing sound follows): told, not yielded. */
+  onTorn?: (torn: { line: number; bytes: Buffer; offset: number }) => void;
+  /** Where the whole records read end (the start of a torn line), once the reading is over. */
+  onEnd?: (validBytes: number) => void;
+  /**
+   * This process holds the journal's lock, so nobody writes it meanwhile: a line that fails is
+   * damage at once. Without it (the default) a failing line gets a second look first.
+   */
+  lockHeld?: boolean;
+}
+
+/** Checks one line at a time, in file order: its record, and its sequence against the lines before. */
+type CheckLine = (bytes: Buffer, lineNumber: number) => JournalLine;
 
 /**
  * Every record of the journal in file order, checked: the header first, checksums, sequence
@@ -10,17 +26,126 @@ import { checksumHolds, HEADER_MAGIC, JournalFormatError, JOURNAL_OUTCOMES, JOUR
  * A torn last line is not yielded; `onTorn` is told about it. Streamed: memory does not grow
  * with the file beyond the requests left open.
  */
-export async function* readJournalRecords(
-  path: string,
-  options: { onTorn?: (torn: { line: number; bytes: Buffer; offset: number }) => void } = {},
-): AsyncGenerator<JournalLine, void, undefined> {
+export async function* readJournalRecords(path: string, options: ReadOptions = {}): AsyncGenerator<JournalLine, void, undefined> {
+  const check = lineChecker(path);
+  let file = await JournalFile.open(path);
+  if (file === undefined) return;
+  const live = options.lockHeld !== true;
+  let line = 0;
+  // Where the next line begins: the end of the records yielded, which a writer never changes.
+  let offset = 0;
+  let previous: Buffer | undefined;
+  // Where a second look last found a sound line: a failure there again is the record's own.
+  let lookedAt = -1;
+  let data: Buffer = EMPTY;
+  let torn: Buffer | undefined;
+  try {
+    reading: for (;;) {
+      let start = 0;
+      let end = data.indexOf(0x0a);
+      while (end !== -1) {
+        const bytes = data.subarray(start, end);
+        let record: JournalLine;
+        try {
+          record = check(bytes, line + 1);
+        } catch (error) {
+          if (!live || !(error instanceof JournalFormatError) || offset === lookedAt) throw error;
+          const next = await afterFailure(path, line + 1, offset, previous);
+          if (next.kind === 'end') {
+            torn = next.torn;
+            break reading;
+          }
+          await file.close();
+          ({ file, data } = next);
+          lookedAt = offset;
+          start = 0;
+          end = data.indexOf(0x0a);
+          continue;
+        }
+        line++;
+        offset += end + 1 - start;
+        previous = bytes;
+        start = end + 1;
+        yield record;
+        end = data.indexOf(0x0a, start);
+      }
+      data = data.subarray(start);
+      const chunk = await file.next();
+      if (chunk !== undefined) {
+        data = data.length === 0 ? chunk : Buffer.concat([data, chunk]);
+        continue;
+      }
+      if (data.length === 0) break;
+      // The file ends without a line break. After line 1 that is a torn last line; as line 1 it is
+      // the beginning of a header, or a file that is not a journal.
+      if (line > 0 || isTornHeader(data)) {
+        torn = data;
+        break;
+      }
+      if (!live) throw notAJournal(path, data);
+      const next = await afterFailure(path, 1, 0, undefined);
+      if (next.kind === 'end') {
+        torn = next.torn;
+        break;
+      }
+      await file.close();
+      ({ file, data } = next);
+      lookedAt = 0;
+    }
+  } finally {
+    await file.close();
+  }
+  options.onEnd?.(offset);
+  if (torn !== undefined && torn.length > 0) options.onTorn?.({ line: line + 1, bytes: Buffer.from(torn), offset });
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/** What a reading without the lock does once a line failed: go on from a second look, or end. */
+type AfterFailure = { kind: 'go on'; file: JournalFile; data: Buffer } | { kind: 'end'; torn?: Buffer };
+
+/**
+ * Line `line`, beginning at `offset`, failed in a reading without the lock: one second look at
+ * the file from there decides (second-look.ts for why).
+ * - The line is sound now: what was read was an old torn line joined to a new record; the reading
+ *   goes on from the look.
+ * - Still damaged, and a sound record follows it: the damage is real, and refused with its line.
+ * - Still damaged (or cut short) and nothing sound follows: it is the end being written, or a
+ *   crash's leftover; reported as a torn line, never counted.
+ * - The record read before it is gone: the journal was started over by a new run (which happens
+ *   only to a journal that records no request); the reading ends with what it had read.
+ * Line 1 has no record before it to be written after: a whole first line that is not a header
+ * refuses the file, whatever follows, and so does a cut one that cannot be the start of one.
+ * A refusal is believed once a look sees the same bytes again: a look is a plain read, and one
+ * that meets a send cutting the file back could itself join old bytes to new ones.
+ */
+async function afterFailure(path: string, line: number, offset: number, previous: Buffer | undefined): Promise<AfterFailure> {
+  let refused: Buffer | undefined;
+  for (;;) {
+    const look = await lookAt(path, offset, previous);
+    if (look.kind === 'sound') return { kind: 'go on', file: look.file, data: look.data };
+    if (look.kind === 'replaced') return { kind: 'end' };
+    const refuse = look.kind === 'cut' ? line === 1 && !isTornHeader(look.line) : line === 1 || look.soundAfter;
+    if (!refuse) return { kind: 'end', torn: look.line };
+    if (refused !== undefined && refused.equals(look.line)) throw refusal(path, look.line, line);
+    refused = look.line;
+  }
+}
+
+/** The error for a line a second look found damaged (or, as line 1, cut short where no header begins). */
+function refusal(path: string, bytes: Buffer, line: number): JournalFormatError {
+  return line === 1 ? notAJournal(path, bytes) : damagedRecord(path, line);
+}
+
+function damagedRecord(path: string, line: number): JournalFormatError {
+  return new JournalFormatError(path, line, 'a damaged record (its checksum does not match); the journal cannot be trusted past this point');
+}
+
+/** The check of each line in turn: `line` counts from 1, and each call is the line after the last. */
+function lineChecker(path: string): CheckLine {
   const open = new Map<number, string[]>();
   let lastSeq = 0;
-  let line = 0;
-  let offset = 0;
-  let carry: Buffer | undefined;
-  const stream = createReadStream(path, { highWaterMark: 256 * 1024 });
-  const parse = (bytes: Buffer, lineNumber: number): JournalLine => {
+  return (bytes, lineNumber) => {
     const record = parseLine(path, bytes, lineNumber);
     if (record.type === 'header') {
       if (lineNumber !== 1) throw new JournalFormatError(path, lineNumber, 'a second journal header: two journals were joined');
@@ -41,38 +166,6 @@ export async function* readJournalRecords(
     }
     return record;
   };
-  try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      const data = carry === undefined ? chunk : Buffer.concat([carry, chunk]);
-      carry = undefined;
-      let start = 0;
-      let newline = data.indexOf(0x0a, start);
-      while (newline !== -1) {
-        line++;
-        const bytes = data.subarray(start, newline);
-        offset += newline + 1 - start;
-        yield parse(bytes, line);
-        start = newline + 1;
-        newline = data.indexOf(0x0a, start);
-      }
-      if (start < data.length) carry = Buffer.from(data.subarray(start));
-    }
-  } catch (error) {
-    if (error instanceof JournalFormatError) throw error;
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return;
-    throw error;
-  } finally {
-    stream.destroy();
-  }
-  if (carry !== undefined && carry.length > 0) {
-    line++;
-    if (line === 1 && !isTornHeader(carry)) {
-      // A file without a line break that is not the beginning of a header: not a journal.
-      throw notAJournal(path, carry);
-    }
-    options.onTorn?.({ line, bytes: carry, offset });
-  }
 }
 
 function isTornHeader(bytes: Buffer): boolean {
@@ -120,7 +213,7 @@ type Bad = (what: string) => JournalFormatError;
 function parseLine(path: string, bytes: Buffer, line: number): JournalLine {
   if (!checksumHolds(bytes)) {
     if (line === 1) throw notAJournal(path, bytes);
-    throw new JournalFormatError(path, line, 'a damaged record (its checksum does not match); the journal cannot be trusted past this point');
+    throw damagedRecord(path, line);
   }
   let value: unknown;
   try {

@@ -1,7 +1,6 @@
 // Replaying a bulk send journal into each recipient's final state: what `--resume` and `send
 // report` go by.
 
-import { stat } from 'node:fs/promises';
 import { PhoneNumberMap } from '../phone-number-map.js';
 import type { JournalBudgetStop, JournalExclude, JournalHeader, JournalOutcome, JournalOwnCounts } from './format.js';
 import { readJournalRecords } from './parser.js';
@@ -74,8 +73,10 @@ function countStates(bits: PhoneNumberMap): JournalCounts {
  * Reads a journal whole (streamed) into each recipient's final state: accepted when any request
  * for it was accepted; else unknown when an answer was unreadable or a request was in flight at a
  * crash; else rejected. Memory grows with the distinct recipients only (about 24 bytes each).
+ * `lockHeld`: this process holds the journal's lock (a send about to write it), so a damaged line
+ * is refused at once; without it a send may be writing the journal meanwhile (parser.ts).
  */
-export async function readJournal(path: string): Promise<JournalState> {
+export async function readJournal(path: string, options: { lockHeld?: boolean } = {}): Promise<JournalState> {
   const bits = new PhoneNumberMap();
   const open = new Map<number, string[]>();
   let header: JournalHeader | undefined;
@@ -85,16 +86,13 @@ export async function readJournal(path: string): Promise<JournalState> {
   let records = 0;
   let lastSeq = 0;
   let validBytes = 0;
-  let tornAt: number | undefined;
   let torn: JournalState['torn'];
-  let sawAnything = false;
   for await (const record of readJournalRecords(path, {
-    onTorn: (t) => {
-      torn = { line: t.line, bytes: t.bytes };
-      tornAt = t.offset;
-    },
+    lockHeld: options.lockHeld === true,
+    onTorn: (t) => (torn = { line: t.line, bytes: t.bytes }),
+    // Where the whole records read end: not the file's size, which a send may have grown since.
+    onEnd: (end) => (validBytes = end),
   })) {
-    sawAnything = true;
     records++;
     switch (record.type) {
       case 'header':
@@ -128,9 +126,6 @@ export async function readJournal(path: string): Promise<JournalState> {
         break;
     }
   }
-  // The torn line's offset is where the whole records end.
-  if (tornAt !== undefined) validBytes = tornAt;
-  else if (sawAnything) validBytes = (await stat(path)).size;
   for (const to of open.values()) for (const number of to) bits.set(number, (bits.get(number) ?? 0) | IN_FLIGHT);
 
   const counts = countStates(bits);

@@ -3,7 +3,8 @@
 // each journal so that a second report does not read them again.
 //
 // The journals are read through `readJournalRecords` (the write-ahead journal's own checked
-// reader): a damaged journal is refused with its line, as `--resume` refuses it.
+// reader): a damaged journal is refused with its line, as `--resume` refuses it. No lock is taken,
+// so a send may be writing a journal as it is read; that reader tells its moving end from damage.
 
 import { appendFileSync, readFileSync } from 'node:fs';
 import { cannotWrite } from '../../input/file-errors.js';
