@@ -1,3 +1,4 @@
+import { proseText } from '../output/wrap-lines.js';
 import type { SendContext } from './send-context.js';
 import { askChoice, canAsk, confirmAction, DeclinedError } from '../output/ask.js';
 import type { SendPlan } from './plan.js';
@@ -89,7 +90,9 @@ export async function confirmSend(plan: SendPlan, ctx: SendContext, skip: SkipRe
   if (asking && question.big && !canAsk(ctx)) await confirmAction(ctx, question.action);
   if (ctx.io.stderrIsTTY) {
     const stats = await cost();
-    if (stats.segments > 1 || stats.encoding === 'UCS-2' || stats.cost !== undefined) ctx.io.stderr.write(`This message is ${costLine(stats)}.\n`);
+    if (stats.segments > 1 || stats.encoding === 'UCS-2' || stats.cost !== undefined) {
+      ctx.io.stderr.write(await proseText([`This message is ${costLine(stats)}.`], { isTTY: true, columns: ctx.io.columns, stream: ctx.io.stderr }));
+    }
   }
   if (asking && canAsk(ctx)) return ask(ctx, question, plan.isAsync);
   if (question?.offerAsync) ctx.warn(`--async is advised beyond ${ASYNC_ADVISED_ABOVE} recipients (${question.recipients} here)`);

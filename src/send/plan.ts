@@ -20,6 +20,7 @@ import { OptOutList, type OptOutLookup } from '../optouts/list.js';
 import { OPTOUTS_FILE } from '../optouts/log.js';
 import { readTextFile } from '../input/files.js';
 import type { PriceList } from './cost/prices.js';
+import { budgetIn, type Budget } from './cost/money.js';
 
 // Everything `svc send` checks before it sends anything: numbers, body, media, the recipients
 // file and its placeholders, and the flags that go together. Any problem is a usage error (exit 2)
@@ -57,8 +58,8 @@ export interface SendRequest {
   optOutTenant?: string | undefined;
   /** --prices FILE, not yet read. */
   prices?: string | undefined;
-  /** --budget, in millionths of the prices' currency. */
-  budget?: number | undefined;
+  /** --budget as given (`text`), in millionths, and the currency it names, if any (checked against the prices'). */
+  budget?: (Budget & { text: string }) | undefined;
 }
 
 /** The opt-outs a send honours: those of its sending number and of every number. */
@@ -195,6 +196,7 @@ export async function planSend(request: SendRequest, ctx: SendContext): Promise<
   }
   const recipientWindows = await recipientWindowsOf(pace.recipientWindow, ctx);
   const prices = await readPrices(request);
+  const budget = request.budget === undefined ? undefined : budgetIn(request.budget, request.budget.text, prices!);
   const { toFile, template } =
     request.toFile !== undefined
       ? await readToFile(request, request.toFile, ctx, { body, pace, optOuts, recipientWindows, prices })
@@ -231,7 +233,7 @@ export async function planSend(request: SendRequest, ctx: SendContext): Promise<
     ignoredOptOuts,
     prices,
     recipientWindows,
-    budget: request.budget,
+    budget,
     close: () => toFile?.source.close(),
   };
 }
@@ -411,7 +413,7 @@ class ZoneColumnCheck {
     }
     if (!valid) {
       this.problemCount++;
-      if (this.problems.length < PROBLEMS_SHOWN) this.problems.push(`${this.path}:${row.line}: "${zone}" in column ${this.header} is not a time zone (an IANA name such as America/Chicago)`);
+      if (this.problems.length < PROBLEMS_SHOWN) this.problems.push(`${this.path}:${row.line}: "${zone}"`);
     }
   }
 
@@ -423,10 +425,11 @@ class ZoneColumnCheck {
           : `--tz-column ${this.column}: ${this.path} has no such column (its columns: ${columns.join(', ')})`,
       );
     }
-    if (this.problemCount > 0) {
-      const more = this.problems.slice(1);
-      if (this.problemCount > this.problems.length) more.push(`... and ${this.problemCount - this.problems.length} more`);
-      throw new UsageError(this.problemCount === 1 ? this.problems[0]! : `${this.problems[0]!} (${this.problemCount} problems in the file)`, more);
+    if (this.problemCount === 1) throw new UsageError(`${this.problems[0]!} in column ${this.header!} is not a time zone (an IANA name such as America/Chicago)`);
+    if (this.problemCount > 1) {
+      // Each named by file:line, after one sentence that says what is wrong with all of them.
+      const more = this.problemCount > this.problems.length ? [`... and ${this.problemCount - this.problems.length} more`] : [];
+      throw new UsageError(`--tz-column ${this.column}: ${this.problemCount} cells of column ${this.header!} are not time zones (IANA names such as America/Chicago):`, [...this.problems, ...more]);
     }
   }
 }

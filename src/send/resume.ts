@@ -6,6 +6,7 @@ import { cannotCreate, cannotRead, cannotWrite } from '../input/file-errors.js';
 import type { JournalSink } from './bulk-types.js';
 import { lockFileSync, LockHeldError, type FileLock } from '../domain/files/lock.js';
 import { VERSION } from '../version.js';
+import { proseText } from '../output/wrap-lines.js';
 import { formatAmount } from './cost/money.js';
 import { JournalFormatError, type JournalBudgetStop, type JournalExclude, type JournalOwnCounts, type JournalRecord, type JournalRun, type UnknownChoice } from './journal/format.js';
 import { JournalWriter } from './journal/writer.js';
@@ -296,7 +297,7 @@ async function readResumed(plan: SendPlan, ctx: SendContext, path: string): Prom
       throw new UsageError(`${question} Choose with --unknown resend (they may get it twice) or --unknown skip (they may not get it)`);
     }
   }
-  ctx.io.stderr.write(`Resuming from ${path}: ${resumeNotes(counts, now, unknown, plan).join('; ')}.\n`);
+  ctx.io.stderr.write(await proseText([`Resuming from ${path}: ${resumeNotes(counts, now, unknown, plan).join('; ')}.`], { isTTY: ctx.io.stderrIsTTY, columns: ctx.io.columns, stream: ctx.io.stderr }));
   const skipUnknown = unknown !== 'resend';
   return {
     run,

@@ -21,6 +21,8 @@ import { recipientFilterOf, recipientsOfRun, toRecipients, type BodyStats } from
 import { writeSummary } from './summary.js';
 import { UsageError } from '../errors.js';
 import { BudgetGate } from './cost/budget.js';
+import { proseTextWith } from '../output/wrap-lines.js';
+import { widthRuleFor, type WidthRule } from '../output/width.js';
 
 // The sending stage of a send: the media go up, the requests stream from the plan's recipients
 // (less those the journal, --exclude-file or --shard leave out) through the paced engine, each
@@ -92,7 +94,7 @@ export async function runSend(
       onResult: (result, request) => tally.add(result, request),
       ready: () => printer.ready(),
       pace: { pacer, throttleOf },
-      hold: plan.recipientWindows !== undefined ? holdOutsideWindows(plan.recipientWindows, ctx, journal, progress) : undefined,
+      hold: plan.recipientWindows !== undefined ? holdOutsideWindows(plan.recipientWindows, ctx, { journal, progress, lineRule: await widthRuleFor([]) }) : undefined,
     });
   } finally {
     progress?.clear();
@@ -102,7 +104,7 @@ export async function runSend(
   await printer.end();
 
   if (bulk || plan.journal !== undefined || summary.interrupted || filter.leftOut > 0 || budget?.stop !== undefined) {
-    writeSummary(ctx, plan, summary, ctx.clock.monotonic() - started, filter, budget);
+    await writeSummary(ctx, plan, summary, ctx.clock.monotonic() - started, filter, budget);
   }
   return { summary, recipientsAccepted: tally.recipientsAccepted, recipientsFailed: tally.recipientsFailed };
 }
@@ -200,9 +202,9 @@ function pacerFor(
 function holdOutsideWindows(
   source: RecipientWindows,
   ctx: SendContext,
-  journal: RunJournal | undefined,
-  progress: SendProgress | undefined,
+  run: { journal: RunJournal | undefined; progress: SendProgress | undefined; lineRule: WidthRule },
 ): BulkHold<SendMessageRequest> {
+  const { journal, progress } = run;
   return {
     now: () => ctx.clock.now(),
     until: (request, now) => {
@@ -215,7 +217,8 @@ function holdOutsideWindows(
       journal?.pause('recipient window', { window: `${source.hours.text} ${key}`, until: new Date(at) });
       const line = `Holding the recipients in ${group.zones.join(', ')} until their window ${source.hours.text} opens (${group.describe(at)}); sending the others meanwhile.`;
       progress?.clear();
-      ctx.io.stderr.write(`${line}\n`);
+      // Zone names, hours and dates: ASCII, which the rule loaded before the run measures.
+      ctx.io.stderr.write(proseTextWith(run.lineRule, [line], { isTTY: ctx.io.stderrIsTTY, columns: ctx.io.columns, stream: ctx.io.stderr }));
     },
   };
 }

@@ -11,6 +11,7 @@ import type { BodyStats } from './stats.js';
 import { formatAmount, UNIT } from './cost/money.js';
 import type { CostSummary } from './cost/book.js';
 import type { BudgetGate } from './cost/budget.js';
+import { labelledText, proseText } from '../output/wrap-lines.js';
 
 // What a send says about itself: what a message costs (before asking), the dry run's document,
 // and the summary line of a run with what to do next (on stderr).
@@ -107,32 +108,34 @@ export async function writeDryRun(ctx: SendContext, plan: SendPlan, stats: BodyS
     await writeObject(ctx, document);
     return;
   }
-  const lines = [
-    'Dry run: nothing was sent.',
-    `requests    ${stats.requests}`,
-    `recipients  ${stats.recipients}${plan.resume ? ` (${describeSkipped(stats, plan, resumed)})` : ''}`,
-    ...(plan.optOuts !== undefined ? [`opted out   ${stats.optedOut}${stats.optedOut > 0 ? ` (asked not to hear from ${plan.from}; svc optouts list --number ${plan.from})` : ''}`] : []),
-    ...(plan.ignoredOptOuts !== undefined ? [`opted out   not left out (--ignore-optouts; the list holds ${plan.ignoredOptOuts.listed} for ${plan.from})`] : []),
-    ...(plan.pace.exclude !== undefined ? [`excluded    ${stats.excluded} (on ${plan.pace.exclude.path})`] : []),
-    ...(plan.recipientWindows !== undefined ? recipientWindowLines(plan, stats) : []),
-    ...(plan.pace.shard !== undefined ? [`shard       ${plan.pace.shard.k}/${plan.pace.shard.n} (${stats.otherShards} recipients belong to the other shards)`] : []),
-    ...(window !== undefined ? [window.line] : []),
-    `encoding    ${describeEncoding(stats)}`,
-    `characters  ${stats.templated ? 'up to ' : ''}${stats.characters}`,
-    `segments    ${stats.templated ? 'up to ' : ''}${stats.segments} per message, ${stats.totalSegments} in total${encodingSplit(stats)}`,
-    ...gsmSpellingLines(stats),
-    ...(stats.cost !== undefined ? costLines(stats.cost, plan.budget) : []),
-    `media       ${media.length === 0 ? 'none' : media.map((m) => ('url' in m ? m.url : `${m.file} (${m.contentType}, ${describeSize(m.bytes)})`)).join(', ')}`,
+  const rows: Row[] = [
+    ['requests', `${stats.requests}`],
+    ['recipients', `${stats.recipients}${plan.resume ? ` (${describeSkipped(stats, plan, resumed)})` : ''}`],
+    ...(plan.optOuts !== undefined ? [['opted out', `${stats.optedOut}${stats.optedOut > 0 ? ` (asked not to hear from ${plan.from}; svc optouts list --number ${plan.from})` : ''}`] as Row] : []),
+    ...(plan.ignoredOptOuts !== undefined ? [['opted out', `not left out (--ignore-optouts; the list holds ${plan.ignoredOptOuts.listed} for ${plan.from})`] as Row] : []),
+    ...(plan.pace.exclude !== undefined ? [['excluded', `${stats.excluded} (on ${plan.pace.exclude.path})`] as Row] : []),
+    ...(plan.recipientWindows !== undefined ? recipientWindowRows(plan, stats) : []),
+    ...(plan.pace.shard !== undefined ? [['shard', `${plan.pace.shard.k}/${plan.pace.shard.n} (${stats.otherShards} recipients belong to the other shards)`] as Row] : []),
+    ...(window !== undefined ? [window.row] : []),
+    ['encoding', describeEncoding(stats)],
+    ['characters', `${stats.templated ? 'up to ' : ''}${stats.characters}`],
+    ['segments', `${stats.templated ? 'up to ' : ''}${stats.segments} per message, ${stats.totalSegments} in total${encodingSplit(stats)}`],
+    ...gsmSpellingRows(stats),
+    ...(stats.cost !== undefined ? costRows(stats.cost, plan.budget) : []),
+    ['media', media.length === 0 ? 'none' : media.map((m) => ('url' in m ? m.url : `${m.file} (${m.contentType}, ${describeSize(m.bytes)})`)).join(', ')],
   ];
-  ctx.io.stdout.write(`${lines.join('\n')}\n`);
+  ctx.io.stdout.write(`Dry run: nothing was sent.\n${await labelledText(rows, { isTTY: ctx.io.stdoutIsTTY, columns: ctx.io.columns, stream: ctx.io.stdout })}`);
 }
+
+/** A line of the dry run: what it is about, and what it says. */
+type Row = readonly [label: string, value: string];
 
 /**
  * The send window as it stands at this moment, for the dry run: whether a send started now would
  * go out at once or wait, and until when (an instant in the document, the zone's wall clock in the
  * table).
  */
-function windowNow(ctx: SendContext, plan: SendPlan): { document: DryRunWindow; line: string } | undefined {
+function windowNow(ctx: SendContext, plan: SendPlan): { document: DryRunWindow; row: Row } | undefined {
   const schedule = plan.pace.window;
   if (schedule === undefined) return undefined;
   const now = ctx.clock.now();
@@ -142,7 +145,7 @@ function windowNow(ctx: SendContext, plan: SendPlan): { document: DryRunWindow; 
   const at = new Date(change).toISOString();
   return {
     document: open ? { window: text, timeZone, open, closesAt: at } : { window: text, timeZone, open, opensAt: at },
-    line: `window      ${text} (${timeZone}): ${open ? `open now, until ${schedule.describe(change)}` : `closed now; a send would wait until ${schedule.describe(change)}`}`,
+    row: ['window', `${text} (${timeZone}): ${open ? `open now, until ${schedule.describe(change)}` : `closed now; a send would wait until ${schedule.describe(change)}`}`],
   };
 }
 
@@ -154,7 +157,14 @@ interface DryRunWindow {
   closesAt?: string;
 }
 
-export function writeSummary(ctx: SendContext, plan: SendPlan, summary: BulkSummary, elapsedMs: number, filter: RecipientFilter, budget?: BudgetGate): void {
+export async function writeSummary(ctx: SendContext, plan: SendPlan, summary: BulkSummary, elapsedMs: number, filter: RecipientFilter, budget?: BudgetGate): Promise<void> {
+  const lines = summaryLines(ctx, plan, summary, elapsedMs, filter, budget);
+  ctx.io.stderr.write(await proseText(lines, { isTTY: ctx.io.stderrIsTTY, columns: ctx.io.columns, stream: ctx.io.stderr }));
+}
+
+/** The summary's sentences: what was sent, why some were not, and what to run next. */
+function summaryLines(ctx: SendContext, plan: SendPlan, summary: BulkSummary, elapsedMs: number, filter: RecipientFilter, budget: BudgetGate | undefined): string[] {
+  const lines: string[] = [];
   const rate = elapsedMs > 0 ? Math.round((summary.requests * 1000) / elapsedMs) : summary.requests;
   const parts = [`${summary.accepted} accepted`];
   if (summary.rejected > 0) parts.push(`${summary.rejected} failed`);
@@ -162,45 +172,46 @@ export function writeSummary(ctx: SendContext, plan: SendPlan, summary: BulkSumm
   parts.push(...leftOutParts(filter));
   if (summary.throttleRetries > 0) parts.push(`${summary.throttleRetries} throttle ${summary.throttleRetries === 1 ? 'retry' : 'retries'}`);
   const head = summary.interrupted ? 'Interrupted after' : summary.unreachable !== undefined ? 'Stopped after' : 'Sent';
-  ctx.io.stderr.write(
-    `${head} ${summary.requests} request${summary.requests === 1 ? '' : 's'} in ${formatDuration(elapsedMs)} (${rate}/s): ${parts.join(', ')}.\n`,
+  lines.push(
+    `${head} ${summary.requests} request${summary.requests === 1 ? '' : 's'} in ${formatDuration(elapsedMs)} (${rate}/s): ${parts.join(', ')}.`,
   );
   if (summary.stalled) {
-    ctx.io.stderr.write(
-      `Gave up: the service kept throttling and nothing was accepted for ${Math.round(plan.pace.maxStallMs / 1000)} s (--max-stall); the throttled recipients are recorded as rejected and nothing more was sent.\n`,
+    lines.push(
+      `Gave up: the service kept throttling and nothing was accepted for ${Math.round(plan.pace.maxStallMs / 1000)} s (--max-stall); the throttled recipients are recorded as rejected and nothing more was sent.`,
     );
   }
   if (summary.unreachable !== undefined && !summary.interrupted) {
-    ctx.io.stderr.write(
-      `Stopped: the service could not be reached ${summary.unreachable.failures} times in a row (${summary.unreachable.reason}); nothing more was sent. Check that it is running, then resume.\n`,
+    lines.push(
+      `Stopped: the service could not be reached ${summary.unreachable.failures} times in a row (${summary.unreachable.reason}); nothing more was sent. Check that it is running, then resume.`,
     );
   }
-  if (summary.requests === 0 && !summary.interrupted && filter.leftOut > 0 && budget?.stop === undefined) ctx.io.stderr.write(`${nothingToSendLine(plan, filter)}\n`);
-  if (filter.zoneUnknown > 0) ctx.io.stderr.write(`${zoneUnknownLine(plan, filter.zoneUnknown, filter.zoneUnknownNumbers)}\n`);
+  if (summary.requests === 0 && !summary.interrupted && filter.leftOut > 0 && budget?.stop === undefined) lines.push(nothingToSendLine(plan, filter));
+  if (filter.zoneUnknown > 0) lines.push(zoneUnknownLine(plan, filter.zoneUnknown, filter.zoneUnknownNumbers));
   const stop = budget?.stop;
   if (stop !== undefined) {
     const money = (amount: number): string => formatAmount(amount, plan.prices?.currency);
     const before = budget!.spentBefore > 0 ? `, ${money(budget!.spentBefore)} of it by the run before` : '';
-    ctx.io.stderr.write(
-      `Stopped at the budget: ${money(stop.spent)} spent of ${money(stop.budget)}${before}; the message to ${stop.to} would cost ${money(stop.next)} more, so it and ${budget!.held - 1} more recipient${budget!.held - 1 === 1 ? '' : 's'} were not sent.\n`,
+    lines.push(
+      `Stopped at the budget: ${money(stop.spent)} spent of ${money(stop.budget)}${before}; the message to ${stop.to} would cost ${money(stop.next)} more, so it and ${budget!.held - 1} more recipient${budget!.held - 1 === 1 ? '' : 's'} were not sent.`,
     );
-    ctx.io.stderr.write(
+    lines.push(
       plan.journal !== undefined
-        ? `To go on, run the same command with --resume and a larger --budget (journal: ${plan.journal}).\n`
-        : 'With --journal FILE, a run stopped at its budget can go on with --resume and a larger --budget.\n',
+        ? `To go on, run the same command with --resume and a larger --budget (journal: ${plan.journal}).`
+        : 'With --journal FILE, a run stopped at its budget can go on with --resume and a larger --budget.',
     );
   }
   const failed = summary.rejected + summary.unknown;
   if ((summary.interrupted || summary.stalled || failed > 0) && plan.journal !== undefined) {
     const choose = summary.unknown > 0 ? ` and --unknown resend|skip for the ${summary.unknown} without an answer` : '';
-    ctx.io.stderr.write(`To send to everyone not yet accepted, run the same command with --resume${choose} (journal: ${plan.journal}).\n`);
+    lines.push(`To send to everyone not yet accepted, run the same command with --resume${choose} (journal: ${plan.journal}).`);
   } else if ((summary.interrupted || summary.unreachable !== undefined || failed > 0) && plan.toFile !== undefined) {
-    ctx.io.stderr.write('With --journal FILE, a run can be resumed without sending anyone twice.\n');
+    lines.push('With --journal FILE, a run can be resumed without sending anyone twice.');
   }
   // On a terminal, what to run next: the journal tells what became of every message sent.
   if (ctx.io.stderrIsTTY && plan.journal !== undefined && summary.accepted > 0) {
-    ctx.io.stderr.write(`See what became of them: ${commandLine(ctx.globals, ['send', 'report', '--journal', plan.journal, '--watch'])}\n`);
+    lines.push(`See what became of them: ${commandLine(ctx.globals, ['send', 'report', '--journal', plan.journal, '--watch'])}`);
   }
+  return lines;
 }
 
 /** `(GSM-7: 40 messages, 40 segments; UCS-2: 10 messages, 20 segments)` when both encodings occur. */
@@ -212,25 +223,35 @@ function encodingSplit(stats: BodyStats): string {
 }
 
 /** What spelling the look-alike characters in GSM-7 would save, when anything is in UCS-2. */
-function gsmSpellingLines(stats: BodyStats): string[] {
+function gsmSpellingRows(stats: BodyStats): Row[] {
   if (stats.encoding !== 'UCS-2') return [];
   const saves = stats.totalSegments - stats.gsmSpellingSegments;
   const spelled = stats.respellable.map((r) => `${JSON.stringify(r.character)} as ${JSON.stringify(r.as)}`).join(', ');
-  if (stats.respellable.length === 0) return ['gsm-7       no spelling in GSM-7 helps: the characters that force UCS-2 have no plain look-alike'];
-  if (saves === 0) return [`gsm-7       spelling ${spelled} saves nothing here (other characters keep UCS-2, or the segments stay the same)`];
-  return [`gsm-7       spelling ${spelled} would need ${stats.gsmSpellingSegments} segments instead of ${stats.totalSegments}: ${saves} fewer`];
+  if (stats.respellable.length === 0) return [['gsm-7', 'no spelling in GSM-7 helps: the characters that force UCS-2 have no plain look-alike']];
+  if (saves > 0) return [['gsm-7', `spelling ${spelled} would need ${stats.gsmSpellingSegments} segments instead of ${stats.totalSegments}: ${saves} fewer`]];
+  // Why it saves nothing, of the two reasons there are.
+  const kept = stats.nonGsmCharacters.filter((character) => !stats.respellable.some((r) => r.character === character));
+  if (kept.length > 0) {
+    return [['gsm-7', `spelling ${spelled} saves nothing: ${kept.map((c) => JSON.stringify(c)).join(' ')} ${kept.length === 1 ? 'has' : 'have'} no GSM-7 look-alike and keep${kept.length === 1 ? 's' : ''} UCS-2`]];
+  }
+  return [['gsm-7', `spelling ${spelled} saves nothing: in GSM-7 the messages take the same ${plural(stats.totalSegments, 'segment')}`]];
 }
 
-function costLines(cost: CostSummary, budget: number | undefined): string[] {
+/** The cost in total, against the budget, and by country (the most costly first). */
+function costRows(cost: CostSummary, budget: number | undefined): Row[] {
   const money = (amount: number): string => formatAmount(amount, cost.currency);
-  const lines = [`cost        ${money(cost.total)}${cost.unpriced.recipients > 0 ? ` for the priced recipients` : ''}${budget !== undefined ? ` (budget ${money(budget)}${cost.total > budget ? ': the run would stop before it passes it' : ''})` : ''}`];
+  const rows: Row[] = [
+    ['cost', `${money(cost.total)}${cost.unpriced.recipients > 0 ? ` for the priced recipients` : ''}${budget !== undefined ? ` (budget ${money(budget)}${cost.total > budget ? ': the run would stop before it passes it' : ''})` : ''}`],
+  ];
   for (const entry of cost.byCountry) {
-    lines.push(`  ${entry.country.padEnd(8)}${plural(entry.recipients, 'recipient')}, ${plural(entry.segments, 'segment')} x ${formatAmount(entry.price, undefined)} = ${money(entry.amount)}`);
+    // `unknown`: numbers no country's numbering plan holds, priced by the `*` line.
+    const country = entry.country === 'unknown' ? 'no country' : entry.country;
+    rows.push([`  ${country}`, `${plural(entry.recipients, 'recipient')}, ${plural(entry.segments, 'segment')} x ${formatAmount(entry.price, undefined)} = ${money(entry.amount)}`]);
   }
   if (cost.unpriced.recipients > 0) {
-    lines.push(`  unpriced  ${plural(cost.unpriced.recipients, 'recipient')} in ${cost.unpriced.countries.join(', ')}: no price for their country and no * line`);
+    rows.push(['  unpriced', `${plural(cost.unpriced.recipients, 'recipient')} in ${cost.unpriced.countries.map((c) => (c === 'unknown' ? 'no country' : c)).join(', ')}: no price for their country and no * line`]);
   }
-  return lines;
+  return rows;
 }
 
 function costDocument(cost: CostSummary, budget: number | undefined): Record<string, unknown> {
@@ -261,12 +282,12 @@ function zoneUnknownLine(plan: SendPlan, count: number, numbers: readonly string
   return `Held back, not sent: ${count} recipient${count === 1 ? '' : 's'} whose time zone cannot be told (${why}): ${named}. Give their zones with --tz-column, or send to them apart with --tz ZONE.`;
 }
 
-function recipientWindowLines(plan: SendPlan, stats: BodyStats): string[] {
+function recipientWindowRows(plan: SendPlan, stats: BodyStats): Row[] {
   const windows = plan.recipientWindows!;
-  const lines = [`window      ${windows.hours.text} in each recipient's own time zone (${windows.sourceText})`];
+  const rows: Row[] = [['window', `${windows.hours.text} in each recipient's own time zone (${windows.sourceText})`]];
   if (stats.zoneUnknown > 0) {
     const named = stats.zoneUnknownNumbers.join(', ') + (stats.zoneUnknown > stats.zoneUnknownNumbers.length ? ', ...' : '');
-    lines.push(`zone unknown ${stats.zoneUnknown} held back, never sent by guess: ${named}`);
+    rows.push(['zone unknown', `${stats.zoneUnknown} held back, never sent by guess: ${named}`]);
   }
-  return lines;
+  return rows;
 }

@@ -14,13 +14,34 @@ export function parseAmount(text: string): number | undefined {
   return Number(match[1]) * UNIT + Number((match[2] ?? '').padEnd(6, '0'));
 }
 
-/** `--budget AMOUNT`: a positive amount, in the currency of --prices. */
-export function parseBudget(text: string): number {
-  const amount = parseAmount(text.replace(/^[A-Za-z]{3}\s+|\s+[A-Za-z]{3}$/g, ''));
+/** A --budget: millionths, and the currency it was written with (`250 USD`, `USD 250`), if any. */
+export interface Budget {
+  amount: number;
+  currency?: string;
+}
+
+/** `--budget AMOUNT`: a positive amount, in the currency of --prices (which a currency code given with it must be). */
+export function parseBudget(text: string): Budget {
+  const currency = /^\s*([A-Za-z]{3})\s+|\s+([A-Za-z]{3})\s*$/.exec(text);
+  const amount = parseAmount(text.replace(/^\s*[A-Za-z]{3}\s+|\s+[A-Za-z]{3}\s*$/g, ''));
   if (amount === undefined || amount === 0) {
     throw new UsageError(`--budget must be a positive amount such as 250 or 99.50 (at most six decimals), not "${text}"`);
   }
-  return amount;
+  const code = currency?.[1] ?? currency?.[2];
+  return code === undefined ? { amount } : { amount, currency: code.toUpperCase() };
+}
+
+/**
+ * The budget in the prices' currency: one written in another currency (or in one when the prices
+ * name none) would be read as a different sum of money, so it is refused.
+ */
+export function budgetIn(budget: Budget, text: string, prices: { path: string; currency: string | undefined }): number {
+  if (budget.currency === undefined || budget.currency === prices.currency) return budget.amount;
+  throw new UsageError(
+    prices.currency === undefined
+      ? `--budget "${text}" is in ${budget.currency}, but ${prices.path} names no currency: give the budget as a plain amount, or the currency in a third column of the prices`
+      : `--budget "${text}" is in ${budget.currency}, but the prices in ${prices.path} are in ${prices.currency}: give the budget in ${prices.currency}`,
+  );
 }
 
 /** `12.50`, `0.0079`: at least two decimals, more only when the amount has them. */

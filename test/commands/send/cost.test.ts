@@ -57,7 +57,7 @@ describe('the cost of a send, before it is sent', () => {
     });
     const table = await run(['send', '--from', FROM, '--to-file', file, '--body', 'Hello', '--dry-run', '--prices', prices, '--store', join(d.dir, 'events')], clock);
     expect(table.stdout).toContain('cost        0.0716 USD for the priced recipients');
-    expect(table.stdout).toContain('  US      4 recipients, 4 segments x 0.0079 = 0.0316 USD');
+    expect(table.stdout).toContain('  US        4 recipients, 4 segments x 0.0079 = 0.0316 USD');
     expect(table.stdout).toContain('  unpriced  1 recipient in DE: no price for their country and no * line');
     // A budget needs every recipient priced: refused before anything is sent.
     const budget = await run(['send', '--from', FROM, '--to-file', file, '--body', 'Hello', '--prices', prices, '--budget', '1', '--store', join(d.dir, 'events')], clock);
@@ -96,6 +96,30 @@ describe('the cost of a send, before it is sent', () => {
       expect(result.code, bad).toBe(2);
       expect(result.stderr).toContain(`not "${bad}"`);
     }
+    expect(service.current.posts).toHaveLength(0);
+  });
+
+  it('takes a budget written with the prices\' currency, and refuses one in another currency naming both (exit 2, nothing sent)', async () => {
+    const clock = fakeClock();
+    service.start(FROM);
+    const d = testDir();
+    const store = join(d.dir, 'events');
+    const usd = d.file('usd.csv', 'country,price_per_segment,currency\nUS,0.0079,USD\n');
+    const plain = d.file('plain.csv', 'US,0.0079\n');
+    const send = (prices: string, budget: string) => run(['send', '--from', FROM, '--to', US[0]!, '--body', 'Hi', '--prices', prices, '--budget', budget, '--dry-run', '--json', '--store', store], clock);
+    for (const given of ['5 USD', 'usd 5', ' 5 ']) {
+      const taken = await send(usd, given);
+      expect(taken.code, taken.stderr).toBe(0);
+      expect((JSON.parse(taken.stdout) as { cost: { budget: number } }).cost.budget).toBe(5);
+    }
+    const other = await send(usd, '5 EUR');
+    expect(other.code).toBe(2);
+    const message = (stderr: string): string => (JSON.parse(stderr) as { error: { message: string } }).error.message;
+    expect(message(other.stderr)).toBe(`--budget "5 EUR" is in EUR, but the prices in ${usd} are in USD: give the budget in USD`);
+    const none = await send(plain, 'EUR 5');
+    expect(none.code).toBe(2);
+    expect(message(none.stderr)).toContain(`--budget "EUR 5" is in EUR, but ${plain} names no currency`);
+    expect((await send(plain, '5')).code).toBe(0);
     expect(service.current.posts).toHaveLength(0);
   });
 

@@ -137,7 +137,14 @@ describe('--window with --tz-column', () => {
     const bad = d.file('bad.csv', 'phone,tz\n+14155550001,Europe/Berlin\n+14155550002,Mars/Olympus\n');
     const refused = await run(['send', '--from', FROM, '--to-file', bad, '--body', 'Hi', '--window', '09:00-20:00', '--tz-column', 'tz', '--store', join(d.dir, 'events')], clock);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain(`${bad}:3: "Mars/Olympus" in column tz is not a time zone`);
+    expect(refused.stderr).toContain(`${bad}:3: "Mars/Olympus" in column tz is not a time zone (an IANA name such as America/Chicago)`);
+    // Several: one sentence for all, then each named by file:line.
+    const names = d.file('names.csv', 'phone,name\n+14155550001,Ann\n+14155550002,Bob\n');
+    const wrongColumn = await run(['send', '--from', FROM, '--to-file', names, '--body', 'Hi', '--window', '09:00-20:00', '--tz-column', 'name', '--store', join(d.dir, 'events')], clock);
+    expect(wrongColumn.code).toBe(2);
+    expect(wrongColumn.stderr).toContain('--tz-column name: 2 cells of column name are not time zones (IANA names such as America/Chicago):');
+    expect(wrongColumn.stderr).toContain(`${names}:2: "Ann"`);
+    expect(wrongColumn.stderr).toContain(`${names}:3: "Bob"`);
     const missing = await run(['send', '--from', FROM, '--to-file', bad, '--body', 'Hi', '--window', '09:00-20:00', '--tz-column', 'zone', '--store', join(d.dir, 'events')], clock);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('--tz-column zone: ');

@@ -45,7 +45,7 @@ export function sendRequestOf(input: InputFor<typeof sendCommands, 'send'>, ctx:
     ignoreOptOuts: input.flag('ignoreOptouts'),
     optOutTenant: knownTenant(input.string('tenant'), ctx),
     prices: input.string('prices'),
-    budget: budgetText === undefined ? undefined : parseBudget(budgetText),
+    budget: budgetText === undefined ? undefined : { ...parseBudget(budgetText), text: budgetText },
   };
 }
 
