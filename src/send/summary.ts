@@ -173,7 +173,7 @@ function summaryLines(ctx: SendContext, plan: SendPlan, summary: BulkSummary, el
   if (summary.throttleRetries > 0) parts.push(`${summary.throttleRetries} throttle ${summary.throttleRetries === 1 ? 'retry' : 'retries'}`);
   const head = summary.interrupted ? 'Interrupted after' : summary.unreachable !== undefined ? 'Stopped after' : 'Sent';
   lines.push(
-    `${head} ${summary.requests} request${summary.requests === 1 ? '' : 's'} in ${formatDuration(elapsedMs)} (${rate}/s): ${parts.join(', ')}.`,
+    `${head} ${summary.requests} request${summary.requests === 1 ? '' : 's'} in ${runTime(elapsedMs)} (${rate}/s): ${parts.join(', ')}.`,
   );
   if (summary.stalled) {
     lines.push(
@@ -212,6 +212,12 @@ function summaryLines(ctx: SendContext, plan: SendPlan, summary: BulkSummary, el
     lines.push(`See what became of them: ${commandLine(ctx.globals, ['send', 'report', '--journal', plan.journal, '--watch'])}`);
   }
   return lines;
+}
+
+/** How long a run took: `0.3 s` (a short run is not "0s"), `42 s`, then as the progress line says it (`3m05s`). */
+function runTime(ms: number): string {
+  if (ms < 10_000) return `${(Math.max(0, ms) / 1000).toFixed(1)} s`;
+  return ms < 60_000 ? `${Math.round(ms / 1000)} s` : formatDuration(ms);
 }
 
 /** `(GSM-7: 40 messages, 40 segments; UCS-2: 10 messages, 20 segments)` when both encodings occur. */
