@@ -9,8 +9,6 @@
 // 32 bytes per entry at the load factors we keep (at most three quarters full). Strings that are not E.164 (which the callers
 // reject anyway, but the journal may hold anything) go to an ordinary Map.
 
-import { isE164 } from '../domain/api/patterns.js';
-
 /**
  * The table is split in SHARDS tables by the top bits of the hash, each grown on its own: a
  * single table, doubled from 12 MB to 25 MB at a million numbers, left every smaller table it
@@ -22,6 +20,8 @@ const SHARD_BITS = 6;
 const SHARDS = 1 << SHARD_BITS;
 const INITIAL_SHARD_CAPACITY = 32;
 const TWO_TO_32 = 4294967296;
+const PLUS = 0x2b;
+const ZERO = 0x30;
 
 interface Shard {
   keys: Float64Array;
@@ -171,9 +171,22 @@ function grow(shard: Shard, capacity: number): void {
   free(oldValues);
 }
 
-/** The number's digits as a float64, or 0 when the string is not E.164. */
+/**
+ * The number's digits as a float64, or 0 when the string is not E.164 (a plus, a first digit
+ * that is not 0, 8 to 15 digits in all: what isE164 accepts). Read digit by digit: it is asked
+ * for every recipient, and a regular expression, a slice and a parse cost twice as much.
+ */
 function numericKey(number: string): number {
-  return isE164(number) ? Number(number.slice(1)) : 0;
+  const length = number.length;
+  if (length < 9 || length > 16 || number.charCodeAt(0) !== PLUS) return 0;
+  let key = 0;
+  for (let i = 1; i < length; i++) {
+    const digit = number.charCodeAt(i) - ZERO;
+    if (digit < 0 || digit > 9) return 0;
+    key = key * 10 + digit;
+  }
+  // A leading 0 would make "+01…" and "+1…" the same key; E.164 has none.
+  return number.charCodeAt(1) === ZERO ? 0 : key;
 }
 
 function hash(key: number): number {

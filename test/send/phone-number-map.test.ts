@@ -37,6 +37,31 @@ describe('PhoneNumberMap', () => {
     expect(map.size).toBe(3);
   });
 
+  it('keeps every string as it was given, E.164 or a near miss, each apart from the others', () => {
+    const strings = [
+      '+12345678', // 8 digits: the shortest E.164
+      '+1234567', // 7: too short
+      '+123456789012345', // 15: the longest
+      '+1234567890123456', // 16: too long
+      '+012345678', // a leading 0 would share the digits of the next
+      '+12345678 ',
+      ' +12345678',
+      '12345678',
+      '+1234/5678',
+      '+1234:5678',
+      '+１2345678', // a full-width digit
+      '+',
+      '',
+    ];
+    const map = new PhoneNumberMap();
+    strings.forEach((s, i) => map.set(s, i));
+    expect(map.size).toBe(strings.length);
+    strings.forEach((s, i) => expect(map.get(s)).toBe(i));
+    const seen: string[] = [];
+    map.forEach((number) => seen.push(number));
+    expect(seen.sort()).toEqual([...strings].sort());
+  });
+
   it('grows past its initial capacity without losing anything', () => {
     const map = new PhoneNumberMap();
     const total = 50_000;
