@@ -4,6 +4,7 @@ import type { Context } from '../../context.js';
 import { NotFoundError } from '../../errors.js';
 import { requireGuid } from '../../input/checks.js';
 import { exportFleet } from '../../fleet/export.js';
+import { exportYamlText } from '../../fleet/export-yaml.js';
 import { readLiveState } from '../../fleet/read-live.js';
 import { FleetReads } from '../../fleet/reads.js';
 import { writeExact } from '../../output/io.js';
@@ -22,15 +23,7 @@ export async function run(input: InputFor<typeof fleetCommands, 'export'>, ctx: 
   if (ctx.globals.output !== 'table') {
     writeExact(ctx.io.stdout, `${JSON.stringify(document, null, 2)}\n`);
   } else {
-    const yaml = await import('yaml');
-    const doc = new yaml.Document(document);
-    // A secret reference reads as it is written by hand: webhookSecret: {env: NAME}.
-    yaml.visit(doc, {
-      Map(_, node) {
-        if (node.items.length === 1 && yaml.isScalar(node.items[0]!.key) && node.items[0]!.key.value === 'env') node.flow = true;
-      },
-    });
-    writeExact(ctx.io.stdout, doc.toString({ lineWidth: 0, flowCollectionPadding: false }));
+    writeExact(ctx.io.stdout, exportYamlText(document) ?? (await libraryYamlText(document)));
   }
   if (secrets.length > 0) {
     ctx.io.stderr.write('Secrets are written as references to environment variables (a read never shows them); set each before `svc apply` creates its tenant or sends it with --update-secrets:\n');
@@ -42,4 +35,17 @@ export async function run(input: InputFor<typeof fleetCommands, 'export'>, ctx: 
     if (leftOut.length > 50) ctx.io.stderr.write(`  ... and ${leftOut.length - 50} more\n`);
   }
   return 0;
+}
+
+/** The document as the `yaml` library writes it: for what exportYamlText does not write itself. */
+async function libraryYamlText(document: Record<string, unknown>): Promise<string> {
+  const yaml = await import('yaml');
+  const doc = new yaml.Document(document);
+  // A secret reference reads as it is written by hand: webhookSecret: {env: NAME}.
+  yaml.visit(doc, {
+    Map(_, node) {
+      if (node.items.length === 1 && yaml.isScalar(node.items[0]!.key) && node.items[0]!.key.value === 'env') node.flow = true;
+    },
+  });
+  return doc.toString({ lineWidth: 0, flowCollectionPadding: false });
 }
