@@ -25,24 +25,27 @@ export const SETTING_EXPECTED: Readonly<Record<SettingType, string>> = {
   cron: 'a cron expression of 5 fields (minute hour day-of-month month day-of-week)',
 };
 
+function wrongLeaf(path: string, type: SettingType, value: unknown): SettingProblem {
+  return { path, expected: SETTING_EXPECTED[type], value };
+}
+
 /** The problem of a JSON value at a leaf, or undefined when the document allows it. */
 export function settingLeafProblem(path: string, type: SettingType, value: unknown): SettingProblem | undefined {
   // A good value is the rule (every leaf of a fleet file is checked): nothing is built for it.
-  const wrong = (): SettingProblem => ({ path, expected: SETTING_EXPECTED[type], value });
   switch (type) {
     case 'boolean':
-      return typeof value === 'boolean' ? undefined : wrong();
+      return typeof value === 'boolean' ? undefined : wrongLeaf(path, type, value);
     case 'integer':
-      return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? undefined : wrong();
+      return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? undefined : wrongLeaf(path, type, value);
     case 'string':
-      return typeof value === 'string' ? undefined : wrong();
+      return typeof value === 'string' ? undefined : wrongLeaf(path, type, value);
     case 'datetime':
-      return typeof value === 'string' && isIsoDateTime(value) ? undefined : wrong();
+      return typeof value === 'string' && isIsoDateTime(value) ? undefined : wrongLeaf(path, type, value);
     case 'cron':
-      return typeof value === 'string' && isCronExpression(value) ? undefined : wrong();
+      return typeof value === 'string' && isCronExpression(value) ? undefined : wrongLeaf(path, type, value);
     case 'string[]':
     case 'email[]': {
-      if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) return wrong();
+      if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) return wrongLeaf(path, type, value);
       if (type === 'string[]') return undefined;
       const index = value.findIndex((item) => !isEmailAddress(item as string));
       return index < 0 ? undefined : { path: `${path}[${index}]`, expected: 'an e-mail address', value: value[index] };

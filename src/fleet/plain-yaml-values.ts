@@ -90,21 +90,6 @@ export function flowScalarEnd(text: string, from: number, last: number): number 
   return last;
 }
 
-export function hasBackslash(text: string, from: number, to: number): boolean {
-  for (let i = from; i < to; i++) if (text.charCodeAt(i) === BACKSLASH) return true;
-  return false;
-}
-
-/** text[from, to) is one plain scalar: no ` #` comment and no `: ` in it. */
-export function isPlainRest(text: string, from: number, to: number): boolean {
-  for (let i = from; i < to; i++) {
-    const c = text.charCodeAt(i);
-    if (c === HASH && text.charCodeAt(i - 1) === SPACE) return false;
-    if (c === COLON && (i + 1 === to || text.charCodeAt(i + 1) === SPACE)) return false;
-  }
-  return true;
-}
-
 /** One line's value: a quoted or plain scalar, or a flow collection closed on the same line. */
 export class InlineScanner {
   private at = 0;

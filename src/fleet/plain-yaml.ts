@@ -22,8 +22,6 @@ import {
   SPACE,
   SPECIAL_START,
   flowScalarEnd,
-  hasBackslash,
-  isPlainRest,
   resolvePlain,
   setKey,
 } from './plain-yaml-values.js';
@@ -244,12 +242,17 @@ class BlockReader {
     // Most values are a word or a quoted number alone on their line: read without the scanner.
     if (c === QUOTE) {
       const close = text.indexOf('"', from + 1);
-      if (close === to - 1 && !hasBackslash(text, from + 1, close)) return text.slice(from + 1, close);
+      if (close === to - 1) {
+        const inner = text.slice(from + 1, close);
+        if (!inner.includes('\\')) return inner;
+      }
     } else if (c === BRACE) {
       const map = this.simpleFlowMapping(from, to);
       if (map !== undefined) return map;
-    } else if (!SPECIAL_START.has(text[from]!) && isPlainRest(text, from, to)) {
-      return resolvePlain(text.slice(from, to));
+    } else if (!SPECIAL_START.has(text[from]!)) {
+      // The engine's own search over the value, not a loop over its characters.
+      const raw = text.slice(from, to);
+      if (!PLAIN_ENDS_EARLY.test(raw)) return resolvePlain(raw);
     }
     const scanner = this.scanner;
     scanner.reset(from, to);
@@ -260,4 +263,6 @@ class BlockReader {
 }
 
 const FLOW_OR_QUOTE = new Set(['{', '[', '"', "'"]);
+/** A plain value that stops before the end of its line: a ` #` comment, or a `: ` (or a `:` at the end). */
+const PLAIN_ENDS_EARLY = / #|:(?: |$)/;
 

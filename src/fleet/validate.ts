@@ -60,7 +60,7 @@ const TEXT_KEY: KeyDefinition = { value: { kind: 'string' }, treatment: 'compare
  * Values that passed their kind's check, by kind: a fleet names the same tenant, type and class
  * on thousands of numbers, checked once each (the kind objects are the definition tables' own).
  */
-const passed = new WeakMap<KeyDefinition['value'], Map<string, string>>();
+const passed = new Map<KeyDefinition['value'], Map<string, string>>();
 
 class FleetChecker {
   readonly problems: FileProblem[] = [];
