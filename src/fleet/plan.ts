@@ -94,15 +94,25 @@ export function numberFields(n: DesiredNumber, all: boolean): [string, unknown][
   return fields;
 }
 
-/** Each leaf of `desired` that differs from `live`, as `settings.a.b` -> {from, to}, in the file's order. */
-function compareSettings(desired: Record<string, unknown>, live: unknown, prefix: string, out: Record<string, FieldChange>): void {
+/**
+ * Each leaf of `desired` that differs from `live`, as `settings.a.b` -> {from, to}, in the file's
+ * order, added to `out` (made when the first difference is found). `path` is where `desired`
+ * is (['settings', 'a']); a path is written out only for a leaf that differs.
+ */
+function compareSettings(desired: Record<string, unknown>, live: unknown, path: string[], out: Record<string, FieldChange> | undefined): Record<string, FieldChange> | undefined {
   const current = isRecord(live) ? live : undefined;
   for (const key in desired) {
     const value = desired[key];
     const now = current?.[key];
-    if (isRecord(value)) compareSettings(value, now, `${prefix}.${key}`, out);
-    else if (!same(now ?? null, value)) out[`${prefix}.${key}`] = { from: now ?? null, to: value };
+    if (isRecord(value)) {
+      path.push(key);
+      out = compareSettings(value, now, path, out);
+      path.pop();
+    } else if (!same(now ?? null, value)) {
+      (out ??= {})[`${path.join('.')}.${key}`] = { from: now ?? null, to: value };
+    }
   }
+  return out;
 }
 
 const LIVE_STATUSES_IN_FLIGHT = /^(pending|processing|inprogress|in progress|submitted|queued)$/i;
@@ -167,23 +177,24 @@ function numberChange(n: DesiredNumber, live: LiveState, fileTenants: ReadonlySe
     if (LIVE_STATUSES_GONE.test(current.status)) return provisionChange(n, { retry: `it is ${current.status}` });
     if (LIVE_STATUSES_IN_FLIGHT.test(current.status)) return provisionChange(n, { inFlight: true });
   }
-  const immutable: Record<string, FieldChange> = {};
-  if (current.type !== undefined && current.type !== n.type) immutable['type'] = { from: current.type, to: n.type };
-  if (current.class !== undefined && current.class !== n.class) immutable['class'] = { from: current.class, to: n.class };
-  if (Object.keys(immutable).length > 0) {
+  if ((current.type !== undefined && current.type !== n.type) || (current.class !== undefined && current.class !== n.class)) {
+    const immutable: Record<string, FieldChange> = {};
+    if (current.type !== undefined && current.type !== n.type) immutable['type'] = { from: current.type, to: n.type };
+    if (current.class !== undefined && current.class !== n.class) immutable['class'] = { from: current.class, to: n.class };
     return blocked(n, immutable, `its ${Object.keys(immutable).join(' and ')} cannot change once provisioned (unprovision and provision it again)`);
   }
   // The same comparison as numberFields() would give, without building a path for each leaf
-  // that matches: a fleet in sync is ten thousand numbers of nothing to say.
-  const fields: Record<string, FieldChange> = {};
+  // that matches, nor anything at all for a number that matches: a fleet in sync is ten
+  // thousand numbers of nothing to say.
+  let fields: Record<string, FieldChange> | undefined;
   for (const key in n.fields) {
     if (NUMBER_KEYS[key]?.treatment !== 'compared') continue;
     const value = n.fields[key];
     const now = current.values[key];
-    if (!same(now ?? null, value)) fields[key] = { from: now ?? null, to: value };
+    if (!same(now ?? null, value)) (fields ??= {})[key] = { from: now ?? null, to: value };
   }
-  if (n.settings !== undefined) compareSettings(n.settings, current.settings, 'settings', fields);
-  return Object.keys(fields).length > 0 ? { action: 'update-number', target: n.number, tenant: n.tenant, fields } : undefined;
+  if (n.settings !== undefined) fields = compareSettings(n.settings, current.settings, ['settings'], fields);
+  return fields !== undefined ? { action: 'update-number', target: n.number, tenant: n.tenant, fields } : undefined;
 }
 
 /** Live numbers of the file's tenants that the file does not list, settled ones only, in order. */
