@@ -275,7 +275,12 @@ async function readResumed(plan: SendPlan, ctx: SendContext, path: string): Prom
   }
   checkBudgetOnResume(state, plan);
   const recordExclude = await checkExcludeOnResume(state, plan, ctx);
-  if (state.torn !== undefined) ctx.warn(`${path}:${state.torn.line}: a record cut short (the run was stopped while writing it); counted as in flight`);
+  if (state.torn?.damaged === true) {
+    // Only a dry run gets here (it reads without the lock): the resume itself refuses such a line.
+    ctx.warn(`${path}:${state.torn.line}: the last record is damaged and is not counted; without --dry-run the send refuses this journal`);
+  } else if (state.torn !== undefined) {
+    ctx.warn(`${path}:${state.torn.line}: a record cut short (the run was stopped while writing it); counted as in flight`);
+  }
 
   const { counts } = state;
   const now = leftOutNow(state, plan);

@@ -6,8 +6,11 @@ import { checksumHolds, HEADER_MAGIC, JournalFormatError, JOURNAL_OUTCOMES, JOUR
 import { JournalFile, lookAt } from './second-look.js';
 
 export interface ReadOptions {
-  /** A last line without its line break (or, read without the lock, a damaged one that nothing sound follows): told, not yielded. */
-  onTorn?: (torn: { line: number; bytes: Buffer; offset: number }) => void;
+  /**
+   * A last line without its line break, or (read without the lock) a damaged one that nothing
+   * sound follows, `damaged` then: told, not yielded.
+   */
+  onTorn?: (torn: { line: number; bytes: Buffer; offset: number; damaged: boolean }) => void;
   /** Where the whole records read end (the start of a torn line), once the reading is over. */
   onEnd?: (validBytes: number) => void;
   /**
@@ -38,7 +41,7 @@ export async function* readJournalRecords(path: string, options: ReadOptions = {
   // Where a second look last found a sound line: a failure there again is the record's own.
   let lookedAt = -1;
   let data: Buffer = EMPTY;
-  let torn: Buffer | undefined;
+  let torn: { bytes: Buffer; damaged: boolean } | undefined;
   try {
     reading: for (;;) {
       let start = 0;
@@ -79,7 +82,7 @@ export async function* readJournalRecords(path: string, options: ReadOptions = {
       // The file ends without a line break. After line 1 that is a torn last line; as line 1 it is
       // the beginning of a header, or a file that is not a journal.
       if (line > 0 || isTornHeader(data)) {
-        torn = data;
+        torn = { bytes: data, damaged: false };
         break;
       }
       if (!live) throw notAJournal(path, data);
@@ -96,13 +99,13 @@ export async function* readJournalRecords(path: string, options: ReadOptions = {
     await file.close();
   }
   options.onEnd?.(offset);
-  if (torn !== undefined && torn.length > 0) options.onTorn?.({ line: line + 1, bytes: Buffer.from(torn), offset });
+  if (torn !== undefined && torn.bytes.length > 0) options.onTorn?.({ line: line + 1, bytes: Buffer.from(torn.bytes), offset, damaged: torn.damaged });
 }
 
 const EMPTY = Buffer.alloc(0);
 
 /** What a reading without the lock does once a line failed: go on from a second look, or end. */
-type AfterFailure = { kind: 'go on'; file: JournalFile; data: Buffer } | { kind: 'end'; torn?: Buffer };
+type AfterFailure = { kind: 'go on'; file: JournalFile; data: Buffer } | { kind: 'end'; torn?: { bytes: Buffer; damaged: boolean } };
 
 /**
  * Line `line`, beginning at `offset`, failed in a reading without the lock: one second look at
@@ -126,7 +129,7 @@ async function afterFailure(path: string, line: number, offset: number, previous
     if (look.kind === 'sound') return { kind: 'go on', file: look.file, data: look.data };
     if (look.kind === 'replaced') return { kind: 'end' };
     const refuse = look.kind === 'cut' ? line === 1 && !isTornHeader(look.line) : line === 1 || look.soundAfter;
-    if (!refuse) return { kind: 'end', torn: look.line };
+    if (!refuse) return { kind: 'end', torn: { bytes: look.line, damaged: look.kind === 'damaged' } };
     if (refused !== undefined && refused.equals(look.line)) throw refusal(path, look.line, line);
     refused = look.line;
   }

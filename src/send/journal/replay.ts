@@ -29,8 +29,11 @@ export interface JournalState {
   lastSeq: number;
   /** Bytes of whole records; beyond them only a torn last line. */
   validBytes: number;
-  /** A last line cut short (a crash mid-write), if any. */
-  torn: { line: number; bytes: Buffer } | undefined;
+  /**
+   * A last line cut short (a crash mid-write, or a send writing it as this reads), if any;
+   * `damaged` when it was whole but bad, which only a reading without the lock lets pass.
+   */
+  torn: { line: number; bytes: Buffer; damaged?: true } | undefined;
   counts: JournalCounts;
   /**
    * The exclude list the run keeps to now: the header's, or that of the last `resume` record that
@@ -89,7 +92,7 @@ export async function readJournal(path: string, options: { lockHeld?: boolean } 
   let torn: JournalState['torn'];
   for await (const record of readJournalRecords(path, {
     lockHeld: options.lockHeld === true,
-    onTorn: (t) => (torn = { line: t.line, bytes: t.bytes }),
+    onTorn: (t) => (torn = { line: t.line, bytes: t.bytes, ...(t.damaged ? { damaged: true as const } : {}) }),
     // Where the whole records read end: not the file's size, which a send may have grown since.
     onEnd: (end) => (validBytes = end),
   })) {

@@ -729,6 +729,18 @@ describe('svc send --journal and --resume', () => {
     const damaged = await run([...base, '--journal', `${d.dir}/damaged.jsonl`, '--resume']);
     expect(damaged.code).toBe(2);
     expect(damaged.stderr).toContain(`${d.dir}/damaged.jsonl:${index + 1}: a damaged record`);
+    // Damaged last, nothing sound after it: a dry run (no lock: a send could be writing that line)
+    // leaves it uncounted and says so; the resume itself, under the lock, refuses it.
+    const whole = readFileSync(journal, 'utf8').split('\n').slice(0, -1);
+    expect(whole.at(-1)).toContain('"accepted"');
+    whole[whole.length - 1] = whole.at(-1)!.replace('"accepted"', '"rejected"');
+    writeFileSync(`${d.dir}/damaged-last.jsonl`, `${whole.join('\n')}\n`);
+    const dryRun = await run([...base, '--journal', `${d.dir}/damaged-last.jsonl`, '--resume', '--dry-run', '--unknown', 'skip']);
+    expect(dryRun.code, dryRun.stderr).toBe(0);
+    expect(dryRun.stderr).toContain(`${d.dir}/damaged-last.jsonl:${whole.length}: the last record is damaged and is not counted; without --dry-run the send refuses this journal`);
+    const resumed = await run([...base, '--journal', `${d.dir}/damaged-last.jsonl`, '--resume', '--unknown', 'skip']);
+    expect(resumed.code).toBe(2);
+    expect(resumed.stderr).toContain(`${d.dir}/damaged-last.jsonl:${whole.length}: a damaged record`);
 
     writeFileSync(`${d.dir}/v1.jsonl`, `${JSON.stringify({ to: [list[0]], outcome: 'accepted', at: 'x' })}\n`);
     const old = await run([...base, '--journal', `${d.dir}/v1.jsonl`, '--resume']);

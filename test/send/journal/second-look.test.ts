@@ -234,11 +234,18 @@ describe('a reader without the lock, at rest', () => {
       writeFileSync(path, before + damage(accepted) + after);
       const state = await readJournal(path);
       expect(state.counts).toEqual({ accepted: 0, rejected: 1, unknown: 1, inFlight: 1 });
-      expect(state.torn?.line).toBe(5);
+      expect(state.torn).toMatchObject({ line: 5, damaged: true });
       expect(state.validBytes).toBe(before.length);
       // Under the lock the same line is damage: a send must not decide who is sent to from it.
       await expect(readJournal(path, { lockHeld: true })).rejects.toThrow(`${path}:5: a damaged record`);
     }
+  });
+
+  it('tells a line cut short from a damaged one', async () => {
+    const path = journalPath();
+    writeFileSync(path, header() + launch(1) + rejected(1).slice(0, 30));
+    const state = await readJournal(path);
+    expect(state.torn).toEqual({ line: 3, bytes: Buffer.from(rejected(1).slice(0, 30)) });
   });
 
   it('refuses a whole first line that is not a header, even with nothing after it', async () => {
