@@ -53,7 +53,16 @@ export function validateFleet(source: FleetSource): ValidatedFleet {
 const TENANT_KEY_NAMES = Object.keys(TENANT_KEYS);
 const TENANT_SETTING_NAMES = Object.keys(TENANT_SETTING_KEYS);
 const NUMBER_KEY_NAMES = Object.keys(NUMBER_KEYS);
-const NUMBER_FIELD_KEYS = NUMBER_KEY_NAMES.filter((k) => !['number', 'tenant', 'type', 'class', 'settings'].includes(k));
+/** The other keys of a number, by their place in the definition table (the order of a number's fields). */
+const NUMBER_FIELD_ORDER = new Map(NUMBER_KEY_NAMES.filter((k) => !['number', 'tenant', 'type', 'class', 'settings'].includes(k)).map((k, i) => [k, i]));
+
+/** The field keys a number gives, in the table's order: found among its few keys, not by asking for each of the table's. */
+function fieldKeysOf(raw: Mapping): string[] {
+  const keys: string[] = [];
+  for (const key in raw) if (NUMBER_FIELD_ORDER.has(key)) keys.push(key);
+  if (keys.length > 1) keys.sort((a, b) => NUMBER_FIELD_ORDER.get(a)! - NUMBER_FIELD_ORDER.get(b)!);
+  return keys;
+}
 const TEXT_KEY: KeyDefinition = { value: { kind: 'string' }, treatment: 'compared', description: '' };
 
 /**
@@ -198,9 +207,9 @@ class FleetChecker {
     const provisionClass = this.required(raw, 'class', 'P2P or A2P') as ProvisionClass | undefined;
     let ok = true;
     const fields: Record<string, string | boolean> = {};
-    for (let i = 0; i < NUMBER_FIELD_KEYS.length; i++) {
-      const key = NUMBER_FIELD_KEYS[i]!;
-      if (!(key in raw)) continue;
+    const given = fieldKeysOf(raw);
+    for (let i = 0; i < given.length; i++) {
+      const key = given[i]!;
       const value = this.value(raw[key], NUMBER_KEYS[key]!, key, key);
       if (value === undefined) ok = false;
       else fields[key] = value as string | boolean;
