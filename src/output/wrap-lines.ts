@@ -10,6 +10,8 @@ export interface LineTarget {
   isTTY: boolean;
   columns: number;
   stream?: unknown;
+  /** Lines written whole all the same (text that is not ours: see proseTextWith). */
+  keepWhole?: ReadonlySet<string>;
 }
 
 function widthOf(target: LineTarget): number {
@@ -25,11 +27,23 @@ export async function proseText(lines: readonly string[], target: LineTarget): P
   return target.isTTY ? proseTextWith(await widthRuleFor(lines), lines, target) : lines.map((line) => `${line}\n`).join('');
 }
 
-/** proseText with a width rule already loaded (see widthRuleFor), for a caller that cannot wait. */
+/**
+ * proseText with a width rule already loaded (see widthRuleFor), for a caller that cannot wait.
+ * A line that starts indented (an item of a list) keeps its indent on its later lines. A line in
+ * `keepWhole` is left for the terminal to wrap: broken by us, a piece of someone else's text (a
+ * service's error message) would start a line, where it could pass for one of ours.
+ */
 export function proseTextWith(rule: WidthRule, lines: readonly string[], target: LineTarget): string {
   const columns = widthOf(target);
   const out: string[] = [];
-  for (const line of lines) out.push(...(!target.isTTY || rule.width(line) <= columns ? [line] : wrapToWidth(rule, line, columns)));
+  for (const line of lines) {
+    if (!target.isTTY || rule.width(line) <= columns || target.keepWhole?.has(line) === true) {
+      out.push(line);
+      continue;
+    }
+    const indent = /^ */.exec(line)![0];
+    for (const part of wrapToWidth(rule, line.slice(indent.length), Math.max(MIN_VALUE_COLUMNS, columns - indent.length))) out.push(`${indent}${part}`);
+  }
   return out.map((line) => `${line}\n`).join('');
 }
 

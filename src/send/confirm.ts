@@ -91,7 +91,7 @@ export async function confirmSend(plan: SendPlan, ctx: SendContext, skip: SkipRe
   if (ctx.io.stderrIsTTY) {
     const stats = await cost();
     if (stats.segments > 1 || stats.encoding === 'UCS-2' || stats.cost !== undefined) {
-      ctx.io.stderr.write(await proseText([`This message is ${costLine(stats)}.`], { isTTY: true, columns: ctx.io.columns, stream: ctx.io.stderr }));
+      ctx.io.stderr.write(await proseText([`This message is ${costLine(stats, plan.budget)}.`], { isTTY: true, columns: ctx.io.columns, stream: ctx.io.stderr }));
     }
   }
   if (asking && canAsk(ctx)) return ask(ctx, question, plan.isAsync);

@@ -31,6 +31,14 @@ export interface SendProgressOptions {
   /** Off a terminal: a line every this many ms. */
   plainEveryMs?: number;
   drawEveryMs?: number;
+  /** Runs `draw` once after `ms` (default: an unref'd timer); returns what cancels it. */
+  later?: (draw: () => void, ms: number) => () => void;
+}
+
+function laterByTimer(draw: () => void, ms: number): () => void {
+  const timer = setTimeout(draw, ms);
+  timer.unref();
+  return () => clearTimeout(timer);
 }
 
 /** The rate is measured over the last RATE_WINDOW_MS, from samples taken at most every SAMPLE_MS. */
@@ -172,6 +180,9 @@ class ProgressLine implements SendProgress {
   private drawn = false;
   private wait: Wait | undefined;
   private lastThrottleLine = -Infinity;
+  private readonly later: (draw: () => void, ms: number) => () => void;
+  /** Cancels the draw due for counts that came too soon after the last one. */
+  private trailing: (() => void) | undefined;
 
   constructor(options: SendProgressOptions) {
     this.stream = options.stream;
@@ -181,6 +192,7 @@ class ProgressLine implements SendProgress {
     this.columns = options.columns;
     this.plainEveryMs = options.plainEveryMs ?? 5_000;
     this.drawEveryMs = options.drawEveryMs ?? 100;
+    this.later = options.later ?? laterByTimer;
     const started = this.now();
     this.rate = new RecentRate(started);
     this.lastPlain = started;
@@ -192,7 +204,15 @@ class ProgressLine implements SendProgress {
     const done = counts.accepted + counts.failed;
     if (this.isTTY) {
       if (time - this.lastDraw >= this.drawEveryMs || done >= this.total) this.draw(time);
-      else this.rate.at(time, done);
+      else {
+        this.rate.at(time, done);
+        // Drawn a little later all the same: when the answers stop (the rest held for their
+        // window), the line must not stay at the count of the last draw.
+        this.trailing ??= this.later(() => {
+          this.trailing = undefined;
+          this.draw(this.now());
+        }, Math.max(1, this.drawEveryMs - (time - this.lastDraw)));
+      }
       return;
     }
     if (time - this.lastPlain >= this.plainEveryMs) {
@@ -227,6 +247,7 @@ class ProgressLine implements SendProgress {
   }
 
   clear(): void {
+    this.cancelTrailing();
     if (!this.drawn) return;
     this.stream.write(control('\r\u001b[K'));
     this.drawn = false;
@@ -258,7 +279,13 @@ class ProgressLine implements SendProgress {
     return typeof own === 'number' && own > 0 ? own : this.columns;
   }
 
+  private cancelTrailing(): void {
+    this.trailing?.();
+    this.trailing = undefined;
+  }
+
   private draw(time: number): void {
+    this.cancelTrailing();
     // One column short of the width, so that the line never wraps onto a second one.
     this.stream.write(`${control('\r')}${fitLine(this.parts(this.last, time), Math.max(20, this.width() - 1))}${control('\u001b[K')}`);
     this.drawn = true;

@@ -55,11 +55,15 @@ function describeEncoding(stats: BodyStats): string {
   return `UCS-2 (because of ${listed || 'characters outside GSM-7'})`;
 }
 
-export function costLine(stats: BodyStats): string {
+export function costLine(stats: BodyStats, budget?: number): string {
   const each = stats.templated ? `up to ${stats.characters} characters, up to ${stats.segments}` : `${stats.characters} characters, ${stats.segments}`;
   const saves = stats.totalSegments - stats.gsmSpellingSegments;
   const spelling = saves > 0 ? ` (${saves} fewer spelt in GSM-7: ${stats.respellable.map((r) => `${JSON.stringify(r.character)} as ${JSON.stringify(r.as)}`).join(', ')})` : '';
-  const money = stats.cost !== undefined ? `, costing ${formatAmount(stats.cost.total, stats.cost.currency)}` : '';
+  const cost = stats.cost;
+  // Over the budget, the question that follows is about fewer messages than it names: said here.
+  const over = cost !== undefined && budget !== undefined && cost.total > budget ? `; --budget ${formatAmount(budget, cost.currency)} stops the run before it passes that` : '';
+  const unpriced = cost !== undefined && cost.unpriced.recipients > 0 ? ` for the priced recipients (${cost.unpriced.recipients} without a price)` : '';
+  const money = cost !== undefined ? `, costing ${formatAmount(cost.total, cost.currency)}${unpriced}${over}` : '';
   return `${each} segment${stats.segments === 1 ? '' : 's'} per message in ${describeEncoding(stats)}; ${stats.totalSegments} segment${stats.totalSegments === 1 ? '' : 's'} in total for ${stats.recipients} recipient${stats.recipients === 1 ? '' : 's'}${spelling}${money}`;
 }
 

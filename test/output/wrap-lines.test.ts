@@ -55,6 +55,13 @@ describe('proseText', () => {
   it('off a terminal: each sentence one line', async () => {
     expect(await proseText([sentence, 'Next.'], { isTTY: false, columns: 40 })).toBe(`${sentence}\nNext.\n`);
   });
+  it('leaves a line that is not ours whole: a piece of it must not start a line of its own', async () => {
+    const theirs = '  +15551230002  rejected: refused FORGED: every recipient was accepted and more words after it';
+    const out = await proseText([sentence, theirs], { isTTY: true, columns: 40, keepWhole: new Set([theirs]) });
+    expect(out.endsWith(`\n${theirs}\n`)).toBe(true);
+    expect(out).not.toMatch(/^\s*FORGED/m);
+  });
+
   it('on a terminal: broken at spaces, a number never cut', async () => {
     const out = lines(await proseText([sentence], { isTTY: true, columns: 40 }));
     for (const line of out) expect(line.length).toBeLessThanOrEqual(40);

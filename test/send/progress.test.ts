@@ -38,6 +38,39 @@ describe('send progress', () => {
     expect(out.text().endsWith('\r\u001b[K')).toBe(true);
   });
 
+  it('draws the last counts a moment later when they came too soon after a draw and no more come (the rest held for their window)', () => {
+    const out = capture();
+    let time = 0;
+    const due: { draw: () => void; ms: number; cancelled: boolean }[] = [];
+    const later = (draw: () => void, ms: number): (() => void) => {
+      const entry = { draw, ms, cancelled: false };
+      due.push(entry);
+      return () => {
+        entry.cancelled = true;
+      };
+    };
+    const progress = createSendProgress({ stream: out.stream, isTTY: true, columns: 200, total: 8, now: () => time, later });
+    time = 1000;
+    progress.update({ accepted: 1, failed: 0, skipped: 1 });
+    for (let i = 2; i <= 7; i++) {
+      time += 5;
+      progress.update({ accepted: i, failed: 0, skipped: 1 });
+    }
+    // One draw is due, not one per update: 70 ms after the last draw's 1000 + 100.
+    expect(due).toHaveLength(1);
+    expect(due[0]!.ms).toBe(95);
+    expect(out.text()).not.toContain('7/8 sent');
+    time += 200;
+    due[0]!.draw();
+    expect(out.text()).toContain('\r7/8 sent (7 accepted), 1 skipped');
+    // Cleared before other lines (and at the end): nothing is drawn over them later.
+    time += 5;
+    progress.update({ accepted: 7, failed: 0, skipped: 2 });
+    expect(due).toHaveLength(2);
+    progress.clear();
+    expect(due[1]!.cancelled).toBe(true);
+  });
+
   it('counts out of this run\'s own recipients, and tells the skipped apart, never as sent', () => {
     const out = capture();
     let time = 0;

@@ -6,6 +6,7 @@ import { writeObject } from '../../output/render.js';
 import { FUNNEL, type MessageStatus, type OutcomeCounts, type ReportJournal, type ReportRecipient } from './data.js';
 import { NOT_YET_SENT, type BudgetStopDocument, type NotYetSent, type ReportDocument } from './document.js';
 import { formatAmount, UNIT } from '../cost/money.js';
+import { proseText } from '../../output/wrap-lines.js';
 
 // The report on stdout: the document (--json, or --fields in a table), one line per recipient
 // (-o ndjson), or the table of counts, owed recipients, statuses and delays.
@@ -38,8 +39,15 @@ export async function writeReport(
     writeNdjson(ctx, fields, { recipients, statuses, paths, journals, notYetSent });
     return;
   }
-  const out = [...countsTable(document), ...owedLines(document), ...statusLines(document, notFinalNote)];
-  ctx.io.stdout.write(`${out.join('\n')}\n`);
+  // The table of counts as it is (a table is never broken); the sentences after it fitted to the terminal.
+  const table = countsTable(document);
+  const rows = document.journals.length + (document.journals.length > 1 ? 2 : 1);
+  const target = { isTTY: ctx.io.stdoutIsTTY, columns: ctx.io.columns, stream: ctx.io.stdout };
+  // The service's words (a refusal, a failure reason) stay whole on their own line: broken, a
+  // piece of them would start a line of its own, where it could pass for one of ours.
+  const theirs = new Set<string>();
+  const sentences = [...table.slice(rows), ...owedLines(document, theirs), ...statusLines(document, notFinalNote, theirs)];
+  ctx.io.stdout.write(`${table.slice(0, rows).join('\n')}\n${await proseText(sentences, { ...target, keepWhole: theirs })}`);
 }
 
 /** One line per recipient: those the journals name, then those not yet sent that --to-file names. */
@@ -134,7 +142,7 @@ function budgetStopLine(path: string, stop: BudgetStopDocument, named: boolean):
 }
 
 /** Who is still owed: rejected, unknown and not yet sent, the first OWED_SHOWN named. */
-function owedLines(document: ReportDocument): string[] {
+function owedLines(document: ReportDocument, theirs: Set<string>): string[] {
   const owedCount = document.total.rejected + document.total.unknown + document.total.notYetSent;
   const unnamed = owedCount - document.owed.length;
   const out: string[] = ['', ...leftOutLines(document)];
@@ -144,7 +152,11 @@ function owedLines(document: ReportDocument): string[] {
     const parts = [`${document.total.rejected} rejected`, `${document.total.unknown} unknown`, `${document.total.notYetSent} not yet sent`];
     out.push(`Recipients still owed: ${owedCount} (${parts.join(', ')})`);
     // The reasons are the service's words: one line each, their control characters visible.
-    for (const owed of document.owed.slice(0, OWED_SHOWN)) out.push(`  ${visibleLine(owed.to)}  ${owed.state}${owed.error ? `: ${visibleLine(owed.error)}` : ''}`);
+    for (const owed of document.owed.slice(0, OWED_SHOWN)) {
+      const line = `  ${visibleLine(owed.to)}  ${owed.state}${owed.error ? `: ${visibleLine(owed.error)}` : ''}`;
+      if (owed.error) theirs.add(line);
+      out.push(line);
+    }
     if (document.owed.length > OWED_SHOWN) out.push(`  and ${document.owed.length - OWED_SHOWN} more (--json lists them all)`);
     if (unnamed > 0 && leftOut) {
       out.push(`  and ${unnamed} not yet sent, not named here (the journal counts who was left out, but does not name them)`);
@@ -176,7 +188,7 @@ function leftOutLines(document: ReportDocument): string[] {
 }
 
 /** The statuses of the accepted, their failure reasons, and the time from send to delivery. */
-function statusLines(document: ReportDocument, notFinalNote: string): string[] {
+function statusLines(document: ReportDocument, notFinalNote: string, theirs: Set<string>): string[] {
   const out: string[] = [''];
   const accepted = document.total.accepted;
   const notes = [`${document.reads} read now`];
@@ -186,7 +198,11 @@ function statusLines(document: ReportDocument, notFinalNote: string): string[] {
   out.push(`  ${FUNNEL.map((status) => `${status} ${document.statuses[status]}`).join('  ')}`);
   if (document.failures.length > 0) {
     out.push('Failure reasons:');
-    for (const failure of document.failures) out.push(`  ${String(failure.count).padStart(6)}  ${visibleLine([failure.errorCode, failure.errorMessage].filter((part) => part !== null).join(' ')) || '(no reason given)'}`);
+    for (const failure of document.failures) {
+      const line = `  ${String(failure.count).padStart(6)}  ${visibleLine([failure.errorCode, failure.errorMessage].filter((part) => part !== null).join(' ')) || '(no reason given)'}`;
+      theirs.add(line);
+      out.push(line);
+    }
   }
   const d = document.sendToDelivery;
   if (d.count > 0) out.push(`Send to delivery (${d.count} delivered): p50 ${seconds(d.p50Ms)}  p95 ${seconds(d.p95Ms)}  max ${seconds(d.maxMs)}`);

@@ -57,6 +57,16 @@ describe('svc send and the opt-out list', () => {
     expect(report.stdout).toMatch(/recipients\s+accepted\s+rejected\s+unknown\s+not yet sent\s+excluded\s+opted out\n\S+\s+20\s+17\s+0\s+0\s+0\s+0\s+3\n/);
     expect(report.stdout).toContain(`Left out: 3 opted out of ${FROM} (they asked not to hear from it; not owed; svc optouts list --number ${FROM} shows them)`);
     expect(report.stdout).toContain('Every recipient sent to was accepted.');
+    // On a terminal the sentences are broken at spaces within its width; the table stays whole.
+    const narrow = await run(['send', 'report', '--journal', journal], clock, { tty: true, columns: 60, env: { NO_COLOR: '1' } });
+    const lines = narrow.stdout.trimEnd().split('\n');
+    expect(lines[1]).toMatch(/^\S+\s+20\s+17\s+0\s+0\s+0\s+0\s+3$/);
+    for (const line of lines.slice(2)) expect(line.length, line).toBeLessThanOrEqual(60);
+    expect(lines).toContain(`Left out: 3 opted out of ${FROM} (they asked not to`);
+    expect(lines).toContain(`${FROM} shows them)`);
+    // An indented item keeps its indent on its later lines.
+    expect(lines).toContain('  delivered 17  sent 0  sending 0  queued 0  failed 0');
+    expect(lines).toContain('  unknown 0');
     const json = await run(['send', 'report', '--journal', journal, '--json'], clock);
     const document = JSON.parse(json.stdout) as { total: Record<string, number>; owed: unknown[] };
     expect(document.total).toEqual({ recipients: 20, accepted: 17, rejected: 0, unknown: 0, notYetSent: 0, excluded: 0, optedOut: 3, zoneUnknown: 0 });

@@ -30,6 +30,22 @@ describe('a small send asks nothing it need not', () => {
     expect(mock.sends).toHaveLength(1);
   });
 
+  it('over --budget, the cost shown before the question says the budget stops the run short of it', async () => {
+    mock = mockSends(accepted);
+    const prices = testDir().file('prices.csv', 'US,0.05,USD\n');
+    const prompter = scriptedPrompter({ 'send 4 segments': false }, { select: true });
+    const args = ['send', '--from', FROM, '--to', '+12125550101', '+13105550105', '--body', 'x'.repeat(200), '--prices', prices];
+    const result = await run([...args, '--budget', '0.15'], { tty: true, prompter, columns: 300 });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('4 segments in total for 2 recipients, costing 0.20 USD; --budget 0.15 USD stops the run before it passes that.');
+    const within = await run([...args, '--budget', '0.20'], { tty: true, prompter: scriptedPrompter({ 'send 4 segments': false }, { select: true }), columns: 300 });
+    expect(within.stderr).toContain('costing 0.20 USD.');
+    // Numbers no price covers are not free: the cost says whose it is.
+    const unpriced = await run(['send', '--from', FROM, '--to', A, B, '--body', 'x'.repeat(200), '--prices', prices], { tty: true, prompter: scriptedPrompter({ 'send 4 segments': false }, { select: true }), columns: 300 });
+    expect(unpriced.stderr).toContain('costing 0.00 USD for the priced recipients (2 without a price).');
+    expect(mock.sends).toHaveLength(0);
+  });
+
   it('a message split into segments asks once, naming them; "no" sends nothing (exit 2)', async () => {
     mock = mockSends(accepted);
     const prompter = scriptedPrompter({ 'send 4 segments': false }, { select: true });
