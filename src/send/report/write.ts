@@ -159,7 +159,8 @@ function owedLines(document: ReportDocument, theirs: Set<string>): string[] {
     }
     if (document.owed.length > OWED_SHOWN) out.push(`  and ${document.owed.length - OWED_SHOWN} more (--json lists them all)`);
     if (unnamed > 0 && leftOut) {
-      out.push(`  and ${unnamed} not yet sent, not named here (the journal counts who was left out, but does not name them)`);
+      const why = [document.total.optedOut > 0 ? 'opted out' : '', document.total.zoneUnknown > 0 ? 'of unknown zone' : ''].filter((part) => part !== '').join(' or ');
+      out.push(`  and ${unnamed} not yet sent, not named here: the journal does not name whom the run left out as ${why}, so the list cannot tell those apart from these`);
     } else if (unnamed > 0) {
       const flags = document.total.excluded > 0 ? '--to-file and --exclude-file, the lists sent with,' : '--to-file, the list sent from,';
       out.push(`  and ${unnamed} not yet sent, not named here (give ${flags} to name them)`);
