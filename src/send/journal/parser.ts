@@ -124,7 +124,10 @@ type AfterFailure = { kind: 'go on'; file: JournalFile; data: Buffer } | { kind:
  */
 async function afterFailure(path: string, line: number, offset: number, previous: Buffer | undefined): Promise<AfterFailure> {
   let refused: Buffer | undefined;
-  for (;;) {
+  for (let looks = 1; ; looks++) {
+    // svc send never changes a whole line once a sound record follows it, so a line that keeps
+    // changing there is another program's doing: refused, rather than looked at for ever.
+    if (looks > MAX_LOOKS) throw new JournalFormatError(path, line, `a record that changed at each of ${MAX_LOOKS} readings; something other than svc send is rewriting the journal`);
     const look = await lookAt(path, offset, previous);
     if (look.kind === 'sound') return { kind: 'go on', file: look.file, data: look.data };
     if (look.kind === 'replaced') return { kind: 'end' };
@@ -134,6 +137,9 @@ async function afterFailure(path: string, line: number, offset: number, previous
     refused = look.line;
   }
 }
+
+/** How many looks a damaged line that changes between them gets before it is refused. */
+export const MAX_LOOKS = 64;
 
 /** The error for a line a second look found damaged (or, as line 1, cut short where no header begins). */
 function refusal(path: string, bytes: Buffer, line: number): JournalFormatError {

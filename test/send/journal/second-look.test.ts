@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { JournalFormatError, sealRecord, type JournalLine, type JournalRun } from '../../../src/send/journal/format.js';
-import { readJournalRecords } from '../../../src/send/journal/parser.js';
+import { MAX_LOOKS, readJournalRecords } from '../../../src/send/journal/parser.js';
 import { readJournal } from '../../../src/send/journal/replay.js';
 import { CHUNK_BYTES, JournalFile } from '../../../src/send/journal/second-look.js';
 
@@ -158,6 +158,28 @@ describe('a reader without the lock, when a send cuts off the torn end and write
     const reading = await read(path);
     expect(reading.error).toBeUndefined();
     expect(shapesOf(reading.records)).toEqual(shapes(whole + sound));
+  });
+
+  it('refuses a line that changes at every look (another program rewriting the journal), after a bounded number of looks', async () => {
+    const { path, whole, lines, open } = withTornEnd();
+    const after = rejected(open) + pairs(open + 1, 8000).text;
+    // Each look finds the line damaged in another way, a sound record after it: no send writes so.
+    let looks = 0;
+    const rewrite = (): void => cutAndAppend(path, whole, `${resume().slice(0, 20)}${String(looks++).padStart(4, '0')}${resume().slice(24)}${after}`);
+    beforeRead(2, rewrite);
+    const openFile = JournalFile.open.bind(JournalFile);
+    let opened = 0;
+    const spy = vi.spyOn(JournalFile, 'open').mockImplementation((file, position) => {
+      if (++opened > 1) rewrite();
+      return openFile(file, position);
+    });
+    onTestFinished(() => spy.mockRestore());
+    const reading = await read(path);
+    expect(reading.error).toBeInstanceOf(JournalFormatError);
+    expect((reading.error as JournalFormatError).line).toBe(lines + 1);
+    expect((reading.error as Error).message).toContain(`changed at each of ${MAX_LOOKS} readings`);
+    expect(opened).toBe(1 + MAX_LOOKS);
+    expect(reading.records).toHaveLength(lines);
   });
 
   it('takes what the second look finds cut short for the torn end, not counted', async () => {
