@@ -28,6 +28,18 @@ describe('SecretRegistry', () => {
     }
   });
 
+  it('finds a form whose only escape is a plus for a space, and a plain form beside escapes elsewhere', () => {
+    const registry = new SecretRegistry();
+    registry.add('open sesame');
+    expect(registry.redact('key=open+sesame&x=1')).toBe('key=[REDACTED]&x=1');
+    expect(registry.redact('100% open sesame \\n')).toBe('100% [REDACTED] \\n');
+    expect(registry.redact('open sesame, +1 555')).toBe('[REDACTED], +1 555');
+    const unspaced = new SecretRegistry();
+    unspaced.add('sesame-open');
+    // A plus is no escape of a form without a space: it stays as written.
+    expect(unspaced.redact('+sesame-open+ and sesame+open')).toBe('+[REDACTED]+ and sesame+open');
+  });
+
   it('redacts a secret in every escaping a JSON or URL encoder may give its characters', () => {
     const registry = new SecretRegistry();
     const secret = 'Ëlan ß/é+😀"x';
