@@ -18,6 +18,15 @@ function optOut(store: string, number: string, from: string): void {
   appendOptOutChanges(store, [change]);
 }
 
+/** A list of `count` numbers from +14155551000, and the arguments of a journaled send of it with its event store. */
+function journaledSend(count: number): { store: string; journal: string; args: string[] } {
+  const d = testDir();
+  const store = join(d.dir, 'events');
+  const file = d.file('to.txt', `${numbers(count, 14155551000).join('\n')}\n`);
+  const journal = join(d.dir, 'run.jsonl');
+  return { store, journal, args: ['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--async', '--store', store, '--journal', journal] };
+}
+
 describe('svc send and the opt-out list', () => {
   it('leaves out every recipient opted out of the sending number or of every number, and says how many', async () => {
     const clock = fakeClock();
@@ -116,11 +125,7 @@ describe('svc send and the opt-out list', () => {
     const clock = fakeClock();
     // Every first attempt to 1003 and 1004 is rejected, so that the resume sends them again.
     service.start(FROM, (to, attempt) => attempt === 1 && (to === '+14155551003' || to === '+14155551004'));
-    const d = testDir();
-    const store = join(d.dir, 'events');
-    const file = d.file('to.txt', `${numbers(6, 14155551000).join('\n')}\n`);
-    const journal = join(d.dir, 'run.jsonl');
-    const args = ['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--async', '--store', store, '--journal', journal];
+    const { store, args } = journaledSend(6);
     const first = await run(args, clock);
     expect(first.code).toBe(6);
     expect(service.current.posts).toHaveLength(6);
@@ -184,11 +189,7 @@ describe('send report after a --resume that left out people who opted out since'
   it('counts someone rejected before and opted out since once, as opted out (not owed); totals add up to the list', async () => {
     const clock = fakeClock();
     service.start(FROM, (to, attempt) => attempt === 1 && (to === '+14155551003' || to === '+14155551004'));
-    const d = testDir();
-    const store = join(d.dir, 'events');
-    const file = d.file('to.txt', `${numbers(6, 14155551000).join('\n')}\n`);
-    const journal = join(d.dir, 'run.jsonl');
-    const args = ['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--async', '--store', store, '--journal', journal];
+    const { store, journal, args } = journaledSend(6);
     expect((await run(args, clock)).code).toBe(6);
     optOut(store, '+14155551003', FROM);
     const resumed = await run([...args, '--resume'], clock);
@@ -213,11 +214,7 @@ describe('send report after a --resume that left out people who opted out since'
   it('someone accepted who opts out later stays accepted, not counted as opted out', async () => {
     const clock = fakeClock();
     service.start(FROM, (to, attempt) => attempt === 1 && to === '+14155551004');
-    const d = testDir();
-    const store = join(d.dir, 'events');
-    const file = d.file('to.txt', `${numbers(6, 14155551000).join('\n')}\n`);
-    const journal = join(d.dir, 'run.jsonl');
-    const args = ['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--async', '--store', store, '--journal', journal];
+    const { store, journal, args } = journaledSend(6);
     expect((await run(args, clock)).code).toBe(6);
     // Accepted in the first session, then opted out: they were sent to, and that stands.
     optOut(store, '+14155551002', FROM);
@@ -231,11 +228,7 @@ describe('send report after a --resume that left out people who opted out since'
   it('someone of unknown outcome (in flight at a crash) who opted out since is not asked about, and is counted once, as opted out', async () => {
     const clock = fakeClock();
     service.start(FROM);
-    const d = testDir();
-    const store = join(d.dir, 'events');
-    const file = d.file('to.txt', `${numbers(4, 14155551000).join('\n')}\n`);
-    const journal = join(d.dir, 'run.jsonl');
-    const args = ['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--async', '--store', store, '--journal', journal];
+    const { store, journal, args } = journaledSend(4);
     expect((await run(args, clock)).code).toBe(0);
     dropResultsFor(journal, ['+14155551002']);
     optOut(store, '+14155551002', FROM);
@@ -252,12 +245,8 @@ describe('send report after a --resume that left out people who opted out since'
   it('a --resume with --ignore-optouts sends to those left out before, and the report no longer counts them as opted out', async () => {
     const clock = fakeClock();
     service.start(FROM, (to, attempt) => attempt === 1 && to === '+14155551003');
-    const d = testDir();
-    const store = join(d.dir, 'events');
+    const { store, journal, args } = journaledSend(4);
     optOut(store, '+14155551002', FROM);
-    const file = d.file('to.txt', `${numbers(4, 14155551000).join('\n')}\n`);
-    const journal = join(d.dir, 'run.jsonl');
-    const args = ['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--async', '--store', store, '--journal', journal];
     expect((await run(args, clock)).code).toBe(6);
     const resumed = await run([...args, '--resume', '--ignore-optouts', '--yes'], clock);
     expect(resumed.code, resumed.stderr).toBe(0);
@@ -286,11 +275,7 @@ describe('send report after a --resume that left out people who opted out since'
     const clock = fakeClock();
     // 1003 is refused twice: once in the first session, once after opting back in.
     service.start(FROM, (to, attempt) => to === '+14155551003' && attempt <= 2);
-    const d = testDir();
-    const store = join(d.dir, 'events');
-    const file = d.file('to.txt', `${numbers(4, 14155551000).join('\n')}\n`);
-    const journal = join(d.dir, 'run.jsonl');
-    const args = ['send', '--from', FROM, '--to-file', file, '--body', 'Hi', '--async', '--store', store, '--journal', journal];
+    const { store, journal, args } = journaledSend(4);
     const report = async (): Promise<Total> => JSON.parse((await run(['send', 'report', '--journal', journal, '--json'], clock)).stdout).total as Total;
     expect((await run(args, clock)).code).toBe(6);
     optOut(store, '+14155551003', FROM);
